@@ -1,0 +1,219 @@
+//! Command-line interface: parse arguments, run, print, map the outcome to an exit code.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use gitops_lint::diagnostic::Severity;
+use gitops_lint::engine::{self, Error, Options};
+use gitops_lint::{config, report, rules};
+
+#[derive(Parser)]
+#[command(
+    name = "gitops-lint",
+    version,
+    about = "Fast, exact policy checks for GitOps repositories (Argo CD, Helm, kustomize, CI)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check a repository, or only the given files of it.
+    Check(CheckArgs),
+    /// List every rule: id, default severity, fixable, summary.
+    Rules {
+        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        format: ListFormat,
+    },
+    /// Show a rule's full documentation.
+    Explain {
+        /// A rule id, e.g. `argocd/sync-policy`.
+        rule: String,
+    },
+    /// Write a commented starter `.gitops-lint.yaml` in the current directory.
+    Init {
+        /// Overwrite an existing configuration.
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    /// A directory (the repository root) or files; files are reported on, but the whole
+    /// repository they belong to is analysed.
+    paths: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Configuration file (default: `.gitops-lint.yaml` at the root).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Skip files matching this glob (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    exclude: Vec<String>,
+    /// Lowest severity that makes the exit code 1.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    fail_on: FailOn,
+    /// Print every available fix as one unified diff (for `git apply`) instead of findings.
+    #[arg(long)]
+    diff: bool,
+    /// Worker threads (default: one per core).
+    #[arg(long, short = 'j', value_name = "N")]
+    jobs: Option<usize>,
+    /// When to use colours in text output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+}
+
+#[derive(Copy, Clone, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Copy, Clone, ValueEnum)]
+enum ListFormat {
+    Text,
+    Json,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
+enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+#[derive(Copy, Clone, ValueEnum)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+fn use_color(choice: ColorChoice, stream_is_tty: bool) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            stream_is_tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    }
+}
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error.
+fn out(s: &str) -> bool {
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(s.as_bytes()).and_then(|()| stdout.flush()) {
+        Ok(()) => true,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => false,
+        Err(e) => {
+            eprintln!("error: cannot write output: {e}");
+            false
+        }
+    }
+}
+
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Check(args) => check(&args),
+        Command::Rules { format } => {
+            let metas = rules::all_meta();
+            out(&match format {
+                ListFormat::Text => report::rules::table(&metas),
+                ListFormat::Json => report::rules::json(&metas),
+            });
+            ExitCode::SUCCESS
+        }
+        Command::Explain { rule } => match rules::find(&rule) {
+            Some(m) => {
+                out(&report::rules::explain(m));
+                ExitCode::SUCCESS
+            }
+            None => {
+                let ids: Vec<&str> = rules::all_meta().iter().map(|m| m.id).collect();
+                eprintln!("error: unknown rule `{rule}`");
+                match config::did_you_mean(&rule, &ids) {
+                    Some(s) => eprintln!("help: {s}"),
+                    None => eprintln!("help: run `gitops-lint rules` to list the rule ids"),
+                }
+                ExitCode::from(2)
+            }
+        },
+        Command::Init { force } => init(force),
+    }
+}
+
+fn init(force: bool) -> ExitCode {
+    let path = PathBuf::from(config::FILE_NAMES[0]);
+    if path.exists() && !force {
+        eprintln!("error: {} already exists", path.display());
+        eprintln!("help: pass --force to overwrite it");
+        return ExitCode::from(2);
+    }
+    match std::fs::write(&path, config::starter(&rules::all_meta())) {
+        Ok(()) => {
+            out(&format!("wrote {}\n", path.display()));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn check(args: &CheckArgs) -> ExitCode {
+    let opts = Options {
+        paths: args.paths.clone(),
+        config: args.config.clone(),
+        exclude: args.exclude.clone(),
+        jobs: args.jobs,
+    };
+    let report = match engine::run(&opts) {
+        Ok(r) => r,
+        Err(Error::Config(e)) => {
+            eprint!(
+                "{}",
+                report::text::render_config_error(
+                    &e,
+                    use_color(args.color, std::io::stderr().is_terminal())
+                )
+            );
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let text = if args.diff {
+        report::diff::render(&report.diagnostics, &report.project.sources)
+    } else {
+        match args.format {
+            Format::Json => report::json::render(&report),
+            Format::Text => report::text::render(
+                &report,
+                use_color(args.color, std::io::stdout().is_terminal()),
+            ),
+        }
+    };
+    out(&text);
+    let threshold = match args.fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Info => Some(Severity::Info),
+        FailOn::Never => None,
+    };
+    match (threshold, report.max_severity()) {
+        (Some(t), Some(max)) if max >= t => ExitCode::from(1),
+        _ => ExitCode::SUCCESS,
+    }
+}

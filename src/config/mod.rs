@@ -1,0 +1,361 @@
+//! `.gitops-lint.yaml`: rule severities and options, include/exclude globs, repository URLs.
+//!
+//! Parsed with our own YAML layer, so every error points at the config line, and unknown keys
+//! or rule ids come with a "did you mean".
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::diagnostic::Severity;
+use crate::rules::RuleMeta;
+use crate::source::FileId;
+use crate::yaml::{self, Node};
+
+pub const FILE_NAMES: &[&str] = &[".gitops-lint.yaml", ".gitops-lint.yml"];
+
+/// A rule's configured level.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Level {
+    Off,
+    On(Severity),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RuleConfig {
+    pub level: Option<Level>,
+    /// Rule-specific options as JSON, validated against the rule's declared options.
+    pub options: serde_json::Map<String, serde_json::Value>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    /// Where the configuration was read from, if anywhere.
+    pub path: Option<PathBuf>,
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+    /// URLs under which this repository is known to Argo CD.
+    pub repo_urls: Vec<String>,
+    pub rules: BTreeMap<String, RuleConfig>,
+}
+
+impl Config {
+    /// The configured level of `rule`, if any.
+    #[must_use]
+    pub fn level(&self, rule: &str) -> Option<Level> {
+        self.rules.get(rule).and_then(|r| r.level)
+    }
+
+    /// The options given for `rule` (empty when none).
+    #[must_use]
+    pub fn options(&self, rule: &str) -> &serde_json::Map<String, serde_json::Value> {
+        static EMPTY: std::sync::OnceLock<serde_json::Map<String, serde_json::Value>> =
+            std::sync::OnceLock::new();
+        self.rules
+            .get(rule)
+            .map_or_else(|| EMPTY.get_or_init(serde_json::Map::new), |r| &r.options)
+    }
+}
+
+/// A configuration problem, located in the config file when possible.
+#[derive(Debug)]
+pub struct ConfigError {
+    pub path: PathBuf,
+    pub text: String,
+    pub span: Option<(usize, usize)>,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some((start, _)) = self.span {
+            let lc = crate::source::LineIndex::new(&self.text).line_col(&self.text, start);
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.path.display(),
+                lc.line,
+                lc.column,
+                self.message
+            )
+        } else {
+            write!(f, "{}: {}", self.path.display(), self.message)
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Finds the config file at `root`, if there is one.
+#[must_use]
+pub fn find(root: &Path) -> Option<PathBuf> {
+    FILE_NAMES
+        .iter()
+        .map(|n| root.join(n))
+        .find(|p| p.is_file())
+}
+
+const TOP_LEVEL: &[&str] = &["include", "exclude", "repo_urls", "rules"];
+
+/// Reads and validates a configuration file against the rule registry.
+pub fn load(path: &Path, rules: &[&RuleMeta]) -> Result<Config, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        path: path.to_path_buf(),
+        text: String::new(),
+        span: None,
+        message: format!("cannot read the configuration: {e}"),
+        help: None,
+    })?;
+    parse(path, &text, rules)
+}
+
+/// Parses configuration text; `path` is only used in messages.
+pub fn parse(path: &Path, text: &str, rules: &[&RuleMeta]) -> Result<Config, ConfigError> {
+    let err = |span: Option<(usize, usize)>, message: String, help: Option<String>| ConfigError {
+        path: path.to_path_buf(),
+        text: text.to_string(),
+        span,
+        message,
+        help,
+    };
+    let parsed = yaml::parse(FileId(0), text);
+    if let Some(e) = parsed.errors.first() {
+        return Err(err(
+            Some((e.span.start as usize, e.span.end as usize)),
+            format!("invalid configuration: {}", e.message),
+            None,
+        ));
+    }
+    let mut config = Config {
+        path: Some(path.to_path_buf()),
+        ..Config::default()
+    };
+    let Some(doc) = parsed.docs.first() else {
+        return Ok(config);
+    };
+    let root = &doc.root;
+    if root.is_null() {
+        return Ok(config);
+    }
+    let span_of = |n: &Node| Some((n.span.start as usize, n.span.end as usize));
+    if root.as_map().is_none() {
+        return Err(err(
+            span_of(root),
+            "the configuration must be a mapping".into(),
+            None,
+        ));
+    }
+    for entry in root.entries() {
+        let key = entry.key.scalar_text().unwrap_or("");
+        match key {
+            "include" => {
+                config.include = string_list(&entry.value).map_err(|n| {
+                    err(
+                        span_of(n),
+                        "`include` must be a list of glob strings".into(),
+                        None,
+                    )
+                })?
+            }
+            "exclude" => {
+                config.exclude = string_list(&entry.value).map_err(|n| {
+                    err(
+                        span_of(n),
+                        "`exclude` must be a list of glob strings".into(),
+                        None,
+                    )
+                })?
+            }
+            "repo_urls" => {
+                config.repo_urls = string_list(&entry.value).map_err(|n| {
+                    err(
+                        span_of(n),
+                        "`repo_urls` must be a list of URLs".into(),
+                        None,
+                    )
+                })?
+            }
+            "rules" => {
+                if entry.value.is_null() {
+                    continue;
+                }
+                if entry.value.as_map().is_none() {
+                    return Err(err(
+                        span_of(&entry.value),
+                        "`rules` must map rule ids to a level or to options".into(),
+                        None,
+                    ));
+                }
+                for r in entry.value.entries() {
+                    let id = r.key.scalar_text().unwrap_or("");
+                    let Some(meta) = rules.iter().find(|m| m.id == id) else {
+                        let known: Vec<&str> = rules.iter().map(|m| m.id).collect();
+                        return Err(err(
+                            span_of(&r.key),
+                            format!("unknown rule `{id}`"),
+                            did_you_mean(id, &known).or_else(|| {
+                                Some("run `gitops-lint rules` to list the rule ids".into())
+                            }),
+                        ));
+                    };
+                    let rc =
+                        rule_config(meta, &r.value).map_err(|(n, m, h)| err(span_of(n), m, h))?;
+                    config.rules.insert(id.to_string(), rc);
+                }
+            }
+            _ => {
+                return Err(err(
+                    span_of(&entry.key),
+                    format!("unknown configuration key `{key}`"),
+                    did_you_mean(key, TOP_LEVEL),
+                ));
+            }
+        }
+    }
+    Ok(config)
+}
+
+type FieldError<'n> = (&'n Node, String, Option<String>);
+
+fn rule_config<'n>(meta: &RuleMeta, value: &'n Node) -> Result<RuleConfig, FieldError<'n>> {
+    if let Some(s) = value.as_str() {
+        return Ok(RuleConfig {
+            level: Some(parse_level(s).ok_or_else(|| level_error(value, s))?),
+            options: serde_json::Map::new(),
+        });
+    }
+    if value.as_map().is_none() {
+        return Err((
+            value,
+            format!(
+                "`{}` must be a level (off, info, warning, error) or a mapping of options",
+                meta.id
+            ),
+            None,
+        ));
+    }
+    let mut rc = RuleConfig::default();
+    for e in value.entries() {
+        let key = e.key.scalar_text().unwrap_or("");
+        if key == "severity" {
+            let s = e.value.as_str().unwrap_or("");
+            rc.level = Some(parse_level(s).ok_or_else(|| level_error(&e.value, s))?);
+            continue;
+        }
+        let Some(opt) = meta.options.iter().find(|o| o.name == key) else {
+            let mut known: Vec<&str> = meta.options.iter().map(|o| o.name).collect();
+            known.push("severity");
+            return Err((
+                &e.key,
+                format!("unknown option `{key}` for rule `{}`", meta.id),
+                did_you_mean(key, &known),
+            ));
+        };
+        let json = e.value.to_json();
+        if !opt.kind.accepts(&json) {
+            return Err((
+                &e.value,
+                format!(
+                    "option `{key}` of `{}` must be {}",
+                    meta.id,
+                    opt.kind.describe()
+                ),
+                None,
+            ));
+        }
+        rc.options.insert(key.to_string(), json);
+    }
+    Ok(rc)
+}
+
+fn level_error<'n>(node: &'n Node, s: &str) -> FieldError<'n> {
+    (
+        node,
+        format!("unknown level `{s}`"),
+        did_you_mean(s, &["off", "info", "warning", "error"])
+            .or_else(|| Some("use one of: off, info, warning, error".into())),
+    )
+}
+
+fn parse_level(s: &str) -> Option<Level> {
+    if s == "off" {
+        return Some(Level::Off);
+    }
+    Severity::parse(s).map(Level::On)
+}
+
+fn string_list(node: &Node) -> Result<Vec<String>, &Node> {
+    if node.is_null() {
+        return Ok(Vec::new());
+    }
+    let items = node.as_seq().ok_or(node)?;
+    items
+        .iter()
+        .map(|n| n.scalar_text().map(str::to_string).ok_or(n))
+        .collect()
+}
+
+/// "did you mean `x`?" for the closest known name, if any is close.
+#[must_use]
+pub fn did_you_mean(got: &str, known: &[&str]) -> Option<String> {
+    known
+        .iter()
+        .map(|k| (strsim::jaro_winkler(got, k), *k))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| format!("did you mean `{k}`?"))
+}
+
+/// The kinds of value a rule option takes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    Bool,
+    String,
+    StringList,
+}
+
+impl OptionKind {
+    fn accepts(self, v: &serde_json::Value) -> bool {
+        match self {
+            OptionKind::Bool => v.is_boolean(),
+            OptionKind::String => v.is_string(),
+            OptionKind::StringList => v
+                .as_array()
+                .is_some_and(|a| a.iter().all(serde_json::Value::is_string)),
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            OptionKind::Bool => "true or false",
+            OptionKind::String => "a string",
+            OptionKind::StringList => "a list of strings",
+        }
+    }
+}
+
+/// The commented starter configuration written by `gitops-lint init`.
+#[must_use]
+pub fn starter(rules: &[&RuleMeta]) -> String {
+    let mut out = String::from(
+        "# gitops-lint configuration. Docs: `gitops-lint explain RULE`, `gitops-lint rules`.\n\
+         \n\
+         # Only lint files matching these globs (relative to this file's folder). Empty: all YAML.\n\
+         include: []\n\
+         # Never lint files matching these globs (in addition to .gitignore).\n\
+         exclude: []\n\
+         # URLs under which Argo CD knows this repository (default: the git `origin` remote).\n\
+         repo_urls: []\n\
+         \n\
+         # Per rule: a level (off, info, warning, error), or a mapping with `severity` and options.\n\
+         rules:\n",
+    );
+    for m in rules {
+        out.push_str(&format!("  # {}\n", m.summary));
+        for o in m.options {
+            out.push_str(&format!("  #   option `{}`: {}\n", o.name, o.doc));
+        }
+        out.push_str(&format!("  {}: {}\n", m.id, m.default_severity.as_str()));
+    }
+    out
+}

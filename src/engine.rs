@@ -1,0 +1,547 @@
+//! The pipeline: discover → read and parse (parallel) → classify → run rules (parallel) →
+//! stamp ids and severities → suppress → filter → sort → [`Report`].
+
+use std::collections::HashSet;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::config::{self, Config, ConfigError, Level};
+use crate::diagnostic::{Diagnostic, Finding, Label, Severity};
+use crate::model::{self, Document};
+use crate::project::Project;
+use crate::rules::{self, Context, Rule};
+use crate::source::walk::{self, Filter};
+use crate::source::{FileId, LineIndex, SourceDb, SourceFile, Span};
+use crate::suppress::{self, Directive};
+use crate::yaml::{self, YamlErrorKind};
+
+/// What to check and how.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Files or one directory; empty means `.`.
+    pub paths: Vec<PathBuf>,
+    /// `--config FILE`; otherwise `.gitops-lint.yaml` at the root.
+    pub config: Option<PathBuf>,
+    /// Extra exclude globs (`--exclude`).
+    pub exclude: Vec<String>,
+    /// Worker threads; `None` uses rayon's default.
+    pub jobs: Option<usize>,
+}
+
+#[derive(Debug)]
+pub enum Error {
+    /// Bad arguments: exit 2.
+    Usage(String),
+    /// Bad configuration: exit 2, rendered with the config file's code frame.
+    Config(ConfigError),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Usage(m) => f.write_str(m),
+            Error::Config(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Summary {
+    pub files: usize,
+    pub documents: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+    pub suppressed: usize,
+    pub fixable: usize,
+    pub elapsed_ms: u64,
+}
+
+pub struct Report {
+    pub project: Project,
+    pub config: Config,
+    pub diagnostics: Vec<Diagnostic>,
+    pub summary: Summary,
+}
+
+impl Report {
+    #[must_use]
+    pub fn max_severity(&self) -> Option<Severity> {
+        self.diagnostics.iter().map(|d| d.severity).max()
+    }
+}
+
+/// The repository root for `paths`: a directory is the root; for files, the nearest ancestor
+/// holding `.gitops-lint.yaml` or `.git`. Also returns the files to report on (empty: all).
+pub fn resolve_root(paths: &[PathBuf]) -> Result<(PathBuf, Vec<PathBuf>), Error> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Error::Usage(format!("cannot read the current directory: {e}")))?;
+    let paths: Vec<PathBuf> = if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths.to_vec()
+    };
+    let mut root: Option<PathBuf> = None;
+    let mut files = Vec::new();
+    for p in &paths {
+        let abs = absolute(&cwd, p);
+        let meta =
+            std::fs::metadata(&abs).map_err(|e| Error::Usage(format!("{}: {}", p.display(), e)))?;
+        let this_root = if meta.is_dir() {
+            abs.clone()
+        } else {
+            files.push(abs.clone());
+            find_root(abs.parent().unwrap_or(&abs))
+        };
+        match &root {
+            None => root = Some(this_root),
+            Some(r) if *r == this_root => {}
+            Some(r) => {
+                return Err(Error::Usage(format!(
+                    "{} belongs to repository {}, not {}: check one repository at a time",
+                    p.display(),
+                    this_root.display(),
+                    r.display()
+                )));
+            }
+        }
+    }
+    let root = root.unwrap_or(cwd);
+    Ok((root, files))
+}
+
+fn absolute(cwd: &Path, p: &Path) -> PathBuf {
+    let joined = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        cwd.join(p)
+    };
+    // Normalise `.` and `..` without resolving symlinks.
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn find_root(start: &Path) -> PathBuf {
+    let mut dir = Some(start);
+    while let Some(d) = dir {
+        if config::FILE_NAMES.iter().any(|n| d.join(n).is_file()) || d.join(".git").exists() {
+            return d.to_path_buf();
+        }
+        dir = d.parent();
+    }
+    start.to_path_buf()
+}
+
+/// Runs a check.
+pub fn run(opts: &Options) -> Result<Report, Error> {
+    match opts.jobs {
+        Some(n) => {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(n.max(1))
+                .build()
+                .map_err(|e| Error::Usage(format!("cannot start {n} worker threads: {e}")))?;
+            pool.install(|| run_inner(opts))
+        }
+        None => run_inner(opts),
+    }
+}
+
+fn run_inner(opts: &Options) -> Result<Report, Error> {
+    let started = Instant::now();
+    let (root, report_files) = resolve_root(&opts.paths)?;
+    let metas = rules::all_meta();
+    let config_path = opts.config.clone().or_else(|| config::find(&root));
+    let config = match &config_path {
+        Some(p) => config::load(p, &metas).map_err(Error::Config)?,
+        None => Config::default(),
+    };
+    let mut exclude = config.exclude.clone();
+    exclude.extend(opts.exclude.iter().cloned());
+    let filter = Filter::new(&config.include, &exclude)
+        .map_err(|(p, e)| Error::Usage(format!("invalid glob `{p}`: {e}")))?;
+
+    let (found, problems) = walk::discover(&root, &filter);
+    let project = load_project(root, found, problems);
+    let mut report = check_project(project, config);
+
+    if !report_files.is_empty() {
+        let wanted: HashSet<String> = report_files
+            .iter()
+            .map(|f| walk::relative(&report.project.root, f))
+            .collect();
+        let project = &report.project;
+        report
+            .diagnostics
+            .retain(|d| wanted.contains(&project.source(d.span.file).path));
+    }
+    report.summary = summarize(&report, report.summary.suppressed, started);
+    Ok(report)
+}
+
+struct Loaded {
+    source: SourceFile,
+    docs: Vec<Document>,
+    findings: Vec<(&'static str, Finding)>,
+}
+
+/// Reads and parses files in parallel into a [`Project`], keeping YAML and I/O problems.
+fn load_project(
+    root: PathBuf,
+    found: Vec<walk::Found>,
+    problems: Vec<walk::WalkProblem>,
+) -> (Project, Vec<(&'static str, Finding)>) {
+    let mut entries: Vec<(String, PathBuf, Option<String>)> =
+        found.into_iter().map(|f| (f.rel, f.abs, None)).collect();
+    entries.extend(problems.into_iter().map(|p| (p.rel, p.abs, Some(p.reason))));
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    entries.dedup_by(|a, b| a.0 == b.0);
+
+    let loaded: Vec<Loaded> = entries
+        .into_par_iter()
+        .enumerate()
+        .map(|(i, (rel, abs, problem))| {
+            let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
+            load_file(id, rel, abs, problem)
+        })
+        .collect();
+
+    let mut files = Vec::with_capacity(loaded.len());
+    let mut docs = Vec::new();
+    let mut findings = Vec::new();
+    for l in loaded {
+        files.push(l.source);
+        docs.extend(l.docs);
+        findings.extend(l.findings);
+    }
+    (Project::new(root, SourceDb::new(files), docs), findings)
+}
+
+fn load_file(id: FileId, rel: String, abs: PathBuf, problem: Option<String>) -> Loaded {
+    let read = match problem {
+        Some(p) => Err(p),
+        None => crate::source::read_text(&abs),
+    };
+    match read {
+        Ok(text) => parse_file(id, rel, abs, text),
+        Err(reason) => {
+            let finding =
+                Finding::new(format!("cannot read `{rel}`: {reason}"), Span::empty(id, 0))
+                    .with_help(
+                        "Fix the file or exclude it in `.gitops-lint.yaml`; it was not checked.",
+                    );
+            Loaded {
+                source: SourceFile {
+                    id,
+                    path: rel,
+                    abs,
+                    text: String::new(),
+                    lines: LineIndex::default(),
+                    unreadable: Some(reason),
+                },
+                docs: Vec::new(),
+                findings: vec![("io/unreadable", finding)],
+            }
+        }
+    }
+}
+
+fn parse_file(id: FileId, rel: String, abs: PathBuf, text: String) -> Loaded {
+    let lines = LineIndex::new(&text);
+    let mut findings = Vec::new();
+    let mut docs = Vec::new();
+    let parsed = yaml::parse(id, &text);
+    for e in parsed.errors {
+        let (rule, mut f) = match e.kind {
+            YamlErrorKind::Syntax => ("yaml/syntax", Finding::new(e.message, e.span)),
+            YamlErrorKind::ResourceLimit => {
+                ("yaml/resource-limit", Finding::new(e.message, e.span))
+            }
+            YamlErrorKind::DuplicateKey { first } => (
+                "yaml/duplicate-key",
+                Finding::new(e.message, e.span).with_label(first, "first defined here"),
+            ),
+        };
+        if rule == "yaml/syntax" && text.contains("{{") {
+            f = f.with_help("This file holds `{{`, so it may be a Go template: Helm templates belong in a chart's `templates/` folder; otherwise exclude it in `.gitops-lint.yaml`.");
+        }
+        findings.push((rule, f));
+    }
+    for d in parsed.docs {
+        let kind = model::classify(&rel, &d.root);
+        docs.push(Document {
+            file: id,
+            index: d.index,
+            span: d.span,
+            root: d.root,
+            kind,
+        });
+    }
+    Loaded {
+        source: SourceFile {
+            id,
+            path: rel,
+            abs,
+            text,
+            lines,
+            unreadable: None,
+        },
+        docs,
+        findings,
+    }
+}
+
+/// Runs every enabled rule on a loaded project and builds the report (before path filtering).
+fn check_project(loaded: (Project, Vec<(&'static str, Finding)>), config: Config) -> Report {
+    let (project, load_findings) = loaded;
+    let enabled: Vec<&dyn Rule> = rules::BUILTIN
+        .iter()
+        .copied()
+        .filter(|r| config.level(r.meta().id) != Some(Level::Off))
+        .collect();
+    let cx = Context {
+        project: &project,
+        config: &config,
+    };
+
+    let mut raw: Vec<(&'static str, Finding)> = project
+        .docs
+        .par_iter()
+        .flat_map_iter(|doc| {
+            let mut out = Vec::new();
+            for rule in &enabled {
+                if rule.meta().applies_to.contains(&doc.kind) {
+                    let meta = rule.meta();
+                    match catch_unwind(AssertUnwindSafe(|| rule.check(doc, &cx))) {
+                        Ok(found) => out.extend(found.into_iter().map(|f| (meta.id, f))),
+                        Err(p) => out.push(panic_finding(meta.id, doc.anchor_span(), &p)),
+                    }
+                }
+            }
+            out
+        })
+        .collect();
+    let project_findings: Vec<(&'static str, Finding)> = enabled
+        .par_iter()
+        .flat_map_iter(|rule| {
+            let meta = rule.meta();
+            match catch_unwind(AssertUnwindSafe(|| rule.check_project(&cx))) {
+                Ok(found) => found.into_iter().map(|f| (meta.id, f)).collect::<Vec<_>>(),
+                Err(p) => vec![panic_finding(meta.id, Span::default(), &p)],
+            }
+        })
+        .collect();
+    raw.extend(project_findings);
+    raw.extend(load_findings);
+
+    let mut diagnostics: Vec<Diagnostic> = raw
+        .into_iter()
+        .filter_map(|(id, f)| stamp(id, f, &config))
+        .collect();
+
+    let suppressed = apply_suppressions(&project, &config, &mut diagnostics);
+    diagnostics.sort_by(|a, b| {
+        (a.span.file, a.span.start, &a.rule, a.span.end, &a.message).cmp(&(
+            b.span.file,
+            b.span.start,
+            &b.rule,
+            b.span.end,
+            &b.message,
+        ))
+    });
+    diagnostics.dedup_by(|a, b| a.rule == b.rule && a.span == b.span && a.message == b.message);
+    Report {
+        project,
+        config,
+        diagnostics,
+        summary: Summary {
+            suppressed,
+            ..Summary::default()
+        },
+    }
+}
+
+fn panic_finding(
+    rule: &'static str,
+    span: Span,
+    payload: &Box<dyn std::any::Any + Send>,
+) -> (&'static str, Finding) {
+    let msg = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    (
+        rule,
+        Finding::new(
+            format!("internal error: rule `{rule}` crashed here: {msg}"),
+            span,
+        )
+        .with_help("This is a bug in gitops-lint; please report it with this file."),
+    )
+}
+
+/// Gives a finding its rule id and effective severity; `None` when the rule is off.
+fn stamp(rule: &'static str, f: Finding, config: &Config) -> Option<Diagnostic> {
+    let default = rules::find(rule).map_or(Severity::Error, |m| m.default_severity);
+    let configured = match config.level(rule) {
+        Some(Level::Off) => return None,
+        Some(Level::On(s)) => s,
+        None => default,
+    };
+    let severity = f.severity.map_or(configured, |s| s.min(configured));
+    Some(Diagnostic {
+        rule: rule.to_string(),
+        severity,
+        message: f.message,
+        span: f.span,
+        labels: f.labels,
+        help: f.help,
+        fix: f.fix,
+    })
+}
+
+/// Drops suppressed diagnostics and adds `lint/unused-suppression` ones. Returns the count
+/// of suppressed diagnostics.
+fn apply_suppressions(
+    project: &Project,
+    config: &Config,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> usize {
+    let mut directives: Vec<Vec<Directive>> = project
+        .sources
+        .files()
+        .par_iter()
+        .map(|f| suppress::parse_directives(f.id, &f.text, &f.lines))
+        .collect();
+    let mut suppressed = 0;
+    diagnostics.retain(|d| {
+        let file = project.source(d.span.file);
+        let line = file.lines.line_of(d.span.start as usize);
+        let mut hit = false;
+        for dir in &mut directives[d.span.file.0 as usize] {
+            if !dir.covers_line(line) {
+                continue;
+            }
+            for sel in &mut dir.selectors {
+                if sel.matches(&d.rule) {
+                    sel.used = true;
+                    hit = true;
+                }
+            }
+        }
+        if hit {
+            suppressed += 1;
+        }
+        !hit
+    });
+    let unused_level = config.level("lint/unused-suppression");
+    if unused_level == Some(Level::Off) {
+        return suppressed;
+    }
+    let known: Vec<&str> = rules::all_meta().iter().map(|m| m.id).collect();
+    for dirs in directives {
+        for dir in dirs {
+            for sel in dir.selectors.iter().filter(|s| !s.used) {
+                let exists = known.iter().any(|k| sel.matches(k));
+                let f = if exists {
+                    let disabled = known
+                        .iter()
+                        .filter(|k| sel.matches(k))
+                        .all(|k| config.level(k) == Some(Level::Off));
+                    if disabled {
+                        continue;
+                    }
+                    Finding::new(
+                        format!("suppression of `{}` matched no finding", sel.pattern),
+                        sel.span,
+                    )
+                    .with_help("Remove the stale rule name from the directive.")
+                } else {
+                    let mut f = Finding::new(
+                        format!("suppression names unknown rule `{}`", sel.pattern),
+                        sel.span,
+                    );
+                    f.help = Some(match config::did_you_mean(&sel.pattern, &known) {
+                        Some(s) => format!("{}{}", s[..1].to_uppercase(), &s[1..]),
+                        None => "Run `gitops-lint rules` to list the rule ids.".to_string(),
+                    });
+                    f
+                };
+                let f = Finding {
+                    labels: vec![Label {
+                        span: dir.span,
+                        message: "in this directive".into(),
+                    }],
+                    ..f
+                };
+                if let Some(d) = stamp("lint/unused-suppression", f, config) {
+                    diagnostics.push(d);
+                }
+            }
+        }
+    }
+    suppressed
+}
+
+fn summarize(report: &Report, suppressed: usize, started: Instant) -> Summary {
+    let mut s = Summary {
+        files: report.project.sources.files().len(),
+        documents: report.project.docs.len(),
+        suppressed,
+        ..Summary::default()
+    };
+    for d in &report.diagnostics {
+        match d.severity {
+            Severity::Error => s.errors += 1,
+            Severity::Warning => s.warnings += 1,
+            Severity::Info => s.infos += 1,
+        }
+        if d.fix.is_some() {
+            s.fixable += 1;
+        }
+    }
+    s.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    s
+}
+
+/// Checks in-memory files `(relative path, text)` as one repository: the fixture harness and
+/// fix verification use it.
+#[must_use]
+pub fn check_texts(files: &[(&str, &str)], config: Config) -> Report {
+    let started = Instant::now();
+    let mut sorted: Vec<(&str, &str)> = files.to_vec();
+    sorted.sort_by(|a, b| a.0.cmp(b.0));
+    let mut sources = Vec::new();
+    let mut docs = Vec::new();
+    let mut findings = Vec::new();
+    for (i, (rel, text)) in sorted.iter().enumerate() {
+        let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
+        let l = parse_file(
+            id,
+            (*rel).to_string(),
+            PathBuf::from(rel),
+            (*text).to_string(),
+        );
+        sources.push(l.source);
+        docs.extend(l.docs);
+        findings.extend(l.findings);
+    }
+    let project = Project::new(PathBuf::from("."), SourceDb::new(sources), docs);
+    let mut report = check_project((project, findings), config);
+    report.summary = summarize(&report, report.summary.suppressed, started);
+    report
+}

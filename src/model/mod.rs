@@ -1,0 +1,156 @@
+//! Documents classified by what they are to Argo CD, Helm, kustomize or CI.
+
+pub mod argocd;
+
+use crate::source::{FileId, Span};
+use crate::yaml::Node;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DocKind {
+    /// `argoproj.io` Application.
+    Application,
+    /// `argoproj.io` ApplicationSet.
+    ApplicationSet,
+    /// `argoproj.io` AppProject.
+    AppProject,
+    /// Any other object with `apiVersion` and `kind`.
+    K8sObject,
+    /// `kustomization.yaml` (kustomize.config.k8s.io Kustomization or Component).
+    Kustomization,
+    /// A Helm chart's `Chart.yaml`.
+    HelmChart,
+    /// A Helm values file.
+    HelmValues,
+    /// GitLab CI (`.gitlab-ci.yml` and files it includes).
+    GitlabCi,
+    /// A GitHub Actions workflow under `.github/workflows/`.
+    GithubWorkflow,
+    /// gitops-lint's own configuration.
+    Config,
+    /// YAML that is none of the above.
+    Other,
+}
+
+impl DocKind {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DocKind::Application => "argocd.Application",
+            DocKind::ApplicationSet => "argocd.ApplicationSet",
+            DocKind::AppProject => "argocd.AppProject",
+            DocKind::K8sObject => "k8s.Object",
+            DocKind::Kustomization => "kustomize.Kustomization",
+            DocKind::HelmChart => "helm.Chart",
+            DocKind::HelmValues => "helm.Values",
+            DocKind::GitlabCi => "ci.GitLab",
+            DocKind::GithubWorkflow => "ci.GitHubWorkflow",
+            DocKind::Config => "gitops-lint.Config",
+            DocKind::Other => "other",
+        }
+    }
+}
+
+/// One YAML document of a file, classified.
+#[derive(Debug)]
+pub struct Document {
+    pub file: FileId,
+    /// 0-based index in its file.
+    pub index: usize,
+    pub span: Span,
+    pub root: Node,
+    pub kind: DocKind,
+}
+
+impl Document {
+    #[must_use]
+    pub fn api_version(&self) -> Option<&str> {
+        self.root.get_str("apiVersion")
+    }
+
+    #[must_use]
+    pub fn k8s_kind(&self) -> Option<&str> {
+        self.root.get_str("kind")
+    }
+
+    #[must_use]
+    pub fn name(&self) -> Option<&str> {
+        self.root.path(&["metadata", "name"]).and_then(Node::as_str)
+    }
+
+    #[must_use]
+    pub fn namespace(&self) -> Option<&str> {
+        self.root
+            .path(&["metadata", "namespace"])
+            .and_then(Node::as_str)
+    }
+
+    /// The span to point at when a finding concerns the document as a whole: its `kind`
+    /// line, else the document's first byte.
+    #[must_use]
+    pub fn anchor_span(&self) -> Span {
+        self.root
+            .entry("kind")
+            .map_or(Span::empty(self.file, self.span.start as usize), |e| {
+                e.key.span
+            })
+    }
+}
+
+/// Classifies a document from its file's path (relative, `/`-separated) and its content.
+#[must_use]
+pub fn classify(path: &str, root: &Node) -> DocKind {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if name == ".gitops-lint.yaml" || name == ".gitops-lint.yml" {
+        return DocKind::Config;
+    }
+    if name.ends_with("gitlab-ci.yml") || name.ends_with("gitlab-ci.yaml") {
+        return DocKind::GitlabCi;
+    }
+    if path.starts_with(".github/workflows/") || path.contains("/.github/workflows/") {
+        return DocKind::GithubWorkflow;
+    }
+    if name == "Chart.yaml" || name == "Chart.yml" {
+        return DocKind::HelmChart;
+    }
+    let api_version = root.get_str("apiVersion");
+    let kind = root.get_str("kind");
+    if matches!(
+        name,
+        "kustomization.yaml" | "kustomization.yml" | "Kustomization"
+    ) || (kind.is_some_and(|k| k == "Kustomization" || k == "Component")
+        && api_version.is_some_and(|a| a.starts_with("kustomize.config.k8s.io/")))
+    {
+        return DocKind::Kustomization;
+    }
+    if let (Some(api), Some(kind)) = (api_version, kind) {
+        if api.starts_with("argoproj.io/") {
+            match kind {
+                "Application" => return DocKind::Application,
+                "ApplicationSet" => return DocKind::ApplicationSet,
+                "AppProject" => return DocKind::AppProject,
+                _ => {}
+            }
+        }
+        return DocKind::K8sObject;
+    }
+    if is_values_file_name(name) {
+        return DocKind::HelmValues;
+    }
+    DocKind::Other
+}
+
+/// `values.yaml`, `values-prod.yaml`, `prod.values.yaml`, `values/x.yaml` naming.
+#[must_use]
+pub fn is_values_file_name(name: &str) -> bool {
+    let stem = name
+        .strip_suffix(".yaml")
+        .or_else(|| name.strip_suffix(".yml"))
+        .unwrap_or(name);
+    stem == "values"
+        || stem.starts_with("values-")
+        || stem.starts_with("values_")
+        || stem.starts_with("values.")
+        || stem.ends_with("-values")
+        || stem.ends_with(".values")
+        || stem.ends_with("_values")
+}

@@ -1,0 +1,69 @@
+//! The repository index rules query: every document, by kind, by file.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::model::{DocKind, Document};
+use crate::source::{FileId, SourceDb, SourceFile};
+
+pub struct Project {
+    /// Absolute repository root.
+    pub root: PathBuf,
+    pub sources: SourceDb,
+    /// All documents, ordered by file then index.
+    pub docs: Vec<Document>,
+    by_kind: BTreeMap<DocKind, Vec<usize>>,
+    by_file: Vec<std::ops::Range<usize>>,
+}
+
+impl Project {
+    #[must_use]
+    pub fn new(root: PathBuf, sources: SourceDb, mut docs: Vec<Document>) -> Self {
+        docs.sort_by_key(|d| (d.file, d.index));
+        let mut by_kind: BTreeMap<DocKind, Vec<usize>> = BTreeMap::new();
+        let mut by_file = vec![0..0; sources.files().len()];
+        for (i, d) in docs.iter().enumerate() {
+            by_kind.entry(d.kind).or_default().push(i);
+            let r = &mut by_file[d.file.0 as usize];
+            if r.start == r.end {
+                *r = i..i + 1;
+            } else {
+                r.end = i + 1;
+            }
+        }
+        Project {
+            root,
+            sources,
+            docs,
+            by_kind,
+            by_file,
+        }
+    }
+
+    /// Documents of one kind, in file order.
+    pub fn docs_of(&self, kind: DocKind) -> impl Iterator<Item = &Document> {
+        self.by_kind
+            .get(&kind)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .map(|&i| &self.docs[i])
+    }
+
+    /// Documents of one file.
+    #[must_use]
+    pub fn file_docs(&self, file: FileId) -> &[Document] {
+        self.by_file
+            .get(file.0 as usize)
+            .map_or(&[][..], |r| &self.docs[r.clone()])
+    }
+
+    #[must_use]
+    pub fn source(&self, file: FileId) -> &SourceFile {
+        self.sources.get(file)
+    }
+
+    #[must_use]
+    pub fn file_by_path(&self, rel: &str) -> Option<&SourceFile> {
+        self.sources.by_path(rel)
+    }
+}

@@ -1,0 +1,281 @@
+//! `argocd/sync-policy`: automated sync with `prune` and `selfHeal` on every Application.
+
+use crate::diagnostic::Finding;
+use crate::fix::{Applicability, Edit, Fix};
+use crate::model::{DocKind, Document};
+use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::source::Span;
+use crate::yaml::{Node, Value, edit};
+
+pub struct SyncPolicy;
+
+static META: RuleMeta = RuleMeta {
+    id: "argocd/sync-policy",
+    summary: "an Application must sync automatically with `prune: true` and `selfHeal: true`",
+    default_severity: crate::diagnostic::Severity::Error,
+    fix: FixAvailability::Sometimes,
+    applies_to: &[DocKind::Application, DocKind::ApplicationSet],
+    options: &[],
+    docs: include_str!("sync_policy.md"),
+};
+
+impl Rule for SyncPolicy {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, doc: &Document, cx: &Context<'_>) -> Vec<Finding> {
+        let text = cx.text(doc);
+        let (spec_entry, what) = match doc.kind {
+            DocKind::Application => (doc.root.entry("spec"), "Application"),
+            DocKind::ApplicationSet => {
+                // A templatePatch may set syncPolicy; it is a Go template we cannot evaluate.
+                if doc
+                    .root
+                    .path(&["spec", "templatePatch"])
+                    .and_then(Node::scalar_text)
+                    .is_some_and(|p| p.contains("syncPolicy"))
+                {
+                    return Vec::new();
+                }
+                (
+                    doc.root
+                        .path(&["spec", "template"])
+                        .and_then(|t| t.entry("spec")),
+                    "ApplicationSet template",
+                )
+            }
+            _ => return Vec::new(),
+        };
+        let name = doc.name().unwrap_or("<unnamed>");
+        let Some(spec_entry) = spec_entry else {
+            return vec![
+                Finding::new(format!("{what} `{name}` has no `spec`"), doc.anchor_span())
+                    .with_help(HELP),
+            ];
+        };
+        check_spec(text, &spec_entry.key, &spec_entry.value, what, name)
+            .into_iter()
+            .collect()
+    }
+}
+
+const HELP: &str = "Set `spec.syncPolicy.automated` with `prune: true` and `selfHeal: true`, so Argo CD deletes what Git deletes and reverts changes made outside Git.";
+
+const BLOCK_AUTOMATED: [&str; 3] = ["automated:", "  prune: true", "  selfHeal: true"];
+const FLOW_AUTOMATED: &str = "{prune: true, selfHeal: true}";
+
+fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) -> Option<Finding> {
+    let Some(sp_entry) = spec.entry("syncPolicy") else {
+        let fix = if spec.as_map().is_some() {
+            add_entry(
+                text,
+                spec,
+                "syncPolicy",
+                &nested("syncPolicy", &BLOCK_AUTOMATED),
+                &format!("{{automated: {FLOW_AUTOMATED}}}"),
+            )
+            .and_then(|e| {
+                Fix::safe(
+                    "add `syncPolicy.automated` with `prune: true` and `selfHeal: true`",
+                    e,
+                )
+            })
+        } else {
+            None
+        };
+        return Some(
+            Finding::new(
+                format!("{what} `{name}` has no `syncPolicy`, so it never syncs automatically"),
+                spec_key.span,
+            )
+            .with_help(HELP)
+            .with_fix(fix),
+        );
+    };
+    let sync_policy = &sp_entry.value;
+    let Some(auto_entry) = sync_policy.entry("automated") else {
+        let fix = if sync_policy.as_map().is_some() {
+            add_entry(
+                text,
+                sync_policy,
+                "automated",
+                &BLOCK_AUTOMATED,
+                FLOW_AUTOMATED,
+            )
+        } else if sync_policy.is_null() {
+            Some(edit::fill_empty_value(
+                text,
+                &sp_entry.key,
+                sync_policy,
+                &owned(&BLOCK_AUTOMATED),
+            ))
+        } else {
+            None
+        };
+        return Some(
+            Finding::new(
+                format!(
+                    "{what} `{name}` has no `syncPolicy.automated`, so it never syncs automatically"
+                ),
+                sp_entry.key.span,
+            )
+            .with_help(HELP)
+            .with_fix(fix.and_then(|e| {
+                Fix::safe("add `automated` with `prune: true` and `selfHeal: true`", e)
+            })),
+        );
+    };
+    let automated = &auto_entry.value;
+    if automated.is_null() || automated.as_map().is_some_and(<[_]>::is_empty) {
+        let fix = if automated.flow {
+            Some(vec![Edit {
+                span: automated.span,
+                replacement: FLOW_AUTOMATED.into(),
+            }])
+        } else {
+            Some(edit::fill_empty_value(
+                text,
+                &auto_entry.key,
+                automated,
+                &owned(
+                    &BLOCK_AUTOMATED[1..]
+                        .iter()
+                        .map(|l| l.trim_start())
+                        .collect::<Vec<_>>(),
+                ),
+            ))
+        };
+        return Some(
+            Finding::new(
+                format!(
+                    "{what} `{name}` syncs automatically without `prune: true` and `selfHeal: true`"
+                ),
+                auto_entry.key.span,
+            )
+            .with_help(HELP)
+            .with_fix(fix.and_then(|e| Fix::safe("set `prune: true` and `selfHeal: true`", e))),
+        );
+    }
+    if automated.as_map().is_none() {
+        return Some(
+            Finding::new(
+                format!("{what} `{name}` has `syncPolicy.automated` that is not a mapping"),
+                automated.span,
+            )
+            .with_help(HELP),
+        );
+    }
+
+    let mut problems = Vec::new();
+    let mut primary: Option<Span> = None;
+    let mut edits = Vec::new();
+    let mut missing = Vec::new();
+    let mut applicability = Applicability::Safe;
+    if let Some(enabled) = automated.get("enabled") {
+        if enabled.as_bool() == Some(false) {
+            problems.push("`enabled: false`".to_string());
+            primary = Some(enabled.span);
+            edits.push(Edit {
+                span: enabled.span,
+                replacement: "true".into(),
+            });
+            // Someone paused automation on purpose: turning it back on needs review.
+            applicability = Applicability::Unsafe;
+        }
+    }
+    for key in ["prune", "selfHeal"] {
+        match automated.get(key) {
+            None => {
+                problems.push(format!("no `{key}`"));
+                missing.push(format!("{key}: true"));
+            }
+            Some(v) if is_templated(v) => {}
+            Some(v) if v.as_bool() == Some(true) => {}
+            Some(v) => {
+                let shown = v
+                    .scalar_text()
+                    .map_or_else(|| "a non-boolean".to_string(), |s| format!("`{key}: {s}`"));
+                problems.push(shown);
+                primary.get_or_insert(v.span);
+                edits.push(Edit {
+                    span: v.span,
+                    replacement: "true".into(),
+                });
+            }
+        }
+    }
+    if problems.is_empty() {
+        return None;
+    }
+    if !missing.is_empty() {
+        match edit::append_to_map(text, automated, &missing) {
+            Some(e) => edits.extend(e),
+            None => edits.clear(),
+        }
+    }
+    let primary = primary.unwrap_or(auto_entry.key.span);
+    let fix = if edits.is_empty() {
+        None
+    } else {
+        let title = if applicability == Applicability::Unsafe {
+            "enable automated sync with `prune: true` and `selfHeal: true`"
+        } else {
+            "set `prune: true` and `selfHeal: true`"
+        };
+        Fix::new(title, applicability, edits)
+    };
+    Some(
+        Finding::new(
+            format!(
+                "{what} `{name}` syncs automatically with {}",
+                join(&problems)
+            ),
+            primary,
+        )
+        .with_help(HELP)
+        .with_fix(fix),
+    )
+}
+
+/// A value Argo CD's ApplicationSet controller fills in (`'{{.prune}}'`): unknown here.
+fn is_templated(v: &Node) -> bool {
+    v.scalar_text().is_some_and(|s| s.contains("{{"))
+}
+
+fn join(parts: &[String]) -> String {
+    match parts {
+        [] => String::new(),
+        [a] => a.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+fn owned(lines: &[&str]) -> Vec<String> {
+    lines.iter().map(|s| (*s).to_string()).collect()
+}
+
+fn nested(key: &str, body: &[&str]) -> Vec<String> {
+    let mut v = vec![format!("{key}:")];
+    v.extend(body.iter().map(|l| format!("  {l}")));
+    v
+}
+
+/// Adds `key` to `map`: `block` lines (the first is `key:`) in a block map, or
+/// `key: flow` in a flow map.
+fn add_entry(
+    text: &str,
+    map: &Node,
+    key: &str,
+    block: &[impl AsRef<str>],
+    flow: &str,
+) -> Option<Vec<Edit>> {
+    if !matches!(map.value, Value::Map(_)) {
+        return None;
+    }
+    if map.flow {
+        return edit::append_to_map(text, map, &[format!("{key}: {flow}")]);
+    }
+    let lines: Vec<String> = block.iter().map(|l| l.as_ref().to_string()).collect();
+    edit::append_to_map(text, map, &lines)
+}

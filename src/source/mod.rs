@@ -1,0 +1,103 @@
+//! Source files: discovery, reading, and byte-offset → line/column mapping.
+
+pub mod span;
+pub mod walk;
+
+use std::path::{Path, PathBuf};
+
+pub use span::{FileId, LineCol, LineIndex, Span};
+
+/// One file of the repository, as read from disk.
+#[derive(Debug)]
+pub struct SourceFile {
+    pub id: FileId,
+    /// Path relative to the root, with `/` separators.
+    pub path: String,
+    pub abs: PathBuf,
+    /// The file's text; empty when it could not be read.
+    pub text: String,
+    pub lines: LineIndex,
+    /// Why the file could not be read as text, if it could not.
+    pub unreadable: Option<String>,
+}
+
+impl SourceFile {
+    #[must_use]
+    pub fn line_col(&self, offset: usize) -> LineCol {
+        self.lines.line_col(&self.text, offset)
+    }
+
+    #[must_use]
+    pub fn slice(&self, span: Span) -> &str {
+        self.text.get(span.range()).unwrap_or("")
+    }
+}
+
+/// All files of one run, indexed by [`FileId`].
+#[derive(Debug, Default)]
+pub struct SourceDb {
+    files: Vec<SourceFile>,
+}
+
+impl SourceDb {
+    #[must_use]
+    pub fn new(files: Vec<SourceFile>) -> Self {
+        SourceDb { files }
+    }
+
+    #[must_use]
+    pub fn get(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+
+    #[must_use]
+    pub fn files(&self) -> &[SourceFile] {
+        &self.files
+    }
+
+    #[must_use]
+    pub fn by_path(&self, rel: &str) -> Option<&SourceFile> {
+        self.files
+            .binary_search_by(|f| f.path.as_str().cmp(rel))
+            .ok()
+            .map(|i| &self.files[i])
+    }
+
+    #[must_use]
+    pub fn text(&self, span: Span) -> &str {
+        self.get(span.file).slice(span)
+    }
+}
+
+/// Largest file read; larger ones are reported as unreadable rather than exhausting memory.
+pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Reads `abs` as UTF-8 text. Binary and non-UTF-8 files give a reason instead.
+pub fn read_text(abs: &Path) -> Result<String, String> {
+    let meta = std::fs::metadata(abs).map_err(|e| io_reason(&e))?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "file is {} bytes, larger than the {} byte limit",
+            meta.len(),
+            MAX_FILE_BYTES
+        ));
+    }
+    let bytes = std::fs::read(abs).map_err(|e| io_reason(&e))?;
+    if let Some(pos) = bytes.iter().take(8192).position(|&b| b == 0) {
+        return Err(format!("binary file (NUL byte at offset {pos})"));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "not valid UTF-8 (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        std::io::ErrorKind::NotFound => "file disappeared during the run".to_string(),
+        _ => e.to_string(),
+    }
+}

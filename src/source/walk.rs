@@ -1,0 +1,241 @@
+//! File discovery with the `ignore` crate: honours `.gitignore` and `.git/info/exclude`,
+//! keeps hidden CI files, applies include/exclude globs, skips Helm `templates/` folders,
+//! and never follows a symlink out of the root.
+
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+
+/// A YAML file to read.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Found {
+    /// Relative to the root, `/`-separated.
+    pub rel: String,
+    pub abs: PathBuf,
+}
+
+/// Something under the root that could not be walked (an unreadable folder, a symlink loop).
+#[derive(Clone, Debug)]
+pub struct WalkProblem {
+    pub rel: String,
+    pub abs: PathBuf,
+    pub reason: String,
+}
+
+/// Include and exclude globs, matched against root-relative paths. A pattern without `/`
+/// also matches a file's name in any folder, as in `.gitignore`.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    include: Option<GlobSet>,
+    exclude: GlobSet,
+}
+
+impl Filter {
+    /// Builds the filter; an invalid glob is returned as `(pattern, reason)`.
+    pub fn new(include: &[String], exclude: &[String]) -> Result<Filter, (String, String)> {
+        let include = if include.is_empty() {
+            None
+        } else {
+            Some(build_set(include)?)
+        };
+        Ok(Filter {
+            include,
+            exclude: build_set(exclude)?,
+        })
+    }
+
+    #[must_use]
+    pub fn accepts(&self, rel: &str) -> bool {
+        if self.exclude.is_match(rel) {
+            return false;
+        }
+        self.include.as_ref().is_none_or(|inc| inc.is_match(rel))
+    }
+
+    #[must_use]
+    pub fn excludes_dir(&self, rel: &str) -> bool {
+        self.exclude.is_match(rel)
+    }
+}
+
+fn build_set(patterns: &[String]) -> Result<GlobSet, (String, String)> {
+    let mut b = GlobSetBuilder::new();
+    for p in patterns {
+        let trimmed = p.trim_start_matches("./").trim_end_matches('/');
+        let mut add = |pat: &str| -> Result<(), (String, String)> {
+            let g: Glob = GlobBuilder::new(pat)
+                .literal_separator(true)
+                .build()
+                .map_err(|e| (p.clone(), e.kind().to_string()))?;
+            b.add(g);
+            Ok(())
+        };
+        add(trimmed)?;
+        if !trimmed.contains('/') {
+            add(&format!("**/{trimmed}"))?;
+        }
+        // `dir` and `dir/**` also select everything below `dir`.
+        if !trimmed.ends_with("/**") {
+            add(&format!("{trimmed}/**"))?;
+        }
+    }
+    b.build().map_err(|e| (patterns.join(", "), e.to_string()))
+}
+
+#[must_use]
+pub fn is_yaml_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".yaml") || lower.ends_with(".yml") || name == "Kustomization"
+}
+
+/// Walks `root` and returns the YAML files to check, sorted by relative path, and the
+/// problems met on the way.
+#[must_use]
+pub fn discover(root: &Path, filter: &Filter) -> (Vec<Found>, Vec<WalkProblem>) {
+    let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let mut found = Vec::new();
+    let mut problems = Vec::new();
+    let filter_for_dirs = filter.clone();
+    let root_for_filter = root.to_path_buf();
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .require_git(false)
+        .follow_links(false)
+        .git_global(false)
+        .sort_by_file_name(std::cmp::Ord::cmp)
+        .filter_entry(move |e| {
+            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            if !is_dir {
+                return true;
+            }
+            let name = e.file_name();
+            if name == ".git" {
+                return false;
+            }
+            // A Helm chart's templates are Go templates, not YAML.
+            if name == "templates"
+                && e.path().parent().is_some_and(|p| {
+                    p.join("Chart.yaml").is_file() || p.join("Chart.yml").is_file()
+                })
+            {
+                return false;
+            }
+            let rel = relative(&root_for_filter, e.path());
+            rel.is_empty() || !filter_for_dirs.excludes_dir(&rel)
+        })
+        .build();
+    for entry in walker {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(err) => {
+                let path = error_path(&err).unwrap_or_else(|| root.to_path_buf());
+                problems.push(WalkProblem {
+                    rel: relative(root, &path),
+                    abs: path,
+                    reason: walk_reason(&err),
+                });
+                continue;
+            }
+        };
+        let Some(ft) = entry.file_type() else {
+            continue;
+        };
+        let name = entry.file_name().to_string_lossy();
+        if ft.is_dir() || !is_yaml_name(&name) {
+            continue;
+        }
+        let rel = relative(root, entry.path());
+        if rel.is_empty() || !filter.accepts(&rel) {
+            continue;
+        }
+        if ft.is_symlink() {
+            // Follow a file link only when its target stays inside the root.
+            match entry.path().canonicalize() {
+                Ok(target) if target.starts_with(&canonical_root) && target.is_file() => {}
+                Ok(_) => continue,
+                Err(e) => {
+                    problems.push(WalkProblem {
+                        rel,
+                        abs: entry.path().to_path_buf(),
+                        reason: format!("broken symbolic link ({e})"),
+                    });
+                    continue;
+                }
+            }
+        }
+        found.push(Found {
+            rel,
+            abs: entry.path().to_path_buf(),
+        });
+    }
+    found.sort();
+    (found, problems)
+}
+
+/// `path` relative to `root` with `/` separators (lossy for non-UTF-8 names).
+#[must_use]
+pub fn relative(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let mut out = String::new();
+    for (i, c) in rel.components().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        out.push_str(&c.as_os_str().to_string_lossy());
+    }
+    out
+}
+
+fn error_path(err: &ignore::Error) -> Option<PathBuf> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path.clone()),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Loop { child, .. } => Some(child.clone()),
+        _ => None,
+    }
+}
+
+fn walk_reason(err: &ignore::Error) -> String {
+    match err {
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => walk_reason(err),
+        ignore::Error::Loop { .. } => "symbolic link loop".to_string(),
+        ignore::Error::Io(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            "permission denied".to_string()
+        }
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_match_like_gitignore() {
+        let f = Filter::new(
+            &[],
+            &[
+                "vendor".into(),
+                "*.tmpl.yaml".into(),
+                "apps/**/secret.yaml".into(),
+            ],
+        )
+        .unwrap();
+        assert!(!f.accepts("vendor/a.yaml"));
+        assert!(!f.accepts("x/y/z.tmpl.yaml"));
+        assert!(!f.accepts("apps/a/b/secret.yaml"));
+        assert!(f.accepts("apps/a/values.yaml"));
+        let inc = Filter::new(&["apps/**".into()], &[]).unwrap();
+        assert!(inc.accepts("apps/a/values.yaml"));
+        assert!(!inc.accepts("k8s/a.yaml"));
+    }
+
+    #[test]
+    fn bad_glob_is_an_error() {
+        assert!(Filter::new(&["a[".into()], &[]).is_err());
+    }
+}

@@ -1,0 +1,153 @@
+//! Helpers to build text edits against the original YAML text: indentation, line endings,
+//! and inserting keys into block or flow mappings. Nothing here re-serialises YAML.
+
+use super::node::Node;
+use crate::fix::Edit;
+use crate::source::Span;
+
+/// The file's line ending: `\r\n` if its first line break is CRLF, else `\n`.
+#[must_use]
+pub fn line_ending(text: &str) -> &'static str {
+    match text.find('\n') {
+        Some(i) if i > 0 && text.as_bytes()[i - 1] == b'\r' => "\r\n",
+        _ => "\n",
+    }
+}
+
+/// Byte offset where the line holding `offset` starts.
+#[must_use]
+pub fn line_start(text: &str, offset: usize) -> usize {
+    let offset = offset.min(text.len());
+    text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1)
+}
+
+/// Byte offset of the line break ending the line that holds `offset` (or the text's end).
+#[must_use]
+pub fn line_end(text: &str, offset: usize) -> usize {
+    let offset = offset.min(text.len());
+    text[offset..]
+        .find(['\n', '\r'])
+        .map_or(text.len(), |i| offset + i)
+}
+
+/// Column (in bytes, spaces only) of `offset` within its line.
+#[must_use]
+pub fn column_of(text: &str, offset: usize) -> usize {
+    let start = line_start(text, offset);
+    text[start..offset.min(text.len())].chars().count()
+}
+
+/// Indentation width of the line holding `offset`, excluding `- ` sequence markers.
+#[must_use]
+pub fn indent_of_line(text: &str, offset: usize) -> usize {
+    let start = line_start(text, offset);
+    text[start..].bytes().take_while(|&b| b == b' ').count()
+}
+
+/// Where the content of a block collection ends: the end of the line holding its last byte.
+/// Inserting `"{eol}{indent}key: value"` there appends an entry after everything it holds.
+#[must_use]
+pub fn block_insertion_point(text: &str, node: &Node) -> usize {
+    let end = node.span.end as usize;
+    let last = end.saturating_sub(1).max(node.span.start as usize);
+    // A block scalar's span may include its final line break: stay on its last content line.
+    let mut at = last.min(text.len());
+    while at > node.span.start as usize && matches!(text.as_bytes().get(at), Some(b'\n' | b'\r')) {
+        at -= 1;
+    }
+    line_end(text, at)
+}
+
+/// Column of a mapping's keys (the column of its first key).
+#[must_use]
+pub fn map_key_column(text: &str, map: &Node) -> Option<usize> {
+    let first = map.entries().find(|e| !e.merged)?;
+    Some(column_of(text, first.key.span.start as usize))
+}
+
+/// Edits that add `lines` (already rendered `key: value` strings) as entries of `map`.
+/// Block maps get new lines at the keys' column; flow maps get `, key: value` before `}`.
+/// `None` when the map's layout cannot be edited safely.
+#[must_use]
+pub fn append_to_map(text: &str, map: &Node, lines: &[String]) -> Option<Vec<Edit>> {
+    if lines.is_empty() {
+        return Some(Vec::new());
+    }
+    let file = map.span.file;
+    if map.flow {
+        let end = map.span.end as usize;
+        if end == 0 || text.as_bytes().get(end - 1) != Some(&b'}') {
+            return None;
+        }
+        let close = end - 1;
+        let empty = map.entries().next().is_none();
+        let inner = lines.join(", ");
+        let replacement = if empty { inner } else { format!(", {inner}") };
+        // Insert right after the last entry (before any space and the `}`).
+        let at = if empty {
+            close
+        } else {
+            let last = map
+                .entries()
+                .map(|e| e.value.span.end.max(e.key.span.end))
+                .max()? as usize;
+            last.min(close)
+        };
+        return Some(vec![Edit {
+            span: Span::empty(file, at),
+            replacement,
+        }]);
+    }
+    let column = map_key_column(text, map)?;
+    let eol = line_ending(text);
+    let at = block_insertion_point(text, map);
+    let mut replacement = String::new();
+    for l in lines {
+        replacement.push_str(eol);
+        replacement.push_str(&" ".repeat(column));
+        replacement.push_str(l);
+    }
+    Some(vec![Edit {
+        span: Span::empty(file, at),
+        replacement,
+    }])
+}
+
+/// Edits that give a key with an empty value (`key:`) or an empty flow map a block body of
+/// `lines`, indented two spaces more than the key. `key_node` is the entry's key.
+#[must_use]
+pub fn fill_empty_value(text: &str, key_node: &Node, value: &Node, lines: &[String]) -> Vec<Edit> {
+    let file = key_node.span.file;
+    let eol = line_ending(text);
+    let indent = column_of(text, key_node.span.start as usize) + 2;
+    let mut body = String::new();
+    for l in lines {
+        body.push_str(eol);
+        body.push_str(&" ".repeat(indent));
+        body.push_str(l);
+    }
+    if value.span.is_empty() {
+        // `key:` with nothing after it: insert the block after the colon (and any comment).
+        let at = line_end(text, key_node.span.end as usize);
+        let colon_line = &text[key_node.span.end as usize..at];
+        let (at, prefix) = match colon_line.find('#') {
+            // Keep a trailing comment on the key's line.
+            Some(_) => (at, ""),
+            None => (key_node.span.end as usize + colon_line.trim_end().len(), ""),
+        };
+        return vec![Edit {
+            span: Span::empty(file, at),
+            replacement: format!("{prefix}{body}"),
+        }];
+    }
+    // A flow value such as `{}` or `null` or `~`: replace it, and drop the space before it.
+    let start = value.span.start as usize;
+    let mut from = start;
+    while from > key_node.span.end as usize && text.as_bytes()[from - 1] == b' ' {
+        from -= 1;
+    }
+    vec![Edit {
+        span: Span::new(file, from, value.span.end as usize),
+        replacement: body,
+    }]
+}

@@ -1,0 +1,427 @@
+//! The YAML layer: the only module that touches the parser (`granit-parser`).
+//!
+//! It turns a file into span-aware [`Node`] trees, one per document. Anchors, aliases and `<<`
+//! merge keys are resolved here, with a budget against alias bombs. Syntax errors, duplicate keys
+//! and exceeded limits are returned as [`YamlError`]s with exact locations; later documents of a
+//! multi-document file are still parsed after a broken one.
+
+pub mod edit;
+pub mod node;
+pub mod scalar;
+
+use std::collections::HashMap;
+
+use granit_parser::{Event, Options, Parser, StructureStyle};
+
+pub use node::{Entry, Node, Resolved, Scalar, ScalarStyle, Value};
+
+use crate::source::{FileId, Span};
+
+/// Most nodes a file's aliases may expand to, beyond the nodes written in the file.
+pub const ALIAS_EXPANSION_BUDGET: usize = 1_000_000;
+/// Deepest nesting of collections accepted, per style (the parser's own limit).
+pub const MAX_NESTING: usize = 256;
+
+/// One YAML document of a file.
+#[derive(Clone, Debug)]
+pub struct YamlDoc {
+    /// 0-based index of the document in its file.
+    pub index: usize,
+    pub span: Span,
+    pub root: Node,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum YamlErrorKind {
+    Syntax,
+    DuplicateKey { first: Span },
+    ResourceLimit,
+}
+
+#[derive(Clone, Debug)]
+pub struct YamlError {
+    pub kind: YamlErrorKind,
+    pub span: Span,
+    pub message: String,
+}
+
+#[derive(Debug, Default)]
+pub struct ParsedYaml {
+    pub docs: Vec<YamlDoc>,
+    pub errors: Vec<YamlError>,
+}
+
+struct Frame {
+    start: usize,
+    anchor: usize,
+    tag: Option<Box<str>>,
+    flow: bool,
+    kind: FrameKind,
+}
+
+enum FrameKind {
+    Seq(Vec<Node>),
+    Map {
+        entries: Vec<Entry>,
+        key: Option<Node>,
+    },
+}
+
+struct Builder<'t> {
+    file: FileId,
+    text: &'t str,
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, Node>,
+    root: Option<Node>,
+    expanded: usize,
+    budget_hit: bool,
+    errors: Vec<YamlError>,
+}
+
+/// Parses every document of `text`. Never panics; problems are returned as errors.
+#[must_use]
+pub fn parse(file: FileId, text: &str) -> ParsedYaml {
+    let mut options = Options::default();
+    options.emit_comments = false;
+    options.block_nesting_limit = MAX_NESTING;
+    options.flow_nesting_limit = MAX_NESTING;
+    let mut parser = Parser::new_from_str_with_options(text, options);
+    let mut b = Builder {
+        file,
+        text,
+        stack: Vec::new(),
+        anchors: HashMap::new(),
+        root: None,
+        expanded: 0,
+        budget_hit: false,
+        errors: Vec::new(),
+    };
+    let mut out = ParsedYaml::default();
+    let mut doc_start = 0;
+    let mut doc_index = 0;
+    loop {
+        match parser.next_event() {
+            None => break,
+            Some(Ok((event, span))) => {
+                let start = b.offset(span.start);
+                let end = b.offset(span.end).max(start);
+                match event {
+                    Event::StreamStart | Event::Comment(..) | Event::Anchor(..) => {}
+                    Event::StreamEnd => break,
+                    Event::DocumentStart(..) => {
+                        doc_start = start;
+                        b.reset();
+                    }
+                    Event::DocumentEnd => {
+                        let root = b.root.take().unwrap_or_else(|| Node {
+                            span: Span::empty(file, doc_start),
+                            tag: None,
+                            flow: false,
+                            value: Value::Scalar(Scalar {
+                                text: String::new(),
+                                style: ScalarStyle::Plain,
+                            }),
+                        });
+                        let doc_end = end.max(root.span.end as usize);
+                        out.docs.push(YamlDoc {
+                            index: doc_index,
+                            span: Span::new(file, doc_start, doc_end),
+                            root,
+                        });
+                        doc_index += 1;
+                        b.reset();
+                    }
+                    Event::Alias(id) => b.alias(id, start, end),
+                    Event::UnresolvedAlias(name) => {
+                        b.error(
+                            YamlErrorKind::Syntax,
+                            start,
+                            end,
+                            format!("unknown anchor `{name}`"),
+                        );
+                        b.push(b.null_at(start, end));
+                    }
+                    Event::Scalar(text, style, anchor, tag) => {
+                        let node = Node {
+                            span: Span::new(file, start, end),
+                            tag: tag.map(|t| t.original().into_boxed_str()),
+                            flow: false,
+                            value: Value::Scalar(Scalar {
+                                text: text.into_owned(),
+                                style: convert_style(style),
+                            }),
+                        };
+                        if anchor != 0 {
+                            b.anchors.insert(anchor, node.clone());
+                        }
+                        b.push(node);
+                    }
+                    Event::SequenceStart(style, anchor, tag) => b.stack.push(Frame {
+                        start,
+                        anchor,
+                        tag: tag.map(|t| t.original().into_boxed_str()),
+                        flow: style == StructureStyle::Flow,
+                        kind: FrameKind::Seq(Vec::new()),
+                    }),
+                    Event::MappingStart(style, anchor, tag) => b.stack.push(Frame {
+                        start,
+                        anchor,
+                        tag: tag.map(|t| t.original().into_boxed_str()),
+                        flow: style == StructureStyle::Flow,
+                        kind: FrameKind::Map {
+                            entries: Vec::new(),
+                            key: None,
+                        },
+                    }),
+                    Event::SequenceEnd | Event::MappingEnd => b.end_collection(end),
+                    _ => {}
+                }
+            }
+            Some(Err(e)) => {
+                let at = b.offset(*e.marker());
+                let message = e.info();
+                let message = if message.is_empty() {
+                    "invalid YAML".to_string()
+                } else {
+                    message
+                };
+                b.error(YamlErrorKind::Syntax, at, at, message);
+                b.reset();
+                match parser.proceed_next_document() {
+                    Ok(true) => {
+                        doc_index += 1;
+                    }
+                    Ok(false) | Err(_) => break,
+                }
+            }
+        }
+    }
+    out.errors = b.errors;
+    out.errors.sort_by_key(|e| (e.span.start, e.span.end));
+    out
+}
+
+impl Builder<'_> {
+    fn offset(&self, m: granit_parser::Marker) -> usize {
+        m.byte_offset()
+            .unwrap_or_else(|| {
+                self.text
+                    .char_indices()
+                    .nth(m.index())
+                    .map_or(self.text.len(), |(i, _)| i)
+            })
+            .min(self.text.len())
+    }
+
+    fn reset(&mut self) {
+        self.stack.clear();
+        self.anchors.clear();
+        self.root = None;
+    }
+
+    fn error(&mut self, kind: YamlErrorKind, start: usize, end: usize, message: String) {
+        self.errors.push(YamlError {
+            kind,
+            span: Span::new(self.file, start, end),
+            message,
+        });
+    }
+
+    fn null_at(&self, start: usize, end: usize) -> Node {
+        Node {
+            span: Span::new(self.file, start, end),
+            tag: None,
+            flow: false,
+            value: Value::Scalar(Scalar {
+                text: String::new(),
+                style: ScalarStyle::Plain,
+            }),
+        }
+    }
+
+    fn alias(&mut self, id: usize, start: usize, end: usize) {
+        let Some(target) = self.anchors.get(&id) else {
+            self.error(
+                YamlErrorKind::Syntax,
+                start,
+                end,
+                "alias to an unknown anchor".into(),
+            );
+            let n = self.null_at(start, end);
+            self.push(n);
+            return;
+        };
+        let size = target.size();
+        if self.budget_hit || self.expanded + size > ALIAS_EXPANSION_BUDGET {
+            if !self.budget_hit {
+                self.budget_hit = true;
+                self.error(
+                    YamlErrorKind::ResourceLimit,
+                    start,
+                    end,
+                    format!(
+                        "aliases expand to more than {ALIAS_EXPANSION_BUDGET} nodes; the rest are read as null"
+                    ),
+                );
+            }
+            let n = self.null_at(start, end);
+            self.push(n);
+            return;
+        }
+        self.expanded += size;
+        let node = target.clone();
+        self.push(node);
+    }
+
+    fn push(&mut self, node: Node) {
+        match self.stack.last_mut() {
+            None => self.root = Some(node),
+            Some(frame) => match &mut frame.kind {
+                FrameKind::Seq(items) => items.push(node),
+                FrameKind::Map { entries, key } => match key.take() {
+                    None => *key = Some(node),
+                    Some(k) => entries.push(Entry {
+                        key: k,
+                        value: node,
+                        merged: false,
+                    }),
+                },
+            },
+        }
+    }
+
+    fn end_collection(&mut self, event_end: usize) {
+        let Some(frame) = self.stack.pop() else {
+            return;
+        };
+        let value = match frame.kind {
+            FrameKind::Seq(items) => Value::Seq(items),
+            FrameKind::Map { mut entries, key } => {
+                if let Some(k) = key {
+                    // A key without a value (`? key` at the end of a flow map).
+                    let v = self.null_at(k.span.end as usize, k.span.end as usize);
+                    entries.push(Entry {
+                        key: k,
+                        value: v,
+                        merged: false,
+                    });
+                }
+                self.check_duplicates(&entries);
+                Value::Map(resolve_merges(entries))
+            }
+        };
+        // Block collections end where their last child ends; the parser's end event points at
+        // the next token, which may be lines further down.
+        let end = if frame.flow {
+            event_end
+        } else {
+            last_child_end(&value).unwrap_or(frame.start)
+        };
+        let node = Node {
+            span: Span::new(self.file, frame.start, end.max(frame.start)),
+            tag: frame.tag,
+            flow: frame.flow,
+            value,
+        };
+        if frame.anchor != 0 {
+            self.anchors.insert(frame.anchor, node.clone());
+        }
+        self.push(node);
+    }
+
+    fn check_duplicates(&mut self, entries: &[Entry]) {
+        let mut seen: HashMap<&str, Span> = HashMap::new();
+        let mut dups = Vec::new();
+        for e in entries {
+            let Some(k) = e.key.scalar_text() else {
+                continue;
+            };
+            if is_merge_key(&e.key) {
+                continue;
+            }
+            if let Some(first) = seen.insert(k, e.key.span) {
+                dups.push((k.to_string(), e.key.span, first));
+            }
+        }
+        for (k, span, first) in dups {
+            self.errors.push(YamlError {
+                kind: YamlErrorKind::DuplicateKey { first },
+                span,
+                message: format!("duplicate key `{k}`; the last one wins"),
+            });
+        }
+    }
+}
+
+fn last_child_end(value: &Value) -> Option<usize> {
+    match value {
+        Value::Scalar(_) => None,
+        Value::Seq(items) => items.iter().map(|n| n.span.end as usize).max(),
+        Value::Map(entries) => entries
+            .iter()
+            .filter(|e| !e.merged)
+            .map(|e| e.value.span.end.max(e.key.span.end) as usize)
+            .max(),
+    }
+}
+
+fn is_merge_key(key: &Node) -> bool {
+    matches!(&key.value, Value::Scalar(s) if s.text == "<<" && s.style == ScalarStyle::Plain)
+}
+
+/// Applies `<<` merge keys: entries written in the map win, then earlier merge sources win
+/// over later ones. Merged entries take the place of the `<<` entry and are marked `merged`.
+fn resolve_merges(entries: Vec<Entry>) -> Vec<Entry> {
+    if !entries.iter().any(|e| is_merge_key(&e.key)) {
+        return entries;
+    }
+    let explicit: std::collections::HashSet<String> = entries
+        .iter()
+        .filter(|e| !is_merge_key(&e.key))
+        .filter_map(|e| e.key.scalar_text().map(str::to_string))
+        .collect();
+    let mut taken = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(entries.len());
+    for e in entries {
+        if !is_merge_key(&e.key) {
+            out.push(e);
+            continue;
+        }
+        let sources: Vec<Node> = match e.value.value {
+            Value::Map(_) => vec![e.value],
+            Value::Seq(items) if items.iter().all(|n| n.as_map().is_some()) => items,
+            _ => {
+                out.push(e);
+                continue;
+            }
+        };
+        for src in sources {
+            if let Value::Map(src_entries) = src.value {
+                for mut se in src_entries {
+                    let k = se.key.scalar_text().map(str::to_string);
+                    if let Some(k) = k {
+                        if explicit.contains(&k) || !taken.insert(k) {
+                            continue;
+                        }
+                    }
+                    se.merged = true;
+                    out.push(se);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn convert_style(style: granit_parser::ScalarStyle) -> ScalarStyle {
+    match style {
+        granit_parser::ScalarStyle::Plain => ScalarStyle::Plain,
+        granit_parser::ScalarStyle::SingleQuoted => ScalarStyle::SingleQuoted,
+        granit_parser::ScalarStyle::DoubleQuoted => ScalarStyle::DoubleQuoted,
+        granit_parser::ScalarStyle::Literal => ScalarStyle::Literal,
+        granit_parser::ScalarStyle::Folded => ScalarStyle::Folded,
+    }
+}
+
+#[cfg(test)]
+mod tests;
