@@ -218,7 +218,7 @@ pub fn parse(path: &Path, text: &str, rules: &[&RuleMeta]) -> Result<Config, Con
 type FieldError<'n> = (&'n Node, String, Option<String>);
 
 fn rule_config<'n>(meta: &RuleMeta, value: &'n Node) -> Result<RuleConfig, FieldError<'n>> {
-    if let Some(s) = value.as_str() {
+    if let Some(s) = value.scalar_text().filter(|_| !value.is_null()) {
         return Ok(RuleConfig {
             level: Some(parse_level(s).ok_or_else(|| level_error(value, s))?),
             options: serde_json::Map::new(),
@@ -238,7 +238,7 @@ fn rule_config<'n>(meta: &RuleMeta, value: &'n Node) -> Result<RuleConfig, Field
     for e in value.entries() {
         let key = e.key.scalar_text().unwrap_or("");
         if key == "severity" {
-            let s = e.value.as_str().unwrap_or("");
+            let s = e.value.scalar_text().unwrap_or("");
             rc.level = Some(parse_level(s).ok_or_else(|| level_error(&e.value, s))?);
             continue;
         }

@@ -1,0 +1,251 @@
+//! The fixture harness: every folder `testdata/rules/<group>/<rule>/` holds cases for that rule.
+//!
+//! - A case is a file `good*.yaml` / `bad*.yaml`, or a folder `good*/` / `bad*/` holding a small
+//!   repository (for rules that relate several files).
+//! - A `good` case must give no finding of the rule; a `bad` case at least one.
+//! - `# expect: <rule>` at the end of a line marks where a finding must start. If a case has
+//!   markers, every finding of the rule must start on a marked line and every marker must be hit.
+//! - A `.gitops-lint.yaml` in the rule folder (or in a folder case) configures the rule.
+//! - For a single-file `bad` case with fixes, `<case>.fixed.yaml` holds the file after every fix
+//!   of the rule is applied (`UPDATE_FIXTURES=1` writes it). The fixed file must parse, give no
+//!   fixable finding of the rule again, and fixing it again changes nothing.
+//!
+//! Only the rule named by the folder is looked at; other rules' findings are ignored.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use gitops_lint::config::{self, Config};
+use gitops_lint::engine::{self, Report};
+use gitops_lint::fix;
+use gitops_lint::rules;
+
+pub fn fixtures_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/rules")
+}
+
+/// Every `(rule id, rule folder)` with fixtures.
+pub fn rule_dirs() -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    let root = fixtures_root();
+    for group in read_dir_sorted(&root) {
+        if !group.is_dir() {
+            continue;
+        }
+        for rule in read_dir_sorted(&group) {
+            if rule.is_dir() {
+                let id = format!(
+                    "{}/{}",
+                    group.file_name().unwrap().to_string_lossy(),
+                    rule.file_name().unwrap().to_string_lossy()
+                );
+                out.push((id, rule));
+            }
+        }
+    }
+    out
+}
+
+fn read_dir_sorted(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// Files of a case, as `(relative path, text)`.
+fn case_files(case: &Path) -> Vec<(String, String)> {
+    if case.is_file() {
+        let name = case.file_name().unwrap().to_string_lossy().to_string();
+        return vec![(name, std::fs::read_to_string(case).unwrap())];
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![case.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for p in read_dir_sorted(&dir) {
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().is_some_and(|n| n != ".gitops-lint.yaml") {
+                let rel = p.strip_prefix(case).unwrap().to_string_lossy().replace('\\', "/");
+                let bytes = std::fs::read(&p).unwrap();
+                out.push((rel, String::from_utf8_lossy(&bytes).into_owned()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn case_config(rule_dir: &Path, case: &Path) -> Config {
+    let metas = rules::all_meta();
+    let candidates = [case.join(".gitops-lint.yaml"), rule_dir.join(".gitops-lint.yaml")];
+    for c in candidates {
+        if c.is_file() {
+            return config::load(&c, &metas).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+    Config::default()
+}
+
+pub fn run_case(files: &[(String, String)], config: Config) -> Report {
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    engine::check_texts(&refs, config)
+}
+
+/// `(file, 1-based line)` of every `# expect: <rule>` marker for `rule`.
+fn markers(files: &[(String, String)], rule: &str) -> BTreeSet<(String, usize)> {
+    let mut out = BTreeSet::new();
+    let needle = format!("# expect: {rule}");
+    for (path, text) in files {
+        for (i, line) in text.lines().enumerate() {
+            if line.contains(&needle) {
+                out.insert((path.clone(), i + 1));
+            }
+        }
+    }
+    out
+}
+
+fn check_spans(report: &Report, case: &str) {
+    for d in &report.diagnostics {
+        let spans = std::iter::once(d.span).chain(d.labels.iter().map(|l| l.span));
+        let fix_spans = d.fix.iter().flat_map(|f| f.edits.iter().map(|e| e.span));
+        for s in spans.chain(fix_spans) {
+            let text = &report.project.source(s.file).text;
+            assert!(s.start <= s.end && (s.end as usize) <= text.len(), "{case}: span {s:?} outside its file");
+            assert!(
+                text.is_char_boundary(s.start as usize) && text.is_char_boundary(s.end as usize),
+                "{case}: span {s:?} not on UTF-8 boundaries"
+            );
+        }
+    }
+}
+
+/// Applies every fix of `rule` to `path` until nothing changes; returns the final text.
+fn fix_until_stable(files: &[(String, String)], path: &str, rule: &str, config: &Config, case: &str) -> String {
+    let mut files = files.to_vec();
+    for _ in 0..10 {
+        let report = run_case(&files, config.clone());
+        let file = report.project.sources.by_path(path).unwrap();
+        let fixes: Vec<&fix::Fix> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.rule == rule)
+            .filter_map(|d| d.fix.as_ref())
+            .filter(|f| f.edits.iter().all(|e| e.span.file == file.id))
+            .collect();
+        if fixes.is_empty() {
+            return file.text.clone();
+        }
+        let (new, _) = fix::apply_fixes(&file.text, &fixes);
+        if new == file.text {
+            return new;
+        }
+        for f in &mut files {
+            if f.0 == path {
+                f.1.clone_from(&new);
+            }
+        }
+    }
+    panic!("{case}: fixes of {rule} did not converge in 10 passes");
+}
+
+fn check_case(rule: &str, rule_dir: &Path, case: &Path) -> Result<(), String> {
+    let name = case.file_name().unwrap().to_string_lossy().to_string();
+    if name.ends_with(".fixed.yaml") || name.starts_with('.') || (case.is_file() && !name.ends_with(".yaml") && !name.ends_with(".yml")) {
+        return Ok(());
+    }
+    let label = format!("{rule}/{name}");
+    let good = name.starts_with("good");
+    let bad = name.starts_with("bad");
+    if !good && !bad {
+        return Err(format!("{label}: case names start with `good` or `bad`"));
+    }
+    let files = case_files(case);
+    let config = case_config(rule_dir, case);
+    // Folder cases go through the whole pipeline (walk, read, parse); file cases are in memory.
+    let report = if case.is_dir() {
+        let own = case.join(".gitops-lint.yaml");
+        let opts = engine::Options {
+            paths: vec![case.to_path_buf()],
+            config: if own.is_file() { None } else { Some(rule_dir.join(".gitops-lint.yaml")).filter(|p| p.is_file()) },
+            ..engine::Options::default()
+        };
+        engine::run(&opts).map_err(|e| format!("{label}: {e}"))?
+    } else {
+        run_case(&files, config.clone())
+    };
+    check_spans(&report, &label);
+    let found: Vec<_> = report.diagnostics.iter().filter(|d| d.rule == rule).collect();
+    let describe = |ds: &[&gitops_lint::diagnostic::Diagnostic]| {
+        ds.iter()
+            .map(|d| {
+                let f = report.project.source(d.span.file);
+                let lc = f.line_col(d.span.start as usize);
+                format!("  {}:{}:{}: {}", f.path, lc.line, lc.column, d.message)
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    if good && !found.is_empty() {
+        return Err(format!("{label}: a good case must give no `{rule}` finding, got:\n{}", describe(&found)));
+    }
+    if bad && found.is_empty() {
+        return Err(format!("{label}: a bad case must give at least one `{rule}` finding"));
+    }
+    let marks = markers(&files, rule);
+    if !marks.is_empty() {
+        let mut hit = BTreeSet::new();
+        for d in &found {
+            let f = report.project.source(d.span.file);
+            let key = (f.path.clone(), f.line_col(d.span.start as usize).line);
+            if !marks.contains(&key) {
+                return Err(format!("{label}: finding on an unmarked line:\n{}", describe(&[d])));
+            }
+            hit.insert(key);
+        }
+        let missed: Vec<_> = marks.difference(&hit).collect();
+        if !missed.is_empty() {
+            return Err(format!("{label}: markers without a finding: {missed:?}\nfindings:\n{}", describe(&found)));
+        }
+    }
+    // Fix expectations for single-file bad cases.
+    if bad && case.is_file() && found.iter().any(|d| d.fix.is_some()) {
+        let fixed = fix_until_stable(&files, &files[0].0, rule, &config, &label);
+        let golden = case.with_file_name(name.replace(".yaml", ".fixed.yaml"));
+        if std::env::var_os("UPDATE_FIXTURES").is_some() {
+            std::fs::write(&golden, &fixed).unwrap();
+        }
+        let expected = std::fs::read_to_string(&golden)
+            .map_err(|_| format!("{label}: missing {} (run with UPDATE_FIXTURES=1 and review it)", golden.display()))?;
+        if expected != fixed {
+            return Err(format!("{label}: fixed output differs from {}:\n{}", golden.display(), fix::unified_diff(&name, &expected, &fixed)));
+        }
+        let again = run_case(&[(files[0].0.clone(), fixed.clone())], config.clone());
+        if let Some(d) = again.diagnostics.iter().find(|d| d.rule.starts_with("yaml/")) {
+            return Err(format!("{label}: the fixed file no longer parses: {}", d.message));
+        }
+        if again.diagnostics.iter().any(|d| d.rule == rule && d.fix.is_some()) {
+            return Err(format!("{label}: the fixed file still has a fixable `{rule}` finding"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn every_fixture_case() {
+    let mut failures = Vec::new();
+    let mut cases = 0;
+    for (rule, dir) in rule_dirs() {
+        assert!(rules::find(&rule).is_some(), "testdata/rules/{rule}: no rule with this id");
+        for case in read_dir_sorted(&dir) {
+            cases += 1;
+            if let Err(e) = check_case(&rule, &dir, &case) {
+                failures.push(e);
+            }
+        }
+    }
+    assert!(cases > 0, "no fixture cases found");
+    assert!(failures.is_empty(), "{} fixture failure(s):\n\n{}", failures.len(), failures.join("\n\n"));
+}

@@ -1,0 +1,5 @@
+//! One integration-test binary (fast linking): fixtures, registry, CLI.
+
+mod cli;
+mod fixtures;
+mod registry;
