@@ -36,6 +36,8 @@ pub enum Value {
 
 /// A YAML node. `span` covers the node's content in its file; for a node reached through an
 /// alias, it is the span of the anchored definition, which is where a fix must edit.
+/// Quoted scalars include their quotes; block scalars (`|`, `>`) start at their first content
+/// character and end after their last line break; block collections end at their last child.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node {
     pub span: Span,
