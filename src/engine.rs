@@ -29,6 +29,8 @@ pub struct Options {
     pub exclude: Vec<String>,
     /// Worker threads; `None` uses rayon's default.
     pub jobs: Option<usize>,
+    /// Walk, read and parse only, without running rules: the benchmark's floor.
+    pub parse_only: bool,
 }
 
 #[derive(Debug)]
@@ -176,7 +178,12 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
 
     let (found, problems) = walk::discover(&root, &filter);
     let project = load_project(root, found, problems);
-    let mut report = check_project(project, config);
+    let mut report = if opts.parse_only {
+        let (project, _) = project;
+        Report { project, config, diagnostics: Vec::new(), summary: Summary::default() }
+    } else {
+        check_project(project, config)
+    };
 
     if !report_files.is_empty() {
         let wanted: HashSet<String> = report_files

@@ -65,6 +65,9 @@ struct CheckArgs {
     /// Worker threads (default: one per core).
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<usize>,
+    /// Walk, read and parse only; run no rule (the benchmark's floor).
+    #[arg(long, hide = true)]
+    parse_only: bool,
     /// When to use colours in text output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
@@ -176,6 +179,7 @@ fn check(args: &CheckArgs) -> ExitCode {
         config: args.config.clone(),
         exclude: args.exclude.clone(),
         jobs: args.jobs,
+        parse_only: args.parse_only,
     };
     let report = match engine::run(&opts) {
         Ok(r) => r,

@@ -185,7 +185,16 @@ pub fn parse(file: FileId, text: &str) -> ParsedYaml {
                 } else {
                     message
                 };
-                b.error(YamlErrorKind::Syntax, at, at, message);
+                if matches!(e.kind(), granit_parser::ErrorKind::RecursionLimitExceeded) {
+                    b.error(
+                        YamlErrorKind::ResourceLimit,
+                        at,
+                        at,
+                        format!("collections nested deeper than {MAX_NESTING} levels"),
+                    );
+                } else {
+                    b.error(YamlErrorKind::Syntax, at, at, message);
+                }
                 b.reset();
                 match parser.proceed_next_document() {
                     Ok(true) => {
