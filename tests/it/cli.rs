@@ -174,3 +174,37 @@ fn the_example_repository_shows_the_rules() {
     assert!(rules.contains(&"argocd/sync-policy"), "{rules:?}");
     assert!(v["summary"]["suppressed"].as_u64().unwrap() >= 1);
 }
+
+#[cfg(unix)]
+#[test]
+fn symlinks_never_lead_out_of_the_root() {
+    let outside = repo(&[("secret.yaml", BAD_APP)]);
+    let dir = repo(&[("inside.yaml", GOOD_APP), ("sub/x.yaml", GOOD_APP)]);
+    std::os::unix::fs::symlink(outside.path().join("secret.yaml"), dir.path().join("escape.yaml")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("escape-dir")).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("sub"), dir.path().join("sub/loop")).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("inside.yaml"), dir.path().join("alias.yaml")).unwrap();
+    let o = run(&["check", "--format", "json"], dir.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["summary"]["files"], 3, "inside.yaml, sub/x.yaml and the in-root link alias.yaml");
+}
+
+#[test]
+fn discovery_honours_gitignore_and_keeps_ci_files() {
+    let dir = repo(&[
+        ("ignored/app.yaml", BAD_APP),
+        (".gitignore", "ignored/\n"),
+        ("excluded.yaml", BAD_APP),
+        (".git/info/exclude", "excluded.yaml\n"),
+        (".gitlab-ci.yml", "stages: [build]\n"),
+        (".github/workflows/ci.yml", "on: push\njobs: {}\n"),
+        ("chart/Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n"),
+        ("chart/templates/deploy.yaml", "{{- if .Values.x }}\nkind: {{ .Values.kind }}\n"),
+        ("vendor/app.yaml", BAD_APP),
+    ]);
+    let o = run(&["check", "--format", "json", "--exclude", "vendor"], dir.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["summary"]["files"], 3, ".gitlab-ci.yml, the workflow and Chart.yaml");
+}
