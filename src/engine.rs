@@ -180,7 +180,12 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
     let project = load_project(root, found, problems);
     let mut report = if opts.parse_only {
         let (project, _) = project;
-        Report { project, config, diagnostics: Vec::new(), summary: Summary::default() }
+        Report {
+            project,
+            config,
+            diagnostics: Vec::new(),
+            summary: Summary::default(),
+        }
     } else {
         check_project(project, config)
     };
