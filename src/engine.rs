@@ -72,6 +72,25 @@ pub struct Report {
 }
 
 impl Report {
+    /// Recomputes the summary's counts after diagnostics were removed.
+    pub fn recount(&mut self) {
+        let s = &mut self.summary;
+        s.errors = 0;
+        s.warnings = 0;
+        s.infos = 0;
+        s.fixable = 0;
+        for d in &self.diagnostics {
+            match d.severity {
+                Severity::Error => s.errors += 1,
+                Severity::Warning => s.warnings += 1,
+                Severity::Info => s.infos += 1,
+            }
+            if d.fix.is_some() {
+                s.fixable += 1;
+            }
+        }
+    }
+
     #[must_use]
     pub fn max_severity(&self) -> Option<Severity> {
         self.diagnostics.iter().map(|d| d.severity).max()

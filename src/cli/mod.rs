@@ -1,5 +1,7 @@
 //! Command-line interface: parse arguments, run, print, map the outcome to an exit code.
 
+mod new_since;
+
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -35,12 +37,26 @@ enum Command {
         /// A rule id, e.g. `argocd/sync-policy`.
         rule: String,
     },
+    /// Print a baseline of the current findings (for `check --baseline FILE`).
+    Baseline(BaselineArgs),
     /// Write a commented starter `.gitops-lint.yaml` in the current directory.
     Init {
         /// Overwrite an existing configuration.
         #[arg(long)]
         force: bool,
     },
+}
+
+#[derive(clap::Args)]
+struct BaselineArgs {
+    /// The repository root (default `.`).
+    paths: Vec<PathBuf>,
+    /// Configuration file (default: `.gitops-lint.yaml` at the root).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Skip files matching this glob (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    exclude: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -59,6 +75,15 @@ struct CheckArgs {
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     fail_on: FailOn,
+    /// Also write a report to a file, e.g. `--output sarif=gitops-lint.sarif` (repeatable).
+    #[arg(long, value_name = "FORMAT=PATH", value_parser = parse_output)]
+    output: Vec<(Format, PathBuf)>,
+    /// Report only findings that are not in this baseline (see `gitops-lint baseline`).
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Report only findings that are not present at this git revision (e.g. `origin/main`).
+    #[arg(long, value_name = "REV")]
+    new_since: Option<String>,
     /// Print every available fix as one unified diff (for `git apply`) instead of findings.
     #[arg(long)]
     diff: bool,
@@ -73,10 +98,38 @@ struct CheckArgs {
     color: ColorChoice,
 }
 
-#[derive(Copy, Clone, ValueEnum)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 enum Format {
     Text,
     Json,
+    Sarif,
+    Gitlab,
+    Github,
+    Junit,
+}
+
+fn parse_output(s: &str) -> Result<(Format, PathBuf), String> {
+    let (format, path) = s
+        .split_once('=')
+        .ok_or_else(|| "expected FORMAT=PATH, e.g. sarif=gitops-lint.sarif".to_string())?;
+    let format = Format::from_str(format, true).map_err(|_| {
+        format!("unknown format `{format}`; use text, json, sarif, gitlab, github or junit")
+    })?;
+    if path.is_empty() {
+        return Err("the PATH after `=` is empty".into());
+    }
+    Ok((format, PathBuf::from(path)))
+}
+
+fn render(format: Format, report: &engine::Report, color: bool) -> String {
+    match format {
+        Format::Text => report::text::render(report, color),
+        Format::Json => report::json::render(report),
+        Format::Sarif => report::sarif::render(report, &rules::all_meta()),
+        Format::Gitlab => report::gitlab::render(report),
+        Format::Github => report::github::render(report),
+        Format::Junit => report::junit::render(report),
+    }
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -151,6 +204,21 @@ pub fn run() -> ExitCode {
             }
         },
         Command::Init { force } => init(force),
+        Command::Baseline(args) => {
+            let opts = Options {
+                paths: args.paths,
+                config: args.config,
+                exclude: args.exclude,
+                ..Options::default()
+            };
+            match engine::run(&opts) {
+                Ok(r) => {
+                    out(&report::baseline::render(&r));
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fatal(&e, false),
+            }
+        }
     }
 }
 
@@ -173,6 +241,14 @@ fn init(force: bool) -> ExitCode {
     }
 }
 
+fn fatal(e: &Error, color: bool) -> ExitCode {
+    match e {
+        Error::Config(e) => eprint!("{}", report::text::render_config_error(e, color)),
+        other => eprintln!("error: {other}"),
+    }
+    ExitCode::from(2)
+}
+
 fn check(args: &CheckArgs) -> ExitCode {
     let opts = Options {
         paths: args.paths.clone(),
@@ -181,33 +257,47 @@ fn check(args: &CheckArgs) -> ExitCode {
         jobs: args.jobs,
         parse_only: args.parse_only,
     };
-    let report = match engine::run(&opts) {
+    let stderr_color = use_color(args.color, std::io::stderr().is_terminal());
+    let mut report = match engine::run(&opts) {
         Ok(r) => r,
-        Err(Error::Config(e)) => {
-            eprint!(
-                "{}",
-                report::text::render_config_error(
-                    &e,
-                    use_color(args.color, std::io::stderr().is_terminal())
-                )
-            );
-            return ExitCode::from(2);
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return fatal(&e, stderr_color),
     };
+    if let Some(path) = &args.baseline {
+        match report::baseline::load(path) {
+            Ok(known) => {
+                report::baseline::subtract(&mut report, &known);
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if let Some(rev) = &args.new_since {
+        match new_since::fingerprints_at(&report.project.root, rev, &opts) {
+            Ok(known) => {
+                report::baseline::subtract(&mut report, &known);
+            }
+            Err(e) => {
+                eprintln!("error: --new-since {rev}: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    for (format, path) in &args.output {
+        if let Err(e) = std::fs::write(path, render(*format, &report, false)) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
     let text = if args.diff {
         report::diff::render(&report.diagnostics, &report.project.sources)
     } else {
-        match args.format {
-            Format::Json => report::json::render(&report),
-            Format::Text => report::text::render(
-                &report,
-                use_color(args.color, std::io::stdout().is_terminal()),
-            ),
-        }
+        render(
+            args.format,
+            &report,
+            use_color(args.color, std::io::stdout().is_terminal()),
+        )
     };
     out(&text);
     let threshold = match args.fail_on {

@@ -1,9 +1,15 @@
 //! Reporters render an [`engine::Report`](crate::engine::Report) to text; only the binary
 //! writes what they return.
 
+pub mod baseline;
 pub mod diff;
+pub mod fingerprint;
+pub mod github;
+pub mod gitlab;
 pub mod json;
+pub mod junit;
 pub mod rules;
+pub mod sarif;
 pub mod text;
 
 use crate::source::{SourceDb, Span};

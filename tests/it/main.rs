@@ -2,4 +2,5 @@
 
 mod cli;
 mod fixtures;
+mod formats;
 mod registry;

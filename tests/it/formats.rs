@@ -1,0 +1,363 @@
+//! Every output format: a snapshot on the example repository plus a schema or consumer check.
+//! `UPDATE_SNAPSHOTS=1 cargo test` rewrites the snapshots in `tests/it/snapshots/`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gitops-lint"));
+    c.env("NO_COLOR", "1");
+    c
+}
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/examples/cnp-gitops")
+}
+
+fn check(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let o = bin()
+        .arg("check")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+    )
+}
+
+/// Output with run-dependent parts (timings, absolute root) replaced.
+fn normalise(s: &str) -> String {
+    let root = example()
+        .canonicalize()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let mut out = String::new();
+    for line in s.lines() {
+        let line = line.replace(&root, "<root>");
+        let line = match (line.find("\"elapsed_ms\": "), line.find(" time=\"")) {
+            (Some(i), _) => format!("{}\"elapsed_ms\": 0", &line[..i]),
+            (_, Some(_)) => regex_free_time(&line),
+            _ => line,
+        };
+        let line = match line.rfind(" ms]") {
+            Some(end) => match line[..end].rfind('[') {
+                Some(start) => format!("{}[0{}", &line[..start], &line[end..]),
+                None => line,
+            },
+            None => line,
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+fn regex_free_time(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(i) = rest.find(" time=\"") {
+        out.push_str(&rest[..i]);
+        out.push_str(" time=\"0\"");
+        let after = &rest[i + 7..];
+        rest = &after[after.find('"').map_or(after.len(), |j| j + 1)..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn snapshot(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/it/snapshots")
+        .join(name);
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "missing snapshot {} (run with UPDATE_SNAPSHOTS=1 and review it)",
+            path.display()
+        )
+    });
+    assert!(
+        expected == actual,
+        "snapshot {name} differs; run with UPDATE_SNAPSHOTS=1 and review:\n{}",
+        gitops_lint::fix::unified_diff(name, &expected, actual)
+    );
+}
+
+#[test]
+fn text_and_json_snapshots() {
+    let (code, text) = check(&example(), &[]);
+    assert_eq!(code, Some(1));
+    snapshot("example.txt", &normalise(&text));
+    let (_, json) = check(&example(), &["--format", "json"]);
+    snapshot("example.json", &normalise(&json));
+}
+
+#[test]
+fn sarif_validates_against_the_official_schema() {
+    let (_, sarif) = check(&example(), &["--format", "sarif"]);
+    snapshot("example.sarif", &normalise(&sarif));
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/schemas/sarif-2.1.0-rtm.5.json"),
+    )
+    .unwrap();
+    // The published schema's `run.language` pattern has a stray `]` that strict regex engines
+    // reject (fixed in the SARIF errata); it concerns a property we do not emit.
+    let text = text.replace(
+        "^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$",
+        "^[a-zA-Z]{2}(-[a-zA-Z]{2})?$",
+    );
+    let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let log: serde_json::Value = serde_json::from_str(&sarif).unwrap();
+    let validator = jsonschema::draft4::new(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&log)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "SARIF does not validate:\n{}",
+        errors.join("\n")
+    );
+    let mut broken = log.clone();
+    broken["runs"][0]["results"][0]["level"] = "fatal".into();
+    assert!(!validator.is_valid(&broken), "the schema check is live");
+    let run = &log["runs"][0];
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    assert!(rules.iter().any(|r| r["id"] == "argocd/sync-policy"
+        && r["helpUri"].is_string()
+        && r["defaultConfiguration"]["level"] == "error"));
+    let result = &run["results"][0];
+    let region = &result["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(
+        (region["startLine"].as_u64(), region["startColumn"].as_u64()),
+        (Some(21), Some(5))
+    );
+    assert_eq!(
+        (region["endLine"].as_u64(), region["endColumn"].as_u64()),
+        (Some(21), Some(14))
+    );
+    assert!(result["fixes"][0]["artifactChanges"][0]["replacements"].is_array());
+    assert_eq!(
+        rules[result["ruleIndex"].as_u64().unwrap() as usize]["id"],
+        result["ruleId"]
+    );
+}
+
+#[test]
+fn gitlab_report_has_the_fields_gitlab_reads() {
+    let (_, report) = check(&example(), &["--format", "gitlab"]);
+    snapshot("example.gitlab.json", &report);
+    let issues: Vec<serde_json::Value> = serde_json::from_str(&report).unwrap();
+    assert!(!issues.is_empty());
+    let mut fps = std::collections::HashSet::new();
+    for i in &issues {
+        assert!(i["description"].is_string() && i["check_name"].is_string());
+        assert!(
+            ["info", "minor", "major", "critical", "blocker"]
+                .contains(&i["severity"].as_str().unwrap())
+        );
+        assert!(i["location"]["path"].is_string());
+        assert!(i["location"]["lines"]["begin"].as_u64().unwrap() >= 1);
+        assert!(
+            fps.insert(i["fingerprint"].as_str().unwrap().to_string()),
+            "fingerprints are unique"
+        );
+    }
+}
+
+#[test]
+fn fingerprints_survive_unrelated_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: a\nspec:\n  syncPolicy:\n    automated:\n      prune: false\n      selfHeal: true\n";
+    std::fs::write(dir.path().join("app.yaml"), app).unwrap();
+    let fp = |dir: &Path| {
+        let (_, r) = check(dir, &["--format", "gitlab"]);
+        let v: Vec<serde_json::Value> = serde_json::from_str(&r).unwrap();
+        (
+            v[0]["fingerprint"].as_str().unwrap().to_string(),
+            v[0]["location"]["lines"]["begin"].as_u64().unwrap(),
+        )
+    };
+    let before = fp(dir.path());
+    std::fs::write(
+        dir.path().join("app.yaml"),
+        format!(
+            "# a comment\n# another\n{}",
+            app.replace("  name: a\n", "  name: a\n  labels: {team: x}\n")
+        ),
+    )
+    .unwrap();
+    let after = fp(dir.path());
+    assert_ne!(before.1, after.1, "the finding moved");
+    assert_eq!(before.0, after.0, "its fingerprint did not change");
+}
+
+#[test]
+fn github_commands_escape_properties_and_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a,b:c.yaml"), "x: [1, 2\n").unwrap();
+    let (_, out) = check(dir.path(), &["--format", "github"]);
+    let line = out.lines().next().unwrap();
+    assert!(
+        line.starts_with(
+            "::error file=a%2Cb%3Ac.yaml,line=1,endLine=1,col=4,endColumn=4,title=yaml/syntax::"
+        ),
+        "{line}"
+    );
+    assert!(!line[2..].contains("::error"), "one command per line");
+    let (_, ex) = check(&example(), &["--format", "github"]);
+    snapshot("example.github.txt", &ex);
+    for l in ex.lines() {
+        assert!(
+            l.starts_with("::error ") || l.starts_with("::warning ") || l.starts_with("::notice "),
+            "{l}"
+        );
+        let message = &l[l.find("::").map(|i| i + 2).unwrap()..];
+        let message = &message[message.find("::").unwrap() + 2..];
+        assert!(!message.contains('\n') && !message.contains('\r'));
+    }
+}
+
+#[test]
+fn junit_is_well_formed() {
+    let (_, xml) = check(&example(), &["--format", "junit"]);
+    snapshot("example.junit.xml", &normalise(&xml));
+    assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites"));
+    for tag in ["testsuites", "testsuite", "testcase"] {
+        let open =
+            xml.matches(&format!("<{tag} ")).count() + xml.matches(&format!("<{tag}>")).count();
+        let close = xml.matches(&format!("</{tag}>")).count()
+            + xml.matches("/>").count() * usize::from(tag == "testcase");
+        assert_eq!(open, close, "<{tag}> is balanced");
+    }
+    assert!(xml.contains("<failure message=\"Application `citation-web-prod` syncs automatically with no `selfHeal`\" type=\"argocd/sync-policy\">"));
+}
+
+#[test]
+fn several_outputs_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let sarif = dir.path().join("out.sarif");
+    let gl = dir.path().join("gl.json");
+    let (code, text) = check(
+        &example(),
+        &[
+            "--output",
+            &format!("sarif={}", sarif.display()),
+            "--output",
+            &format!("gitlab={}", gl.display()),
+        ],
+    );
+    assert_eq!(code, Some(1));
+    assert!(
+        text.contains("argocd/sync-policy"),
+        "text still goes to stdout"
+    );
+    assert!(
+        std::fs::read_to_string(&sarif)
+            .unwrap()
+            .contains("\"version\": \"2.1.0\"")
+    );
+    assert!(std::fs::read_to_string(&gl).unwrap().contains("check_name"));
+    let o = bin()
+        .args(["check", "--output", "xml=x"])
+        .current_dir(example())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
+
+const BAD: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: NAME\nspec:\n  syncPolicy:\n    automated:\n      prune: false\n      selfHeal: true\n";
+
+#[test]
+fn baseline_reports_only_new_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.yaml"), BAD.replace("NAME", "a")).unwrap();
+    let o = bin()
+        .args(["baseline"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    std::fs::write(dir.path().join("baseline.json"), &o.stdout).unwrap();
+    assert_eq!(
+        check(dir.path(), &["--baseline", "baseline.json"]).0,
+        Some(0)
+    );
+    std::fs::write(dir.path().join("b.yaml"), BAD.replace("NAME", "b")).unwrap();
+    let (code, json) = check(
+        dir.path(),
+        &["--baseline", "baseline.json", "--format", "json"],
+    );
+    assert_eq!(code, Some(1));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let files: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["b.yaml"]);
+    assert_eq!(v["summary"]["errors"], 1);
+}
+
+#[test]
+fn new_since_reports_exactly_what_the_last_commit_added() {
+    let dir = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    git(&["init", "-q"]);
+    git(&["config", "user.email", "t@example.com"]);
+    git(&["config", "user.name", "t"]);
+    std::fs::write(dir.path().join("a.yaml"), BAD.replace("NAME", "a")).unwrap();
+    git(&["add", "."]);
+    git(&["commit", "-qm", "one violation"]);
+    // The new commit moves the old finding down and adds one new violation.
+    std::fs::write(
+        dir.path().join("a.yaml"),
+        format!("# moved down\n{}", BAD.replace("NAME", "a")),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("b.yaml"), BAD.replace("NAME", "b")).unwrap();
+    git(&["add", "."]);
+    git(&["commit", "-qm", "add one violation"]);
+    let (code, json) = check(dir.path(), &["--new-since", "HEAD~1", "--format", "json"]);
+    assert_eq!(code, Some(1));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let found: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(found, ["b.yaml"]);
+    let listed = Command::new("git")
+        .args(["worktree", "list"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&listed.stdout).lines().count(),
+        1,
+        "the temporary worktree is removed"
+    );
+    assert_eq!(
+        check(dir.path(), &["--new-since", "no-such-rev"]).0,
+        Some(2)
+    );
+}
