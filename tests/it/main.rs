@@ -3,4 +3,5 @@
 mod cli;
 mod fixtures;
 mod formats;
+mod integrations;
 mod registry;
