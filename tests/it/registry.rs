@@ -165,3 +165,49 @@ fn config_errors_point_at_the_line_with_a_suggestion() {
     .unwrap();
     assert_eq!(ok.level("argocd/sync-policy"), Some(config::Level::Off));
 }
+
+/// `docs/rules/` is generated from the registry (what `gitops-lint explain` prints), and SARIF
+/// `helpUri`s point at it. `UPDATE_GENERATED=1 cargo test` rewrites it.
+#[test]
+fn generated_rule_docs_are_up_to_date() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/rules");
+    let header = "<!-- generated from the rule registry by `cargo test` (UPDATE_GENERATED=1); do not edit -->\n\n";
+    let mut expected: Vec<(std::path::PathBuf, String)> = Vec::new();
+    let mut index = format!(
+        "{header}# Rules\n\n| rule | default severity | fixable | summary |\n|---|---|---|---|\n"
+    );
+    for m in rules::all_meta() {
+        expected.push((
+            root.join(format!("{}.md", m.id)),
+            format!("{header}{}", gitops_lint::report::rules::explain(m)),
+        ));
+        index.push_str(&format!(
+            "| [`{}`]({}.md) | {} | {} | {} |\n",
+            m.id,
+            m.id,
+            m.default_severity.as_str(),
+            if m.fix == rules::FixAvailability::None {
+                "no"
+            } else {
+                "yes"
+            },
+            m.summary.replace('|', "\\|")
+        ));
+    }
+    expected.push((root.join("README.md"), index));
+    let update = std::env::var_os("UPDATE_GENERATED").is_some();
+    let mut stale = Vec::new();
+    for (path, text) in &expected {
+        if update {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        } else if std::fs::read_to_string(path).ok().as_deref() != Some(text.as_str()) {
+            stale.push(path.display().to_string());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "generated docs are stale; run `UPDATE_GENERATED=1 cargo test` and commit:\n{}",
+        stale.join("\n")
+    );
+}
