@@ -31,6 +31,8 @@ pub struct Options {
     pub jobs: Option<usize>,
     /// Walk, read and parse only, without running rules: the benchmark's floor.
     pub parse_only: bool,
+    /// Texts to use instead of the files on disk, by root-relative path (`--fix` passes).
+    pub overlay: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Debug)]
@@ -196,7 +198,7 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
         .map_err(|(p, e)| Error::Usage(format!("invalid glob `{p}`: {e}")))?;
 
     let (found, problems) = walk::discover(&root, &filter);
-    let project = load_project(root, found, problems);
+    let project = load_project(root, found, problems, &opts.overlay);
     let mut report = if opts.parse_only {
         let (project, _) = project;
         Report {
@@ -234,6 +236,7 @@ fn load_project(
     root: PathBuf,
     found: Vec<walk::Found>,
     problems: Vec<walk::WalkProblem>,
+    overlay: &std::collections::BTreeMap<String, String>,
 ) -> (Project, Vec<(&'static str, Finding)>) {
     let mut entries: Vec<(String, PathBuf, Option<String>)> =
         found.into_iter().map(|f| (f.rel, f.abs, None)).collect();
@@ -246,7 +249,10 @@ fn load_project(
         .enumerate()
         .map(|(i, (rel, abs, problem))| {
             let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
-            load_file(id, rel, abs, problem)
+            match overlay.get(&rel) {
+                Some(text) => parse_file(id, rel, abs, text.clone()),
+                None => load_file(id, rel, abs, problem),
+            }
         })
         .collect();
 

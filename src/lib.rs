@@ -9,6 +9,7 @@ pub mod config;
 pub mod diagnostic;
 pub mod engine;
 pub mod fix;
+pub mod fixer;
 pub mod model;
 pub mod project;
 pub mod report;

@@ -84,9 +84,16 @@ struct CheckArgs {
     /// Report only findings that are not present at this git revision (e.g. `origin/main`).
     #[arg(long, value_name = "REV")]
     new_since: Option<String>,
-    /// Print every available fix as one unified diff (for `git apply`) instead of findings.
+    /// Print every available fix as one unified diff (for `git apply`) instead of findings;
+    /// with `--fix`, print what the fixes would change and write nothing.
     #[arg(long)]
     diff: bool,
+    /// Apply safe fixes, re-check, and repeat until nothing changes; report what remains.
+    #[arg(long)]
+    fix: bool,
+    /// With `--fix`, also apply unsafe fixes (review them).
+    #[arg(long, requires = "fix")]
+    unsafe_fixes: bool,
     /// Worker threads (default: one per core).
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<usize>,
@@ -241,6 +248,11 @@ fn init(force: bool) -> ExitCode {
     }
 }
 
+/// An empty report, to move the real one out of a fix outcome.
+fn placeholder_report() -> engine::Report {
+    engine::check_texts(&[], gitops_lint::config::Config::default())
+}
+
 fn fatal(e: &Error, color: bool) -> ExitCode {
     match e {
         Error::Config(e) => eprint!("{}", report::text::render_config_error(e, color)),
@@ -256,9 +268,24 @@ fn check(args: &CheckArgs) -> ExitCode {
         exclude: args.exclude.clone(),
         jobs: args.jobs,
         parse_only: args.parse_only,
+        ..Options::default()
     };
     let stderr_color = use_color(args.color, std::io::stderr().is_terminal());
-    let mut report = match engine::run(&opts) {
+    let mut fix_outcome = None;
+    let run = if args.fix {
+        let fo = gitops_lint::fixer::FixOptions {
+            unsafe_fixes: args.unsafe_fixes,
+            write: !args.diff,
+        };
+        gitops_lint::fixer::run(&opts, fo).map(|mut o| {
+            let report = std::mem::replace(&mut o.report, placeholder_report());
+            fix_outcome = Some(o);
+            report
+        })
+    } else {
+        engine::run(&opts)
+    };
+    let mut report = match run {
         Ok(r) => r,
         Err(e) => return fatal(&e, stderr_color),
     };
@@ -290,16 +317,31 @@ fn check(args: &CheckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let text = if args.diff {
-        report::diff::render(&report.diagnostics, &report.project.sources)
-    } else {
-        render(
+    let text = match (&fix_outcome, args.diff) {
+        (Some(o), true) => gitops_lint::fixer::diff(o),
+        (None, true) => report::diff::render(&report.diagnostics, &report.project.sources),
+        _ => render(
             args.format,
             &report,
             use_color(args.color, std::io::stdout().is_terminal()),
-        )
+        ),
     };
     out(&text);
+    if let Some(o) = &fix_outcome {
+        for (path, reason) in &o.skipped {
+            eprintln!("warning: {path}: {reason}");
+        }
+        if !args.diff {
+            let files = o.changed.len() - o.skipped.len();
+            eprintln!(
+                "fixed {} finding{} in {} file{}",
+                o.fixed,
+                if o.fixed == 1 { "" } else { "s" },
+                files,
+                if files == 1 { "" } else { "s" }
+            );
+        }
+    }
     let threshold = match args.fail_on {
         FailOn::Error => Some(Severity::Error),
         FailOn::Warning => Some(Severity::Warning),

@@ -32,6 +32,13 @@ internal_rule!(
     "io_unreadable.md"
 );
 internal_rule!(
+    LintFixFailed,
+    "lint/fix-failed",
+    Severity::Warning,
+    "a fix could not be applied safely, so the finding it was for remains",
+    "lint_fix_failed.md"
+);
+internal_rule!(
     LintUnusedSuppression,
     "lint/unused-suppression",
     Severity::Warning,

@@ -71,6 +71,7 @@ pub trait Rule: Send + Sync {
 pub static BUILTIN: &[&dyn Rule] = &[
     &argocd::sync_policy::SyncPolicy,
     &internal::IoUnreadable,
+    &internal::LintFixFailed,
     &internal::LintUnusedSuppression,
     &internal::YamlDuplicateKey,
     &internal::YamlResourceLimit,

@@ -1,6 +1,7 @@
 //! One integration-test binary (fast linking): fixtures, registry, CLI.
 
 mod cli;
+mod fix;
 mod fixtures;
 mod formats;
 mod integrations;
