@@ -250,6 +250,9 @@ pub struct GithubStep<'a> {
     pub with: Option<&'a Node>,
     /// Environment: workflow, job, then step `env:` (later wins).
     pub env: BTreeMap<String, &'a Node>,
+    /// Where a `run:` step starts: its `working-directory`, else the job's or the
+    /// workflow's `defaults.run.working-directory`.
+    pub working_directory: Option<&'a str>,
 }
 
 /// A GitHub Actions job.
@@ -279,6 +282,7 @@ pub fn github_jobs(root: &Node) -> Vec<GithubJob<'_>> {
     let mut out = Vec::new();
     let mut wf_env = BTreeMap::new();
     add_env(root.get("env"), &mut wf_env);
+    let wf_dir = default_dir(root);
     let Some(jobs) = root.get("jobs") else {
         return out;
     };
@@ -288,6 +292,7 @@ pub fn github_jobs(root: &Node) -> Vec<GithubJob<'_>> {
         };
         let mut job_env = wf_env.clone();
         add_env(e.value.get("env"), &mut job_env);
+        let job_dir = default_dir(&e.value).or(wf_dir);
         let steps = e
             .value
             .get("steps")
@@ -302,6 +307,7 @@ pub fn github_jobs(root: &Node) -> Vec<GithubJob<'_>> {
                     uses: s.get("uses"),
                     with: s.get("with"),
                     env,
+                    working_directory: s.get_str("working-directory").or(job_dir),
                 }
             })
             .collect();
@@ -329,4 +335,9 @@ pub fn variable_value(node: &Node) -> Option<&Node> {
         return Some(node);
     }
     node.get("value").filter(|v| v.as_scalar().is_some())
+}
+
+fn default_dir(n: &Node) -> Option<&str> {
+    n.path(&["defaults", "run", "working-directory"])
+        .and_then(Node::as_str)
 }

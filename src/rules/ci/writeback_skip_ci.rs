@@ -185,6 +185,8 @@ fn github<'p>(env: &Env<'p>, doc: &'p Document) -> Vec<Finding> {
                 a.vars.insert(k.clone(), Var::Env(v));
             }
             if let Some(run) = step.run.filter(|r| r.as_scalar().is_some()) {
+                // Each step runs in a new shell, in the workspace or its working directory.
+                a.cwd = step.working_directory.map(str::to_string);
                 a.script(run);
             } else if step.uses.is_some() {
                 a.uses(step);
