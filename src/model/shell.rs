@@ -910,8 +910,7 @@ fn data_message(w: &Word) -> Option<Message> {
     if t.starts_with('@') {
         return Some(Message::Unknown("the request body is read from a file"));
     }
-    if let Some(rest) = t.strip_prefix("commit_message=") {
-        let _ = rest;
+    if t.starts_with("commit_message=") {
         return Some(Message::Words(vec![
             w.slice("commit_message=".len()..t.len()),
         ]));

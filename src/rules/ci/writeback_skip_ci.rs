@@ -228,7 +228,10 @@ enum Cred {
 #[derive(Clone, Debug, PartialEq)]
 enum Target {
     This,
+    /// Another repository, by URL.
     Other(String),
+    /// Another GitLab project, by id or path (Commits API).
+    Project(String),
 }
 
 struct ClonedRepo {
@@ -410,8 +413,8 @@ impl<'e, 'a> Analysis<'e, 'a> {
                             .nth(1)
                             .and_then(|r| r.split('/').next())
                             .filter(|p| !p.is_empty())
-                            .map(|p| format!("project {p}"));
-                        Target::Other(project.unwrap_or_else(|| display_url(&url)))
+                            .map(str::to_string);
+                        project.map_or_else(|| Target::Other(display_url(&url)), Target::Project)
                     };
                     let message = match message {
                         Message::Words(words) => MsgSrc::Shell { node, words },
@@ -568,7 +571,7 @@ impl<'e, 'a> Analysis<'e, 'a> {
 
     fn findings(&self) -> Vec<Finding> {
         let mut out = Vec::new();
-        let mut verified_before = false;
+        let mut seen_commit = false;
         for (i, ev) in self.events.iter().enumerate() {
             let (src, target, push) = match &ev.kind {
                 Kind::Commit(src) => {
@@ -603,11 +606,11 @@ impl<'e, 'a> Analysis<'e, 'a> {
             };
             let verdict = self.judge(src);
             if let Verdict::Unknown(r) = &verdict {
-                if r.starts_with("`--amend --no-edit`") && verified_before {
+                if r.starts_with("`--amend --no-edit`") && seen_commit {
                     continue;
                 }
             }
-            verified_before = true;
+            seen_commit = true;
             if let Some(f) = self.finding(ev, src, target, push, &verdict) {
                 out.push(f);
             }
@@ -693,10 +696,10 @@ impl<'e, 'a> Analysis<'e, 'a> {
         push: Option<&Event<'a>>,
         verdict: &Verdict,
     ) -> Option<Finding> {
-        let (ci, run) = if self.github {
-            ("workflows", "workflow run")
+        let run = if self.github {
+            "workflow run"
         } else {
-            ("CI", "pipeline")
+            "pipeline"
         };
         let job = &self.job;
         let what = if push.is_some() {
@@ -708,12 +711,29 @@ impl<'e, 'a> Analysis<'e, 'a> {
             Target::This => "to this repository".to_string(),
             Target::Other(u) if u.is_empty() => "to another repository".to_string(),
             Target::Other(u) => format!("to another repository (`{u}`)"),
+            Target::Project(p) => format!("to another GitLab project (`{p}`)"),
         };
         let consequence = match target {
             Target::This => {
                 format!("the commit starts a new {run}, which writes back again, in a loop")
             }
-            Target::Other(_) => format!("the commit starts a {run} there that nobody asked for"),
+            Target::Other(_) | Target::Project(_) => {
+                format!("the commit starts a {run} there that nobody asked for")
+            }
+        };
+        let github_token = push.is_some_and(|p| {
+            matches!(
+                p.kind,
+                Kind::Push {
+                    cred: Cred::GithubToken,
+                    ..
+                }
+            )
+        });
+        let consequence = if self.github && github_token {
+            "the push uses the default `GITHUB_TOKEN`, which starts no workflow today, but `require_skip_ci: always` asks every write-back to say so".to_string()
+        } else {
+            consequence
         };
         let span = self.span_of(ev);
         let mut f = match verdict {
@@ -743,7 +763,6 @@ impl<'e, 'a> Analysis<'e, 'a> {
         } else {
             "Add `[skip ci]` to the commit message, or push with `-o ci.skip`, so the write-back does not start a pipeline."
         };
-        let _ = ci;
         Some(f.with_help(help))
     }
 
