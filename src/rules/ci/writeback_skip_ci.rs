@@ -351,12 +351,18 @@ impl<'e, 'a> Analysis<'e, 'a> {
                     );
                 }
                 Action::Cd(dir) => {
-                    self.cwd = dir.map(|d| self.expand(&d).text);
+                    self.cwd = match dir {
+                        Some(d) => {
+                            let d = self.expand(&d).text;
+                            (d != "-").then(|| join_dir(self.cwd.as_deref(), &d))
+                        }
+                        None => None,
+                    };
                 }
                 Action::Clone { url, dir } => {
                     let url = self.expand(&url).text;
                     let dir = match dir {
-                        Some(d) => self.expand(&d).text,
+                        Some(d) => join_dir(self.cwd.as_deref(), &self.expand(&d).text),
                         None => url
                             .trim_end_matches('/')
                             .rsplit(['/', ':'])
@@ -364,6 +370,11 @@ impl<'e, 'a> Analysis<'e, 'a> {
                             .unwrap_or("")
                             .trim_end_matches(".git")
                             .to_string(),
+                    };
+                    let dir = if dir.starts_with('/') {
+                        dir
+                    } else {
+                        join_dir(self.cwd.as_deref(), &dir)
                     };
                     let cred = url_cred(&url);
                     self.clones.push(ClonedRepo { dir, url, cred });
@@ -384,7 +395,10 @@ impl<'e, 'a> Analysis<'e, 'a> {
                     });
                 }
                 Action::Push(p) => {
-                    let dir = p.dir.as_ref().map(|d| self.expand(d).text);
+                    let dir = p
+                        .dir
+                        .as_ref()
+                        .map(|d| join_dir(self.cwd.as_deref(), &self.expand(d).text));
                     let (target, cred) = self.push_target(p.target.as_ref(), dir);
                     self.events.push(Event {
                         kind: Kind::Push {
@@ -955,6 +969,34 @@ fn display_url(url: &str) -> String {
     out
 }
 
+/// `dir` resolved against `cwd` (when relative), with `.` and `..` folded.
+fn join_dir(cwd: Option<&str>, dir: &str) -> String {
+    let joined = match cwd {
+        Some(c) if !dir.starts_with('/') && !c.is_empty() => format!("{c}/{dir}"),
+        _ => dir.to_string(),
+    };
+    let mut parts: Vec<&str> = Vec::new();
+    for p in joined.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|l| *l != "..") {
+                    parts.pop();
+                } else {
+                    parts.push("..");
+                }
+            }
+            _ => parts.push(p),
+        }
+    }
+    let body = parts.join("/");
+    if joined.starts_with('/') {
+        format!("/{body}")
+    } else {
+        body
+    }
+}
+
 fn clean_dir(d: &str) -> String {
     d.trim_start_matches("./").trim_end_matches('/').to_string()
 }
@@ -1072,6 +1114,20 @@ mod tests {
                 .contains("another repository (`https://gitlab.example.com/platform/gitops.git`)"),
             "{}",
             ds[0].message
+        );
+        // `cd` is followed through relative paths and `..`.
+        let src2 = "b:\n  script:\n    - cd /tmp && git clone https://h.example/g/gitops.git\n    - cd gitops\n    - cd apps/../apps\n    - git commit -m x\n    - git push\n    - cd ../..\n    - git commit -m y\n    - git push\n";
+        let ds = lint_with(".gitlab-ci.yml", src2, Config::default());
+        assert_eq!(ds.len(), 2);
+        assert!(
+            ds[0].message.contains("another repository"),
+            "{}",
+            ds[0].message
+        );
+        assert!(
+            ds[1].message.contains("this repository"),
+            "{}",
+            ds[1].message
         );
         // The repository's own URL (from `repo_urls`) is this repository: a loop.
         let config = Config {
