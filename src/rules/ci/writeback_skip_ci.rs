@@ -180,7 +180,8 @@ fn github<'p>(env: &Env<'p>, doc: &'p Document) -> Vec<Finding> {
     for job in ci::github_jobs(&doc.root) {
         let mut a = Analysis::new(env, true, &job.name, job.key);
         for step in &job.steps {
-            a.vars.retain(|_, v| !matches!(v, Var::Env(_)));
+            // Each step is a new shell: only its environment carries over.
+            a.vars.clear();
             for (k, v) in &step.env {
                 a.vars.insert(k.clone(), Var::Env(v));
             }
@@ -331,6 +332,16 @@ impl<'e, 'a> Analysis<'e, 'a> {
         shell::expand(w, &|n| self.lookup(n, 0))
     }
 
+    /// Expands known variables and keeps unknown ones as `${NAME}`: for URLs and paths,
+    /// where `${CI_PROJECT_PATH}` still says which repository it is.
+    fn expand_keep(&self, w: &Word) -> String {
+        shell::expand(w, &|n| {
+            self.lookup(n, 0)
+                .or_else(|| (!n.is_empty()).then(|| format!("${{{n}}}")))
+        })
+        .text
+    }
+
     fn script(&mut self, node: &'a Node) {
         let Some(text) = node.scalar_text() else {
             return;
@@ -353,16 +364,16 @@ impl<'e, 'a> Analysis<'e, 'a> {
                 Action::Cd(dir) => {
                     self.cwd = match dir {
                         Some(d) => {
-                            let d = self.expand(&d).text;
+                            let d = self.expand_keep(&d);
                             (d != "-").then(|| join_dir(self.cwd.as_deref(), &d))
                         }
                         None => None,
                     };
                 }
                 Action::Clone { url, dir } => {
-                    let url = self.expand(&url).text;
+                    let url = self.expand_keep(&url);
                     let dir = match dir {
-                        Some(d) => join_dir(self.cwd.as_deref(), &self.expand(&d).text),
+                        Some(d) => join_dir(self.cwd.as_deref(), &self.expand_keep(&d)),
                         None => url
                             .trim_end_matches('/')
                             .rsplit(['/', ':'])
@@ -380,7 +391,7 @@ impl<'e, 'a> Analysis<'e, 'a> {
                     self.clones.push(ClonedRepo { dir, url, cred });
                 }
                 Action::RemoteUrl { name, url } => {
-                    let url = self.expand(&url).text;
+                    let url = self.expand_keep(&url);
                     self.remotes.insert(name, url);
                 }
                 Action::Commit(c) => {
@@ -398,7 +409,7 @@ impl<'e, 'a> Analysis<'e, 'a> {
                     let dir = p
                         .dir
                         .as_ref()
-                        .map(|d| join_dir(self.cwd.as_deref(), &self.expand(d).text));
+                        .map(|d| join_dir(self.cwd.as_deref(), &self.expand_keep(d)));
                     let (target, cred) = self.push_target(p.target.as_ref(), dir);
                     self.events.push(Event {
                         kind: Kind::Push {
@@ -414,7 +425,7 @@ impl<'e, 'a> Analysis<'e, 'a> {
                 Action::ReviewRequest => self.review = true,
                 Action::ApiCommit { url, message } => {
                     let raw = url.text.clone();
-                    let url = self.expand(&url).text;
+                    let url = self.expand_keep(&url);
                     let this = ["CI_PROJECT_ID", "CI_PROJECT_PATH", ":id"]
                         .iter()
                         .any(|v| raw.contains(v));
@@ -457,7 +468,7 @@ impl<'e, 'a> Analysis<'e, 'a> {
         });
         let name = match target {
             Some(t) => {
-                let x = self.expand(t).text;
+                let x = self.expand_keep(t);
                 if looks_like_url(&x) || looks_like_url(&t.text) {
                     let raw = &t.text;
                     let cred = url_cred(&x).unwrap_or_else(|| self.checkout.clone());
@@ -678,15 +689,15 @@ impl<'e, 'a> Analysis<'e, 'a> {
         }
         if subst || !undefined.is_empty() {
             let blank = known.trim().is_empty();
-            let message_like = undefined.iter().any(|u| {
+            let message_like = undefined.iter().find(|u| {
                 let up = u.to_ascii_uppercase();
                 !up.starts_with("CI_")
                     && ["MSG", "MESSAGE", "TITLE", "SUBJECT"]
                         .iter()
                         .any(|k| up.contains(k))
             });
-            if blank || message_like {
-                let what = undefined.first().map_or_else(
+            if blank || message_like.is_some() {
+                let what = message_like.or(undefined.first()).map_or_else(
                     || "a command substitution".to_string(),
                     |u| {
                         if u.starts_with("${{") {
@@ -1128,6 +1139,23 @@ mod tests {
             ds[1].message.contains("this repository"),
             "{}",
             ds[1].message
+        );
+        // A remote URL built from predefined variables still names this repository.
+        let src3 = "b:\n  script:\n    - git remote set-url origin \"https://oauth2:${TOKEN}@${CI_SERVER_HOST}/${CI_PROJECT_PATH}.git\"\n    - git commit -m x\n    - git push origin HEAD:main\n";
+        let ds = lint_with(".gitlab-ci.yml", src3, Config::default());
+        assert!(
+            ds[0].message.contains("this repository"),
+            "{}",
+            ds[0].message
+        );
+        let src4 = "b:\n  script:\n    - git clone \"https://oauth2:${TOKEN}@${GITOPS_HOST}/platform/gitops.git\"\n    - cd gitops && git commit -m x && git push\n";
+        let ds = lint_with(".gitlab-ci.yml", src4, Config::default());
+        assert!(
+            ds[0]
+                .message
+                .contains("(`https://${GITOPS_HOST}/platform/gitops.git`)"),
+            "{}",
+            ds[0].message
         );
         // The repository's own URL (from `repo_urls`) is this repository: a loop.
         let config = Config {
