@@ -1,6 +1,8 @@
 //! Documents classified by what they are to Argo CD, Helm, kustomize or CI.
 
 pub mod argocd;
+pub mod ci;
+pub mod shell;
 
 use crate::source::{FileId, Span};
 use crate::yaml::Node;

@@ -2,6 +2,7 @@
 //! returns findings; the engine stamps ids and severities and applies suppressions.
 
 pub mod argocd;
+pub mod ci;
 pub mod internal;
 
 use crate::config::{Config, OptionKind};
@@ -70,6 +71,7 @@ pub trait Rule: Send + Sync {
 /// Every built-in rule, sorted by id (a test keeps it sorted).
 pub static BUILTIN: &[&dyn Rule] = &[
     &argocd::sync_policy::SyncPolicy,
+    &ci::writeback_skip_ci::WritebackSkipCi,
     &internal::IoUnreadable,
     &internal::LintFixFailed,
     &internal::LintUnusedSuppression,

@@ -296,6 +296,20 @@ fn the_example_repository_shows_the_rules() {
         .collect();
     assert!(rules.contains(&"argocd/sync-policy"), "{rules:?}");
     assert!(v["summary"]["suppressed"].as_u64().unwrap() >= 1);
+    // The failing write-back job is reported, the fixed one is not.
+    let writebacks: Vec<&serde_json::Value> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "ci/writeback-skip-ci")
+        .collect();
+    assert_eq!(writebacks.len(), 1, "{writebacks:?}");
+    let d = writebacks[0];
+    assert_eq!(d["file"], ".gitlab-ci.yml");
+    let message = d["message"].as_str().unwrap();
+    assert!(message.contains("`update-gitops:dev`"), "{message}");
+    assert!(message.contains("to this repository"), "{message}");
+    assert_eq!(d["fix"]["applicability"], "safe");
 }
 
 #[cfg(unix)]

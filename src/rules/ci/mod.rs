@@ -1,0 +1,3 @@
+//! Rules about CI definitions (GitLab CI, GitHub Actions) that drive a GitOps repository.
+
+pub mod writeback_skip_ci;
