@@ -132,7 +132,12 @@ fn sarif_validates_against_the_official_schema() {
     assert!(rules.iter().any(|r| r["id"] == "argocd/sync-policy"
         && r["helpUri"].is_string()
         && r["defaultConfiguration"]["level"] == "error"));
-    let result = &run["results"][0];
+    let result = run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "argocd/sync-policy")
+        .unwrap();
     let region = &result["locations"][0]["physicalLocation"]["region"];
     assert_eq!(
         (region["startLine"].as_u64(), region["startColumn"].as_u64()),
