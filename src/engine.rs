@@ -33,6 +33,26 @@ pub struct Options {
     pub parse_only: bool,
     /// Texts to use instead of the files on disk, by root-relative path (`--fix` passes).
     pub overlay: std::collections::BTreeMap<String, String>,
+    /// Rego policies (conftest style).
+    pub policy: PolicyArgs,
+}
+
+/// conftest-compatible policy options of `check`.
+#[derive(Clone, Debug, Default)]
+pub struct PolicyArgs {
+    /// `--policy DIR` (repeatable), added to the config's `policies:`.
+    pub paths: Vec<PathBuf>,
+    /// `--namespace` (repeatable, globs); empty means `main`.
+    pub namespaces: Vec<String>,
+    pub all_namespaces: bool,
+    /// `--data DIR`: JSON/YAML files merged under `data`.
+    pub data: Vec<PathBuf>,
+    /// `--combine`: one input, the array of `{path, contents}` of every document.
+    pub combine: bool,
+    /// `--rego-version`; `None` detects it per file.
+    pub rego_version: Option<crate::policy::RegoVersion>,
+    /// Time limit of one rule evaluation (default 2 s).
+    pub timeout: Option<std::time::Duration>,
 }
 
 #[derive(Debug)]
@@ -41,6 +61,8 @@ pub enum Error {
     Usage(String),
     /// Bad configuration: exit 2, rendered with the config file's code frame.
     Config(ConfigError),
+    /// A policy that does not load: exit 2, rendered at the `.rego` line.
+    Policy(crate::policy::PolicyError),
 }
 
 impl std::fmt::Display for Error {
@@ -48,6 +70,7 @@ impl std::fmt::Display for Error {
         match self {
             Error::Usage(m) => f.write_str(m),
             Error::Config(e) => e.fmt(f),
+            Error::Policy(e) => e.fmt(f),
         }
     }
 }
@@ -197,6 +220,11 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
     let filter = Filter::new(&config.include, &exclude)
         .map_err(|(p, e)| Error::Usage(format!("invalid glob `{p}`: {e}")))?;
 
+    let user_policies = if opts.parse_only {
+        None
+    } else {
+        load_user_policies(&opts.policy, &config, &config_path)?
+    };
     let (found, problems) = walk::discover(&root, &filter);
     let project = load_project(root, found, problems, &opts.overlay);
     let mut report = if opts.parse_only {
@@ -208,7 +236,7 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
             summary: Summary::default(),
         }
     } else {
-        check_project(project, config)
+        check_project(project, config, user_policies.as_ref())
     };
 
     if !report_files.is_empty() {
@@ -223,6 +251,46 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
     }
     report.summary = summarize(&report, report.summary.suppressed, started);
     Ok(report)
+}
+
+/// Compiles the user's policies: `--policy` paths and the config's `policies:`.
+fn load_user_policies(
+    args: &PolicyArgs,
+    config: &Config,
+    config_path: &Option<PathBuf>,
+) -> Result<Option<crate::policy::run::UserPolicies>, Error> {
+    use crate::policy::{self, CompileOptions};
+    let mut paths = args.paths.clone();
+    let base = config_path
+        .as_ref()
+        .and_then(|p| p.parent())
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    paths.extend(config.policies.iter().map(|p| base.join(p)));
+    if paths.is_empty() {
+        return Ok(None);
+    }
+    let files = policy::collect_rego_files(&paths).map_err(Error::Policy)?;
+    let data = policy::load_data_dirs(&args.data).map_err(Error::Policy)?;
+    let set = policy::PolicySet::compile(
+        &files,
+        &data,
+        &CompileOptions {
+            rego_version: args.rego_version,
+            timeout: args.timeout.unwrap_or(policy::DEFAULT_TIMEOUT),
+        },
+    )
+    .map_err(Error::Policy)?;
+    Ok(Some(policy::run::UserPolicies {
+        set,
+        namespaces: if args.namespaces.is_empty() {
+            vec!["main".to_string()]
+        } else {
+            args.namespaces.clone()
+        },
+        all_namespaces: args.all_namespaces,
+        combine: args.combine,
+    }))
 }
 
 struct Loaded {
@@ -342,7 +410,11 @@ fn parse_file(id: FileId, rel: String, abs: PathBuf, text: String) -> Loaded {
 }
 
 /// Runs every enabled rule on a loaded project and builds the report (before path filtering).
-fn check_project(loaded: (Project, Vec<(&'static str, Finding)>), config: Config) -> Report {
+fn check_project(
+    loaded: (Project, Vec<(&'static str, Finding)>),
+    config: Config,
+    user_policies: Option<&crate::policy::run::UserPolicies>,
+) -> Report {
     let (project, load_findings) = loaded;
     let enabled: Vec<&dyn Rule> = rules::BUILTIN
         .iter()
@@ -383,6 +455,17 @@ fn check_project(loaded: (Project, Vec<(&'static str, Finding)>), config: Config
         .collect();
     raw.extend(project_findings);
     raw.extend(load_findings);
+    // Rego: the shipped pack and the user's policies.
+    match catch_unwind(AssertUnwindSafe(|| {
+        crate::policy::run::run(&project, &config, user_policies)
+    })) {
+        Ok(found) => raw.extend(found),
+        Err(p) => raw.push(panic_finding(
+            crate::policy::run::EVALUATION_ERROR,
+            Span::default(),
+            &p,
+        )),
+    }
 
     let mut diagnostics: Vec<Diagnostic> = raw
         .into_iter()
@@ -433,13 +516,20 @@ fn panic_finding(
 
 /// Gives a finding its rule id and effective severity; `None` when the rule is off.
 fn stamp(rule: &'static str, f: Finding, config: &Config) -> Option<Diagnostic> {
-    let default = rules::find(rule).map_or(Severity::Error, |m| m.default_severity);
-    let configured = match config.level(rule) {
-        Some(Level::Off) => return None,
-        Some(Level::On(s)) => s,
-        None => default,
+    let severity = match (rules::find(rule), config.level(rule)) {
+        (_, Some(Level::Off)) => return None,
+        // A user policy's result: its own severity (deny → error, warn → warning) unless
+        // configured.
+        (None, Some(Level::On(s))) => s,
+        (None, None) => f.severity.unwrap_or(Severity::Error),
+        (Some(m), level) => {
+            let configured = match level {
+                Some(Level::On(s)) => s,
+                _ => m.default_severity,
+            };
+            f.severity.map_or(configured, |s| s.min(configured))
+        }
     };
-    let severity = f.severity.map_or(configured, |s| s.min(configured));
     Some(Diagnostic {
         rule: rule.to_string(),
         severity,
@@ -493,12 +583,15 @@ fn apply_suppressions(
     for dirs in directives {
         for dir in dirs {
             for sel in dir.selectors.iter().filter(|s| !s.used) {
-                let exists = known.iter().any(|k| sel.matches(k));
+                let exists = known.iter().any(|k| sel.matches(k))
+                    || rules::is_dynamic_policy_id(&sel.pattern);
                 let f = if exists {
-                    let disabled = known
-                        .iter()
-                        .filter(|k| sel.matches(k))
-                        .all(|k| config.level(k) == Some(Level::Off));
+                    let matching: Vec<&&str> = known.iter().filter(|k| sel.matches(k)).collect();
+                    let disabled = if matching.is_empty() {
+                        config.level(&sel.pattern) == Some(Level::Off)
+                    } else {
+                        matching.iter().all(|k| config.level(k) == Some(Level::Off))
+                    };
                     if disabled {
                         continue;
                     }
@@ -578,7 +671,7 @@ pub fn check_texts(files: &[(&str, &str)], config: Config) -> Report {
         findings.extend(l.findings);
     }
     let project = Project::new(PathBuf::from("."), SourceDb::new(sources), docs);
-    let mut report = check_project((project, findings), config);
+    let mut report = check_project((project, findings), config, None);
     report.summary = summarize(&report, report.summary.suppressed, started);
     report
 }

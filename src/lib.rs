@@ -11,6 +11,7 @@ pub mod engine;
 pub mod fix;
 pub mod fixer;
 pub mod model;
+pub mod policy;
 pub mod project;
 pub mod report;
 pub mod rules;

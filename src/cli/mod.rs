@@ -39,6 +39,8 @@ enum Command {
     },
     /// Print a baseline of the current findings (for `check --baseline FILE`).
     Baseline(BaselineArgs),
+    /// Run the `test_*` rules of Rego policies, as `opa test` does (default: the shipped pack).
+    TestPolicies(TestPoliciesArgs),
     /// Write a commented starter `.gitops-lint.yaml` in the current directory.
     Init {
         /// Overwrite an existing configuration.
@@ -57,6 +59,25 @@ struct BaselineArgs {
     /// Skip files matching this glob (repeatable).
     #[arg(long, value_name = "GLOB")]
     exclude: Vec<String>,
+}
+
+#[derive(clap::Args)]
+struct TestPoliciesArgs {
+    /// Folders or `.rego` files holding policies and their tests (default: the shipped pack).
+    paths: Vec<PathBuf>,
+    /// JSON/YAML files merged under `data` (repeatable).
+    #[arg(long, short = 'd', value_name = "DIR")]
+    data: Vec<PathBuf>,
+    /// Rego syntax of the policies (default: detected per file).
+    #[arg(long, value_name = "v0|v1", value_parser = parse_rego_version)]
+    rego_version: Option<gitops_lint::policy::RegoVersion>,
+    /// List passing tests too.
+    #[arg(long, short = 'v')]
+    verbose: bool,
+}
+
+fn parse_rego_version(s: &str) -> Result<gitops_lint::policy::RegoVersion, String> {
+    gitops_lint::policy::RegoVersion::parse(s).ok_or_else(|| "use v0 or v1".to_string())
 }
 
 #[derive(clap::Args)]
@@ -103,6 +124,25 @@ struct CheckArgs {
     /// When to use colours in text output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
+    /// Rego policies to run, conftest style (folder or `.rego` file; repeatable). Added to
+    /// the configuration's `policies:`.
+    #[arg(long, short = 'p', value_name = "DIR", help_heading = "Policies")]
+    policy: Vec<PathBuf>,
+    /// Package(s) whose `deny`/`violation`/`warn` rules run (globs; default `main`).
+    #[arg(long, short = 'n', value_name = "NAMESPACE", help_heading = "Policies")]
+    namespace: Vec<String>,
+    /// Run the rules of every package.
+    #[arg(long, help_heading = "Policies", conflicts_with = "namespace")]
+    all_namespaces: bool,
+    /// JSON/YAML files merged under `data` (repeatable).
+    #[arg(long, short = 'd', value_name = "DIR", help_heading = "Policies")]
+    data: Vec<PathBuf>,
+    /// Give policies one input: the array of `{path, contents}` of every document.
+    #[arg(long, help_heading = "Policies")]
+    combine: bool,
+    /// Rego syntax of the policies (default: detected per file).
+    #[arg(long, value_name = "v0|v1", value_parser = parse_rego_version, help_heading = "Policies")]
+    rego_version: Option<gitops_lint::policy::RegoVersion>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -211,6 +251,7 @@ pub fn run() -> ExitCode {
             }
         },
         Command::Init { force } => init(force),
+        Command::TestPolicies(args) => test_policies(&args),
         Command::Baseline(args) => {
             let opts = Options {
                 paths: args.paths,
@@ -225,6 +266,47 @@ pub fn run() -> ExitCode {
                 }
                 Err(e) => fatal(&e, false),
             }
+        }
+    }
+}
+
+fn test_policies(args: &TestPoliciesArgs) -> ExitCode {
+    use gitops_lint::policy::{self, CompileOptions, RegoVersion, pack, test_runner};
+    let color = std::io::stderr().is_terminal();
+    let (files, rego_version) = if args.paths.is_empty() {
+        (pack::policy_files(true), Some(RegoVersion::V1))
+    } else {
+        match policy::collect_rego_files(&args.paths) {
+            Ok(f) => (f, args.rego_version),
+            Err(e) => {
+                eprint!("{}", report::text::render_policy_error(&e, color));
+                return ExitCode::from(2);
+            }
+        }
+    };
+    let data = match policy::load_data_dirs(&args.data) {
+        Ok(d) => d,
+        Err(e) => {
+            eprint!("{}", report::text::render_policy_error(&e, color));
+            return ExitCode::from(2);
+        }
+    };
+    let opts = CompileOptions {
+        rego_version,
+        ..CompileOptions::default()
+    };
+    match test_runner::run(&files, &data, &opts) {
+        Ok(r) => {
+            out(&r.render(args.verbose));
+            if r.failed() > 0 {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => {
+            eprint!("{}", report::text::render_policy_error(&e, color));
+            ExitCode::from(2)
         }
     }
 }
@@ -256,6 +338,7 @@ fn placeholder_report() -> engine::Report {
 fn fatal(e: &Error, color: bool) -> ExitCode {
     match e {
         Error::Config(e) => eprint!("{}", report::text::render_config_error(e, color)),
+        Error::Policy(e) => eprint!("{}", report::text::render_policy_error(e, color)),
         other => eprintln!("error: {other}"),
     }
     ExitCode::from(2)
@@ -268,6 +351,15 @@ fn check(args: &CheckArgs) -> ExitCode {
         exclude: args.exclude.clone(),
         jobs: args.jobs,
         parse_only: args.parse_only,
+        policy: engine::PolicyArgs {
+            paths: args.policy.clone(),
+            namespaces: args.namespace.clone(),
+            all_namespaces: args.all_namespaces,
+            data: args.data.clone(),
+            combine: args.combine,
+            rego_version: args.rego_version,
+            timeout: None,
+        },
         ..Options::default()
     };
     let stderr_color = use_color(args.color, std::io::stderr().is_terminal());

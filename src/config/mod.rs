@@ -35,6 +35,8 @@ pub struct Config {
     pub exclude: Vec<String>,
     /// URLs under which this repository is known to Argo CD.
     pub repo_urls: Vec<String>,
+    /// Folders or files of Rego policies (conftest style), relative to the config file.
+    pub policies: Vec<String>,
     pub rules: BTreeMap<String, RuleConfig>,
 }
 
@@ -95,7 +97,7 @@ pub fn find(root: &Path) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-const TOP_LEVEL: &[&str] = &["include", "exclude", "repo_urls", "rules"];
+const TOP_LEVEL: &[&str] = &["include", "exclude", "policies", "repo_urls", "rules"];
 
 /// Reads and validates a configuration file against the rule registry.
 pub fn load(path: &Path, rules: &[&RuleMeta]) -> Result<Config, ConfigError> {
@@ -175,6 +177,27 @@ pub fn parse(path: &Path, text: &str, rules: &[&RuleMeta]) -> Result<Config, Con
                     )
                 })?
             }
+            "policies" => {
+                config.policies = string_list(&entry.value).map_err(|n| {
+                    err(
+                        span_of(n),
+                        "`policies` must be a list of folders or `.rego` files".into(),
+                        None,
+                    )
+                })?;
+                if let Some(dir) = path.parent() {
+                    for (p, n) in config.policies.iter().zip(entry.value.items()) {
+                        let full = dir.join(p);
+                        if !full.exists() {
+                            return Err(err(
+                                span_of(n),
+                                format!("policy path `{p}` does not exist"),
+                                Some("paths are relative to the configuration file".into()),
+                            ));
+                        }
+                    }
+                }
+            }
             "rules" => {
                 if entry.value.is_null() {
                     continue;
@@ -188,6 +211,25 @@ pub fn parse(path: &Path, text: &str, rules: &[&RuleMeta]) -> Result<Config, Con
                 }
                 for r in entry.value.entries() {
                     let id = r.key.scalar_text().unwrap_or("");
+                    if id.starts_with("policy/") && !rules.iter().any(|m| m.id == id) {
+                        // A user policy's id, only known when the policy runs: a level only.
+                        let s = r.value.scalar_text().filter(|_| !r.value.is_null());
+                        let level = s.and_then(parse_level).ok_or_else(|| {
+                            err(
+                                span_of(&r.value),
+                                format!("`{id}` is a user policy rule: give it a level (off, info, warning, error)"),
+                                None,
+                            )
+                        })?;
+                        config.rules.insert(
+                            id.to_string(),
+                            RuleConfig {
+                                level: Some(level),
+                                options: serde_json::Map::new(),
+                            },
+                        );
+                        continue;
+                    }
                     let Some(meta) = rules.iter().find(|m| m.id == id) else {
                         let known: Vec<&str> = rules.iter().map(|m| m.id).collect();
                         return Err(err(
@@ -346,6 +388,8 @@ pub fn starter(rules: &[&RuleMeta]) -> String {
          exclude: []\n\
          # URLs under which Argo CD knows this repository (default: the git `origin` remote).\n\
          repo_urls: []\n\
+         # Folders of Rego policies (conftest style: `deny`, `warn`, `violation` in package `main`).\n\
+         policies: []\n\
          \n\
          # Per rule: a level (off, info, warning, error), or a mapping with `severity` and options.\n\
          rules:\n",

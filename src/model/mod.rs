@@ -50,6 +50,27 @@ impl DocKind {
             DocKind::Other => "other",
         }
     }
+
+    /// Every kind, for parsing names.
+    pub const ALL: [DocKind; 11] = [
+        DocKind::Application,
+        DocKind::ApplicationSet,
+        DocKind::AppProject,
+        DocKind::K8sObject,
+        DocKind::Kustomization,
+        DocKind::HelmChart,
+        DocKind::HelmValues,
+        DocKind::GitlabCi,
+        DocKind::GithubWorkflow,
+        DocKind::Config,
+        DocKind::Other,
+    ];
+
+    /// The kind named `s` (as [`DocKind::as_str`] writes it).
+    #[must_use]
+    pub fn from_name(s: &str) -> Option<DocKind> {
+        DocKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
 }
 
 /// One YAML document of a file, classified.

@@ -235,29 +235,63 @@ pub fn summary_line(report: &Report) -> String {
 /// Renders a configuration error with a code frame of the config file.
 #[must_use]
 pub fn render_config_error(e: &crate::config::ConfigError, color: bool) -> String {
+    render_file_error(
+        &e.path,
+        &e.text,
+        e.span,
+        &format!(
+            "invalid configuration: {}",
+            e.message.trim_start_matches("invalid configuration: ")
+        ),
+        e.help.as_deref(),
+        &e.to_string(),
+        color,
+    )
+}
+
+/// Renders a policy that does not load with a code frame at its `.rego` line.
+#[must_use]
+pub fn render_policy_error(e: &crate::policy::PolicyError, color: bool) -> String {
+    render_file_error(
+        &e.path,
+        &e.text,
+        e.span,
+        &format!("invalid policy: {}", e.message),
+        e.help.as_deref(),
+        &e.to_string(),
+        color,
+    )
+}
+
+fn render_file_error(
+    path: &std::path::Path,
+    text: &str,
+    span: Option<(usize, usize)>,
+    message: &str,
+    help: Option<&str>,
+    plain: &str,
+    color: bool,
+) -> String {
     let file = SourceFile {
         id: crate::source::FileId(0),
-        path: e.path.display().to_string(),
-        abs: e.path.clone(),
-        lines: crate::source::LineIndex::new(&e.text),
-        text: e.text.clone(),
+        path: path.display().to_string(),
+        abs: path.to_path_buf(),
+        lines: crate::source::LineIndex::new(text),
+        text: text.to_string(),
         unreadable: None,
     };
-    let Some((start, end)) = e.span else {
-        let mut s = format!("error: {e}\n");
-        if let Some(h) = &e.help {
+    let Some((start, end)) = span else {
+        let mut s = format!("error: {plain}\n");
+        if let Some(h) = help {
             s.push_str(&format!("help: {h}\n"));
         }
         return s;
     };
     let adapter = Adapter {
-        message: format!(
-            "invalid configuration: {}",
-            e.message.trim_start_matches("invalid configuration: ")
-        ),
+        message: message.to_string(),
         code: None,
         severity: miette::Severity::Error,
-        help: e.help.clone(),
+        help: help.map(str::to_string),
         source: Named { file: &file },
         labels: vec![LabeledSpan::new_primary_with_span(
             None,
@@ -275,7 +309,7 @@ pub fn render_config_error(e: &crate::config::ConfigError, color: bool) -> Strin
         .with_links(false)
         .without_syntax_highlighting();
     if handler.render_report(&mut out, &adapter).is_err() {
-        out = format!("error: {e}\n");
+        out = format!("error: {plain}\n");
     }
     out
 }

@@ -46,6 +46,13 @@ internal_rule!(
     "lint_unused_suppression.md"
 );
 internal_rule!(
+    PolicyEvaluationError,
+    "policy/evaluation-error",
+    Severity::Error,
+    "a Rego policy rule failed to evaluate (error, time limit, malformed result)",
+    "policy_evaluation_error.md"
+);
+internal_rule!(
     YamlDuplicateKey,
     "yaml/duplicate-key",
     Severity::Error,

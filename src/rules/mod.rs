@@ -75,18 +75,39 @@ pub static BUILTIN: &[&dyn Rule] = &[
     &internal::IoUnreadable,
     &internal::LintFixFailed,
     &internal::LintUnusedSuppression,
+    &internal::PolicyEvaluationError,
     &internal::YamlDuplicateKey,
     &internal::YamlResourceLimit,
     &internal::YamlSyntax,
 ];
 
-/// Metadata of every built-in rule, in registry order.
+/// Metadata of every rule, Rust built-ins and the shipped Rego pack (`rules/`), sorted by id.
 #[must_use]
 pub fn all_meta() -> Vec<&'static RuleMeta> {
-    BUILTIN.iter().map(|r| r.meta()).collect()
+    let mut all: Vec<&'static RuleMeta> = BUILTIN.iter().map(|r| r.meta()).collect();
+    all.extend(crate::policy::pack::get().rules.iter().map(|r| r.meta));
+    all.sort_by_key(|m| m.id);
+    all
 }
 
 #[must_use]
 pub fn find(id: &str) -> Option<&'static RuleMeta> {
-    BUILTIN.iter().map(|r| r.meta()).find(|m| m.id == id)
+    BUILTIN
+        .iter()
+        .map(|r| r.meta())
+        .find(|m| m.id == id)
+        .or_else(|| {
+            crate::policy::pack::get()
+                .rules
+                .iter()
+                .map(|r| r.meta)
+                .find(|m| m.id == id)
+        })
+}
+
+/// Ids of user policies (`policy/<package>/<rule>`, or any id a policy result names) are only
+/// known at run time: configuration and suppressions accept them without checking.
+#[must_use]
+pub fn is_dynamic_policy_id(id: &str) -> bool {
+    id.starts_with("policy/") && find(id).is_none()
 }

@@ -8,6 +8,7 @@
 pub mod edit;
 pub mod locate;
 pub mod node;
+pub mod path;
 pub mod scalar;
 
 use std::collections::HashMap;
@@ -409,10 +410,10 @@ fn resolve_merges(entries: Vec<Entry>) -> Vec<Entry> {
             if let Value::Map(src_entries) = src.value {
                 for mut se in src_entries {
                     let k = se.key.scalar_text().map(str::to_string);
-                    if let Some(k) = k {
-                        if explicit.contains(&k) || !taken.insert(k) {
-                            continue;
-                        }
+                    if let Some(k) = k
+                        && (explicit.contains(&k) || !taken.insert(k))
+                    {
+                        continue;
                     }
                     se.merged = true;
                     out.push(se);

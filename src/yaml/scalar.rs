@@ -27,10 +27,10 @@ pub fn resolve_plain(text: &str) -> Resolved<'_> {
     if let Some(i) = parse_int(text) {
         return Resolved::Int(i);
     }
-    if is_float(text) {
-        if let Ok(f) = text.replace('_', "").parse::<f64>() {
-            return Resolved::Float(f);
-        }
+    if is_float(text)
+        && let Ok(f) = text.replace('_', "").parse::<f64>()
+    {
+        return Resolved::Float(f);
     }
     Resolved::Str(text)
 }

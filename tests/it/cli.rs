@@ -25,8 +25,8 @@ fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/examples/cnp-gitops")
 }
 
-const BAD_APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: shop\nspec:\n  project: shop\n  syncPolicy:\n    automated:\n      prune: false\n";
-const GOOD_APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: ok\nspec:\n  project: shop\n  syncPolicy:\n    automated:\n      prune: true\n      selfHeal: true\n";
+const BAD_APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  project: shop\n  syncPolicy:\n    automated:\n      prune: false\n";
+const GOOD_APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ok,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  project: shop\n  syncPolicy:\n    automated:\n      prune: true\n      selfHeal: true\n";
 
 fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

@@ -14,10 +14,10 @@ fn run(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-const CRLF: &str = "apiVersion: argoproj.io/v1alpha1\r\nkind: Application\r\nmetadata:\r\n  name: crlf\r\nspec:\r\n  project: shop\r\n  syncPolicy:\r\n    automated:\r\n      prune: true\r\n";
-const BOM: &str = "\u{feff}apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: bom\nspec:\n  project: shop\n";
-const PAUSED: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: paused\nspec:\n  syncPolicy:\n    automated:\n      enabled: false\n      prune: true\n      selfHeal: true\n";
-const MULTI: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: a\nspec:\n  syncPolicy:\n    automated: {}\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: b\nspec:\n  syncPolicy:\n    automated:\n      prune: false\n";
+const CRLF: &str = "apiVersion: argoproj.io/v1alpha1\r\nkind: Application\r\nmetadata: {name: crlf,\r\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\r\nspec:\r\n  project: shop\r\n  syncPolicy:\r\n    automated:\r\n      prune: true\r\n";
+const BOM: &str = "\u{feff}apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: bom,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  project: shop\n";
+const PAUSED: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: paused,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  project: shop\n  syncPolicy:\n    automated:\n      enabled: false\n      prune: true\n      selfHeal: true\n";
+const MULTI: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  project: shop\n  syncPolicy:\n    automated: {}\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: b,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  project: shop\n  syncPolicy:\n    automated:\n      prune: false\n";
 
 fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

@@ -105,6 +105,9 @@ fn doc_examples_are_executed() {
             }
             let file = if m.id.starts_with("ci/") {
                 ".gitlab-ci.yml"
+            } else if m.id.starts_with("platform/") {
+                // Platform components live under `platform/` (the rule's default `paths`).
+                "platform/example.yaml"
             } else {
                 "example.yaml"
             };

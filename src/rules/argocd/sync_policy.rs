@@ -172,17 +172,17 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
     let mut edits = Vec::new();
     let mut missing = Vec::new();
     let mut applicability = Applicability::Safe;
-    if let Some(enabled) = automated.get("enabled") {
-        if enabled.as_bool() == Some(false) {
-            problems.push("`enabled: false`".to_string());
-            primary = Some(enabled.span);
-            edits.push(Edit {
-                span: enabled.span,
-                replacement: "true".into(),
-            });
-            // Someone paused automation on purpose: turning it back on needs review.
-            applicability = Applicability::Unsafe;
-        }
+    if let Some(enabled) = automated.get("enabled")
+        && enabled.as_bool() == Some(false)
+    {
+        problems.push("`enabled: false`".to_string());
+        primary = Some(enabled.span);
+        edits.push(Edit {
+            span: enabled.span,
+            replacement: "true".into(),
+        });
+        // Someone paused automation on purpose: turning it back on needs review.
+        applicability = Applicability::Unsafe;
     }
     for key in ["prune", "selfHeal"] {
         match automated.get(key) {

@@ -630,10 +630,11 @@ impl<'e, 'a> Analysis<'e, 'a> {
                 _ => continue,
             };
             let verdict = self.judge(src);
-            if let Verdict::Unknown(r) = &verdict {
-                if r.starts_with("`--amend --no-edit`") && seen_commit {
-                    continue;
-                }
+            if let Verdict::Unknown(r) = &verdict
+                && r.starts_with("`--amend --no-edit`")
+                && seen_commit
+            {
+                continue;
             }
             seen_commit = true;
             if let Some(f) = self.finding(ev, src, target, push, &verdict) {
