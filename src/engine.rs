@@ -227,7 +227,11 @@ fn load_project(
         docs.extend(l.docs);
         findings.extend(l.findings);
     }
-    (Project::new(root, SourceDb::new(files), docs), findings)
+    let git_origin = crate::model::repo::git_origin(&root);
+    let mut project = Project::new(root, SourceDb::new(files), docs);
+    project.git_origin = git_origin;
+    project.on_disk = true;
+    (project, findings)
 }
 
 fn load_file(id: FileId, rel: String, abs: PathBuf, problem: Option<String>) -> Loaded {

@@ -10,7 +10,11 @@ fn bin() -> Command {
 }
 
 fn run(args: &[&str], cwd: &Path) -> Output {
-    bin().args(args).current_dir(cwd).output().expect("run gitops-lint")
+    bin()
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run gitops-lint")
 }
 
 fn stdout(o: &Output) -> String {
@@ -40,23 +44,51 @@ fn exit_codes_follow_fail_on() {
     assert_eq!(run(&["check"], clean.path()).status.code(), Some(0));
     let dirty = repo(&[("app.yaml", BAD_APP)]);
     assert_eq!(run(&["check"], dirty.path()).status.code(), Some(1));
-    assert_eq!(run(&["check", "--fail-on", "never"], dirty.path()).status.code(), Some(0));
-    let cfg = repo(&[("app.yaml", BAD_APP), (".gitops-lint.yaml", "rules:\n  argocd/sync-policy: warning\n")]);
+    assert_eq!(
+        run(&["check", "--fail-on", "never"], dirty.path())
+            .status
+            .code(),
+        Some(0)
+    );
+    let cfg = repo(&[
+        ("app.yaml", BAD_APP),
+        (
+            ".gitops-lint.yaml",
+            "rules:\n  argocd/sync-policy: warning\n",
+        ),
+    ]);
     assert_eq!(run(&["check"], cfg.path()).status.code(), Some(0));
-    assert_eq!(run(&["check", "--fail-on", "warning"], cfg.path()).status.code(), Some(1));
+    assert_eq!(
+        run(&["check", "--fail-on", "warning"], cfg.path())
+            .status
+            .code(),
+        Some(1)
+    );
 }
 
 #[test]
 fn usage_and_config_errors_exit_2_with_a_location() {
-    let dir = repo(&[("app.yaml", GOOD_APP), (".gitops-lint.yaml", "rules:\n  argocd/sync-polcy: error\n")]);
+    let dir = repo(&[
+        ("app.yaml", GOOD_APP),
+        (".gitops-lint.yaml", "rules:\n  argocd/sync-polcy: error\n"),
+    ]);
     let o = run(&["check"], dir.path());
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains(".gitops-lint.yaml:2:3"), "{err}");
     assert!(err.contains("did you mean `argocd/sync-policy`?"), "{err}");
-    assert_eq!(run(&["check", "no/such/path"], dir.path()).status.code(), Some(2));
-    assert_eq!(run(&["check", "--format", "xml"], dir.path()).status.code(), Some(2));
-    assert_eq!(run(&["explain", "argocd/nope"], dir.path()).status.code(), Some(2));
+    assert_eq!(
+        run(&["check", "no/such/path"], dir.path()).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        run(&["check", "--format", "xml"], dir.path()).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        run(&["explain", "argocd/nope"], dir.path()).status.code(),
+        Some(2)
+    );
 }
 
 #[test]
@@ -73,14 +105,36 @@ fn json_output_matches_the_contract() {
     assert_eq!(d["file"], "argocd/shop/prod.yaml");
     assert_eq!(d["range"]["start"]["line"], 9);
     assert_eq!(d["range"]["start"]["column"], 14);
-    assert_eq!(d["range"]["start"]["offset"], BAD_APP.find("false").unwrap());
+    assert_eq!(
+        d["range"]["start"]["offset"],
+        BAD_APP.find("false").unwrap()
+    );
     assert_eq!(d["range"]["end"]["column"], 19);
     assert!(d["labels"].is_array());
     assert!(d["help"].is_string());
     assert_eq!(d["fix"]["applicability"], "safe");
-    assert!(d["fix"]["diff"].as_str().unwrap().starts_with("--- a/argocd/shop/prod.yaml\n+++ b/argocd/shop/prod.yaml\n@@"));
-    let keys: Vec<&str> = v["summary"].as_object().unwrap().keys().map(String::as_str).collect();
-    for k in ["files", "documents", "errors", "warnings", "infos", "suppressed", "fixable", "elapsed_ms"] {
+    assert!(
+        d["fix"]["diff"]
+            .as_str()
+            .unwrap()
+            .starts_with("--- a/argocd/shop/prod.yaml\n+++ b/argocd/shop/prod.yaml\n@@")
+    );
+    let keys: Vec<&str> = v["summary"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    for k in [
+        "files",
+        "documents",
+        "errors",
+        "warnings",
+        "infos",
+        "suppressed",
+        "fixable",
+        "elapsed_ms",
+    ] {
         assert!(keys.contains(&k), "summary lacks {k}");
     }
     assert_eq!(v["summary"]["errors"], 1);
@@ -89,26 +143,58 @@ fn json_output_matches_the_contract() {
 
 #[test]
 fn diff_output_is_accepted_by_git_apply() {
-    let dir = repo(&[("argocd/shop/prod.yaml", BAD_APP), ("argocd/shop/dev.yaml", &BAD_APP.replace("prune: false\n", "prune: true\n").replace("crlf", ""))]);
+    let dir = repo(&[
+        ("argocd/shop/prod.yaml", BAD_APP),
+        (
+            "argocd/shop/dev.yaml",
+            &BAD_APP
+                .replace("prune: false\n", "prune: true\n")
+                .replace("crlf", ""),
+        ),
+    ]);
     let o = run(&["check", "--diff"], dir.path());
     let diff = stdout(&o);
     assert!(diff.contains("+++ b/argocd/shop/prod.yaml"), "{diff}");
     let patch = dir.path().join("fix.patch");
     std::fs::write(&patch, &diff).unwrap();
-    let git = |args: &[&str]| Command::new("git").args(args).current_dir(dir.path()).output().unwrap();
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
     assert!(git(&["init", "-q"]).status.success());
     let applied = git(&["apply", "fix.patch"]);
-    assert!(applied.status.success(), "{}", String::from_utf8_lossy(&applied.stderr));
+    assert!(
+        applied.status.success(),
+        "{}",
+        String::from_utf8_lossy(&applied.stderr)
+    );
     std::fs::remove_file(&patch).unwrap();
-    assert_eq!(run(&["check"], dir.path()).status.code(), Some(0), "{}", stdout(&run(&["check"], dir.path())));
+    assert_eq!(
+        run(&["check"], dir.path()).status.code(),
+        Some(0),
+        "{}",
+        stdout(&run(&["check"], dir.path()))
+    );
 }
 
 #[test]
 fn file_arguments_report_only_those_files() {
-    let dir = repo(&[("a.yaml", BAD_APP), ("b.yaml", BAD_APP), (".gitops-lint.yaml", "")]);
+    let dir = repo(&[
+        ("a.yaml", BAD_APP),
+        ("b.yaml", BAD_APP),
+        (".gitops-lint.yaml", ""),
+    ]);
     let o = run(&["check", "--format", "json", "b.yaml"], dir.path());
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    let files: Vec<&str> = v["diagnostics"].as_array().unwrap().iter().map(|d| d["file"].as_str().unwrap()).collect();
+    let files: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["file"].as_str().unwrap())
+        .collect();
     assert_eq!(files, vec!["b.yaml"]);
     assert_eq!(v["summary"]["files"], 3, "the whole repository is analysed");
 }
@@ -119,8 +205,14 @@ fn text_output_has_code_frames_and_a_summary_without_colour() {
     let out = stdout(&run(&["check"], dir.path()));
     assert!(out.contains("argocd/sync-policy"), "{out}");
     assert!(out.contains("app.yaml:9:14"), "{out}");
-    assert!(out.contains("1 error, 0 warnings, 0 infos in 1 file (1 document)"), "{out}");
-    assert!(!out.contains('\u{1b}'), "no colour when NO_COLOR is set and stdout is not a terminal");
+    assert!(
+        out.contains("1 error, 0 warnings, 0 infos in 1 file (1 document)"),
+        "{out}"
+    );
+    assert!(
+        !out.contains('\u{1b}'),
+        "no colour when NO_COLOR is set and stdout is not a terminal"
+    );
 }
 
 #[test]
@@ -139,25 +231,51 @@ fn jobs_do_not_change_the_output() {
 fn rules_explain_and_init() {
     let dir = repo(&[]);
     let table = stdout(&run(&["rules"], dir.path()));
-    assert!(table.contains("argocd/sync-policy") && table.contains("FIXABLE"), "{table}");
-    let json: serde_json::Value = serde_json::from_str(&stdout(&run(&["rules", "--format", "json"], dir.path()))).unwrap();
-    assert!(json.as_array().unwrap().iter().any(|r| r["id"] == "argocd/sync-policy" && r["fixable"] == true));
+    assert!(
+        table.contains("argocd/sync-policy") && table.contains("FIXABLE"),
+        "{table}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&run(&["rules", "--format", "json"], dir.path()))).unwrap();
+    assert!(
+        json.as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["id"] == "argocd/sync-policy" && r["fixable"] == true)
+    );
     let doc = stdout(&run(&["explain", "argocd/sync-policy"], dir.path()));
     assert!(doc.contains("## Why is this bad?"), "{doc}");
     assert_eq!(run(&["init"], dir.path()).status.code(), Some(0));
-    assert_eq!(run(&["init"], dir.path()).status.code(), Some(2), "init does not overwrite");
-    assert_eq!(run(&["check"], dir.path()).status.code(), Some(0), "the starter config is valid");
+    assert_eq!(
+        run(&["init"], dir.path()).status.code(),
+        Some(2),
+        "init does not overwrite"
+    );
+    assert_eq!(
+        run(&["check"], dir.path()).status.code(),
+        Some(0),
+        "the starter config is valid"
+    );
 }
 
 #[test]
 fn bad_files_are_reported_and_the_run_goes_on() {
-    let dir = repo(&[("a.yaml", BAD_APP), ("broken.yaml", "a: [1, 2\n"), ("dup.yaml", "a: 1\na: 2\n")]);
+    let dir = repo(&[
+        ("a.yaml", BAD_APP),
+        ("broken.yaml", "a: [1, 2\n"),
+        ("dup.yaml", "a: 1\na: 2\n"),
+    ]);
     std::fs::write(dir.path().join("bin.yaml"), b"\x00\x01\x02binary").unwrap();
     std::fs::write(dir.path().join("latin1.yaml"), b"name: caf\xe9\n").unwrap();
     let o = run(&["check", "--format", "json"], dir.path());
     assert_eq!(o.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    let rules: Vec<(&str, &str)> = v["diagnostics"].as_array().unwrap().iter().map(|d| (d["file"].as_str().unwrap(), d["rule"].as_str().unwrap())).collect();
+    let rules: Vec<(&str, &str)> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["file"].as_str().unwrap(), d["rule"].as_str().unwrap()))
+        .collect();
     assert!(rules.contains(&("a.yaml", "argocd/sync-policy")));
     assert!(rules.contains(&("bin.yaml", "io/unreadable")));
     assert!(rules.contains(&("latin1.yaml", "io/unreadable")));
@@ -170,7 +288,23 @@ fn the_example_repository_shows_the_rules() {
     let o = run(&["check", "--format", "json", "."], &example());
     assert_eq!(o.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    let rules: Vec<&str> = v["diagnostics"].as_array().unwrap().iter().map(|d| d["rule"].as_str().unwrap()).collect();
+    let rules: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap())
+        .collect();
     assert!(rules.contains(&"argocd/sync-policy"), "{rules:?}");
+    for rule in [
+        "argocd/app-of-apps-cycle",
+        "argocd/image-tag-none",
+        "argocd/missing-source",
+    ] {
+        assert_eq!(
+            rules.iter().filter(|r| **r == rule).count(),
+            1,
+            "{rule}: {rules:?}"
+        );
+    }
     assert!(v["summary"]["suppressed"].as_u64().unwrap() >= 1);
 }

@@ -67,7 +67,11 @@ fn case_files(case: &Path) -> Vec<(String, String)> {
             if p.is_dir() {
                 stack.push(p);
             } else if p.file_name().is_some_and(|n| n != ".gitops-lint.yaml") {
-                let rel = p.strip_prefix(case).unwrap().to_string_lossy().replace('\\', "/");
+                let rel = p
+                    .strip_prefix(case)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 let bytes = std::fs::read(&p).unwrap();
                 out.push((rel, String::from_utf8_lossy(&bytes).into_owned()));
             }
@@ -79,7 +83,10 @@ fn case_files(case: &Path) -> Vec<(String, String)> {
 
 fn case_config(rule_dir: &Path, case: &Path) -> Config {
     let metas = rules::all_meta();
-    let candidates = [case.join(".gitops-lint.yaml"), rule_dir.join(".gitops-lint.yaml")];
+    let candidates = [
+        case.join(".gitops-lint.yaml"),
+        rule_dir.join(".gitops-lint.yaml"),
+    ];
     for c in candidates {
         if c.is_file() {
             return config::load(&c, &metas).unwrap_or_else(|e| panic!("{e}"));
@@ -89,7 +96,10 @@ fn case_config(rule_dir: &Path, case: &Path) -> Config {
 }
 
 pub fn run_case(files: &[(String, String)], config: Config) -> Report {
-    let refs: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
     engine::check_texts(&refs, config)
 }
 
@@ -113,7 +123,10 @@ fn check_spans(report: &Report, case: &str) {
         let fix_spans = d.fix.iter().flat_map(|f| f.edits.iter().map(|e| e.span));
         for s in spans.chain(fix_spans) {
             let text = &report.project.source(s.file).text;
-            assert!(s.start <= s.end && (s.end as usize) <= text.len(), "{case}: span {s:?} outside its file");
+            assert!(
+                s.start <= s.end && (s.end as usize) <= text.len(),
+                "{case}: span {s:?} outside its file"
+            );
             assert!(
                 text.is_char_boundary(s.start as usize) && text.is_char_boundary(s.end as usize),
                 "{case}: span {s:?} not on UTF-8 boundaries"
@@ -123,7 +136,13 @@ fn check_spans(report: &Report, case: &str) {
 }
 
 /// Applies every fix of `rule` to `path` until nothing changes; returns the final text.
-fn fix_until_stable(files: &[(String, String)], path: &str, rule: &str, config: &Config, case: &str) -> String {
+fn fix_until_stable(
+    files: &[(String, String)],
+    path: &str,
+    rule: &str,
+    config: &Config,
+    case: &str,
+) -> String {
     let mut files = files.to_vec();
     for _ in 0..10 {
         let report = run_case(&files, config.clone());
@@ -153,7 +172,10 @@ fn fix_until_stable(files: &[(String, String)], path: &str, rule: &str, config: 
 
 fn check_case(rule: &str, rule_dir: &Path, case: &Path) -> Result<(), String> {
     let name = case.file_name().unwrap().to_string_lossy().to_string();
-    if name.ends_with(".fixed.yaml") || name.starts_with('.') || (case.is_file() && !name.ends_with(".yaml") && !name.ends_with(".yml")) {
+    if name.ends_with(".fixed.yaml")
+        || name.starts_with('.')
+        || (case.is_file() && !name.ends_with(".yaml") && !name.ends_with(".yml"))
+    {
         return Ok(());
     }
     let label = format!("{rule}/{name}");
@@ -169,7 +191,11 @@ fn check_case(rule: &str, rule_dir: &Path, case: &Path) -> Result<(), String> {
         let own = case.join(".gitops-lint.yaml");
         let opts = engine::Options {
             paths: vec![case.to_path_buf()],
-            config: if own.is_file() { None } else { Some(rule_dir.join(".gitops-lint.yaml")).filter(|p| p.is_file()) },
+            config: if own.is_file() {
+                None
+            } else {
+                Some(rule_dir.join(".gitops-lint.yaml")).filter(|p| p.is_file())
+            },
             ..engine::Options::default()
         };
         engine::run(&opts).map_err(|e| format!("{label}: {e}"))?
@@ -177,7 +203,11 @@ fn check_case(rule: &str, rule_dir: &Path, case: &Path) -> Result<(), String> {
         run_case(&files, config.clone())
     };
     check_spans(&report, &label);
-    let found: Vec<_> = report.diagnostics.iter().filter(|d| d.rule == rule).collect();
+    let found: Vec<_> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule == rule)
+        .collect();
     let describe = |ds: &[&gitops_lint::diagnostic::Diagnostic]| {
         ds.iter()
             .map(|d| {
@@ -189,10 +219,15 @@ fn check_case(rule: &str, rule_dir: &Path, case: &Path) -> Result<(), String> {
             .join("\n")
     };
     if good && !found.is_empty() {
-        return Err(format!("{label}: a good case must give no `{rule}` finding, got:\n{}", describe(&found)));
+        return Err(format!(
+            "{label}: a good case must give no `{rule}` finding, got:\n{}",
+            describe(&found)
+        ));
     }
     if bad && found.is_empty() {
-        return Err(format!("{label}: a bad case must give at least one `{rule}` finding"));
+        return Err(format!(
+            "{label}: a bad case must give at least one `{rule}` finding"
+        ));
     }
     let marks = markers(&files, rule);
     if !marks.is_empty() {
@@ -201,13 +236,19 @@ fn check_case(rule: &str, rule_dir: &Path, case: &Path) -> Result<(), String> {
             let f = report.project.source(d.span.file);
             let key = (f.path.clone(), f.line_col(d.span.start as usize).line);
             if !marks.contains(&key) {
-                return Err(format!("{label}: finding on an unmarked line:\n{}", describe(&[d])));
+                return Err(format!(
+                    "{label}: finding on an unmarked line:\n{}",
+                    describe(&[d])
+                ));
             }
             hit.insert(key);
         }
         let missed: Vec<_> = marks.difference(&hit).collect();
         if !missed.is_empty() {
-            return Err(format!("{label}: markers without a finding: {missed:?}\nfindings:\n{}", describe(&found)));
+            return Err(format!(
+                "{label}: markers without a finding: {missed:?}\nfindings:\n{}",
+                describe(&found)
+            ));
         }
     }
     // Fix expectations for single-file bad cases.
@@ -217,17 +258,38 @@ fn check_case(rule: &str, rule_dir: &Path, case: &Path) -> Result<(), String> {
         if std::env::var_os("UPDATE_FIXTURES").is_some() {
             std::fs::write(&golden, &fixed).unwrap();
         }
-        let expected = std::fs::read_to_string(&golden)
-            .map_err(|_| format!("{label}: missing {} (run with UPDATE_FIXTURES=1 and review it)", golden.display()))?;
+        let expected = std::fs::read_to_string(&golden).map_err(|_| {
+            format!(
+                "{label}: missing {} (run with UPDATE_FIXTURES=1 and review it)",
+                golden.display()
+            )
+        })?;
         if expected != fixed {
-            return Err(format!("{label}: fixed output differs from {}:\n{}", golden.display(), fix::unified_diff(&name, &expected, &fixed)));
+            return Err(format!(
+                "{label}: fixed output differs from {}:\n{}",
+                golden.display(),
+                fix::unified_diff(&name, &expected, &fixed)
+            ));
         }
         let again = run_case(&[(files[0].0.clone(), fixed.clone())], config.clone());
-        if let Some(d) = again.diagnostics.iter().find(|d| d.rule.starts_with("yaml/")) {
-            return Err(format!("{label}: the fixed file no longer parses: {}", d.message));
+        if let Some(d) = again
+            .diagnostics
+            .iter()
+            .find(|d| d.rule.starts_with("yaml/"))
+        {
+            return Err(format!(
+                "{label}: the fixed file no longer parses: {}",
+                d.message
+            ));
         }
-        if again.diagnostics.iter().any(|d| d.rule == rule && d.fix.is_some()) {
-            return Err(format!("{label}: the fixed file still has a fixable `{rule}` finding"));
+        if again
+            .diagnostics
+            .iter()
+            .any(|d| d.rule == rule && d.fix.is_some())
+        {
+            return Err(format!(
+                "{label}: the fixed file still has a fixable `{rule}` finding"
+            ));
         }
     }
     Ok(())
@@ -238,7 +300,10 @@ fn every_fixture_case() {
     let mut failures = Vec::new();
     let mut cases = 0;
     for (rule, dir) in rule_dirs() {
-        assert!(rules::find(&rule).is_some(), "testdata/rules/{rule}: no rule with this id");
+        assert!(
+            rules::find(&rule).is_some(),
+            "testdata/rules/{rule}: no rule with this id"
+        );
         for case in read_dir_sorted(&dir) {
             cases += 1;
             if let Err(e) = check_case(&rule, &dir, &case) {
@@ -247,5 +312,10 @@ fn every_fixture_case() {
         }
     }
     assert!(cases > 0, "no fixture cases found");
-    assert!(failures.is_empty(), "{} fixture failure(s):\n\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} fixture failure(s):\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }

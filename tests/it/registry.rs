@@ -11,11 +11,26 @@ fn registry_is_sorted_and_ids_are_well_formed() {
     let mut sorted = ids.clone();
     sorted.sort_unstable();
     sorted.dedup();
-    assert_eq!(ids, sorted, "BUILTIN in src/rules/mod.rs must be sorted by id, without duplicates");
+    assert_eq!(
+        ids, sorted,
+        "BUILTIN in src/rules/mod.rs must be sorted by id, without duplicates"
+    );
     for id in ids {
-        let (group, name) = id.split_once('/').unwrap_or_else(|| panic!("`{id}` is not `group/name`"));
-        let ok = |s: &str| !s.is_empty() && s.split('-').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()));
-        assert!(ok(group) && ok(name), "`{id}` is not kebab-case `group/name`");
+        let (group, name) = id
+            .split_once('/')
+            .unwrap_or_else(|| panic!("`{id}` is not `group/name`"));
+        let ok = |s: &str| {
+            !s.is_empty()
+                && s.split('-').all(|p| {
+                    !p.is_empty()
+                        && p.chars()
+                            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+                })
+        };
+        assert!(
+            ok(group) && ok(name),
+            "`{id}` is not kebab-case `group/name`"
+        );
     }
 }
 
@@ -24,10 +39,15 @@ fn every_rule_has_good_and_bad_fixtures() {
     for m in rules::all_meta() {
         let dir = fixtures_root().join(m.id);
         let names: Vec<String> = std::fs::read_dir(&dir)
-            .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().to_string()).collect())
+            .map(|rd| {
+                rd.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().to_string())
+                    .collect()
+            })
             .unwrap_or_default();
         assert!(
-            names.iter().any(|n| n.starts_with("good")) && names.iter().any(|n| n.starts_with("bad")),
+            names.iter().any(|n| n.starts_with("good"))
+                && names.iter().any(|n| n.starts_with("bad")),
             "rule `{}` needs fixtures: create {}/good.yaml and {}/bad.yaml",
             m.id,
             dir.display(),
@@ -40,11 +60,23 @@ fn every_rule_has_good_and_bad_fixtures() {
 fn summaries_and_docs_follow_the_conventions() {
     for m in rules::all_meta() {
         let first = m.summary.chars().next().unwrap();
-        assert!(!first.is_uppercase() && !m.summary.ends_with('.'), "`{}`: summary starts lowercase, no trailing period", m.id);
+        assert!(
+            !first.is_uppercase() && !m.summary.ends_with('.'),
+            "`{}`: summary starts lowercase, no trailing period",
+            m.id
+        );
         for section in ["## What it does", "## Why is this bad?", "## Example"] {
-            assert!(m.docs.contains(section), "`{}`: docs lack `{section}`", m.id);
+            assert!(
+                m.docs.contains(section),
+                "`{}`: docs lack `{section}`",
+                m.id
+            );
         }
-        assert!(m.docs.contains("\n# bad") && m.docs.contains("```yaml\n# good"), "`{}`: docs need a `# bad` and a `# good` yaml example", m.id);
+        assert!(
+            m.docs.contains("\n# bad") && m.docs.contains("```yaml\n# good"),
+            "`{}`: docs need a `# bad` and a `# good` yaml example",
+            m.id
+        );
     }
 }
 
@@ -55,7 +87,9 @@ fn doc_examples_are_executed() {
         let mut rest = m.docs;
         while let Some(start) = rest.find("```yaml\n") {
             let body_start = start + "```yaml\n".len();
-            let Some(len) = rest[body_start..].find("```") else { break };
+            let Some(len) = rest[body_start..].find("```") else {
+                break;
+            };
             let body = &rest[body_start..body_start + len];
             rest = &rest[body_start + len + 3..];
             let bad = body.starts_with("# bad");
@@ -63,13 +97,25 @@ fn doc_examples_are_executed() {
             if !bad && !good {
                 continue;
             }
-            let file = if m.id.starts_with("ci/") { ".gitlab-ci.yml" } else { "example.yaml" };
+            let file = if m.id.starts_with("ci/") {
+                ".gitlab-ci.yml"
+            } else {
+                "example.yaml"
+            };
             let report = run_case(&[(file.to_string(), body.to_string())], Config::default());
             let hits = report.diagnostics.iter().filter(|d| d.rule == m.id).count();
             if bad {
-                assert!(hits > 0, "`{}`: the `# bad` docs example does not trigger the rule:\n{body}", m.id);
+                assert!(
+                    hits > 0,
+                    "`{}`: the `# bad` docs example does not trigger the rule:\n{body}",
+                    m.id
+                );
             } else {
-                assert_eq!(hits, 0, "`{}`: the `# good` docs example triggers the rule:\n{body}", m.id);
+                assert_eq!(
+                    hits, 0,
+                    "`{}`: the `# good` docs example triggers the rule:\n{body}",
+                    m.id
+                );
             }
         }
     }
@@ -79,9 +125,14 @@ fn doc_examples_are_executed() {
 fn starter_config_parses_and_names_every_rule() {
     let metas = rules::all_meta();
     let text = config::starter(&metas);
-    let parsed = config::parse(std::path::Path::new(".gitops-lint.yaml"), &text, &metas).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let parsed = config::parse(std::path::Path::new(".gitops-lint.yaml"), &text, &metas)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
     for m in &metas {
-        assert!(parsed.rules.contains_key(m.id), "starter config lacks `{}`", m.id);
+        assert!(
+            parsed.rules.contains_key(m.id),
+            "starter config lacks `{}`",
+            m.id
+        );
     }
 }
 
@@ -91,13 +142,26 @@ fn config_errors_point_at_the_line_with_a_suggestion() {
     let path = std::path::Path::new("c.yaml");
     let e = config::parse(path, "rules:\n  argocd/sync-polcy: error\n", &metas).unwrap_err();
     assert_eq!(e.span.map(|s| s.0), Some(9));
-    assert_eq!(e.help.as_deref(), Some("did you mean `argocd/sync-policy`?"));
+    assert_eq!(
+        e.help.as_deref(),
+        Some("did you mean `argocd/sync-policy`?")
+    );
     let e = config::parse(path, "exclud: []\n", &metas).unwrap_err();
     assert_eq!(e.help.as_deref(), Some("did you mean `exclude`?"));
     let e = config::parse(path, "rules:\n  argocd/sync-policy: eror\n", &metas).unwrap_err();
     assert!(e.message.contains("unknown level `eror`"), "{}", e.message);
-    let e = config::parse(path, "rules:\n  argocd/sync-policy: {severity: warning, nope: 1}\n", &metas).unwrap_err();
+    let e = config::parse(
+        path,
+        "rules:\n  argocd/sync-policy: {severity: warning, nope: 1}\n",
+        &metas,
+    )
+    .unwrap_err();
     assert!(e.message.contains("unknown option `nope`"), "{}", e.message);
-    let ok = config::parse(path, "rules:\n  argocd/sync-policy: off\n  yaml/syntax: {severity: warning}\n", &metas).unwrap();
+    let ok = config::parse(
+        path,
+        "rules:\n  argocd/sync-policy: off\n  yaml/syntax: {severity: warning}\n",
+        &metas,
+    )
+    .unwrap();
     assert_eq!(ok.level("argocd/sync-policy"), Some(config::Level::Off));
 }
