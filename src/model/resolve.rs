@@ -287,7 +287,7 @@ impl<'p> Resolver<'p> {
                 let (Some(url), Some(path)) = (src.get_str("repoURL"), src.get_str("path")) else {
                     continue;
                 };
-                if is_unknown(url) || is_unknown(path) || src.get("chart").is_some() {
+                if !is_concrete_url(url) || is_unknown(path) || src.get("chart").is_some() {
                     continue;
                 }
                 if join("", path).is_some_and(|p| self.dir_exists(&p)) {
@@ -312,14 +312,18 @@ impl<'p> Resolver<'p> {
     }
 
     /// Is a source with this repoURL in this repository? `None`: unknown.
-    fn url_is_here(&self, url: &str, has_path: bool) -> Option<bool> {
+    fn url_is_here(&self, url: &str) -> Option<bool> {
         if is_unknown(url) {
             return None;
+        }
+        if !is_concrete_url(url) {
+            // Empty, or filled in later (kustomize patches, `${GIT_ORG}`): not known to be here.
+            return Some(false);
         }
         let n = normalize_url(url);
         Some(match &self.this_repo {
             Some(set) => set.contains(&n),
-            None => self.confirmed.contains(&n) || (has_path && url.is_empty()),
+            None => self.confirmed.contains(&n),
         })
     }
 
@@ -343,7 +347,7 @@ impl<'p> Resolver<'p> {
                 let here = if s.get("chart").is_some() {
                     Some(false)
                 } else {
-                    self.url_is_here(url, false)
+                    self.url_is_here(url)
                 };
                 refs.insert(name, here);
             }
@@ -396,7 +400,7 @@ impl<'p> Resolver<'p> {
         let Some(path_node) = path_node else {
             if src.get("ref").is_some() {
                 out.kind = SourceKind::Ref;
-                out.location = match self.url_is_here(url, false) {
+                out.location = match self.url_is_here(url) {
                     Some(true) => Location::RefInRepo,
                     Some(false) => Location::External,
                     None => Location::Unknown,
@@ -409,7 +413,7 @@ impl<'p> Resolver<'p> {
             self.unknown(app, "spec.source.path");
             return out;
         }
-        match self.url_is_here(url, true) {
+        match self.url_is_here(url) {
             None => {
                 self.unknown(app, "spec.source.repoURL");
                 return out;
@@ -897,6 +901,12 @@ impl<'p> Resolver<'p> {
         self.model.manages = manages;
         self.model.live = live;
     }
+}
+
+/// A repoURL that names a repository (not empty, not a placeholder to substitute).
+fn is_concrete_url(url: &str) -> bool {
+    let url = url.trim();
+    !url.is_empty() && !is_unknown(url) && !url.contains("${") && !url.contains("{{")
 }
 
 #[derive(Default)]
