@@ -250,7 +250,20 @@ impl<'p> Resolver<'p> {
                     });
                 }
                 DocKind::ApplicationSet => {
-                    let exp = appset::expand(project, doc);
+                    let is_here = |url: &str| -> Option<bool> {
+                        if !is_concrete_url(url) {
+                            return None;
+                        }
+                        self.this_repo
+                            .as_ref()
+                            .map(|set| set.contains(&normalize_url(url)))
+                    };
+                    let view = appset::RepoView {
+                        project,
+                        dirs: &self.dirs,
+                        is_here: &is_here,
+                    };
+                    let exp = appset::expand(&view, doc);
                     let set_name = doc.name().unwrap_or("<unnamed>").to_string();
                     if let Some((generator, span)) = exp.unexpandable {
                         self.model.unexpandable.push(Unexpandable {
@@ -391,10 +404,13 @@ impl<'p> Resolver<'p> {
             out.kind = SourceKind::Chart;
             // Value files of an external chart: only `$ref` ones can be in this repository.
             let mut vals = Values::Map(Vec::new());
-            if let Some(helm) = src.get("helm") {
-                self.helm_values(app, helm, None, refs, &mut vals, &mut out.files);
+            let complete = match src.get("helm") {
+                Some(helm) => self.helm_values(app, helm, None, refs, &mut vals, &mut out.files),
+                None => true,
+            };
+            if complete {
+                self.collect_tags(app, &vals);
             }
-            self.collect_tags(app, &vals);
             return out;
         }
         let Some(path_node) = path_node else {
@@ -456,10 +472,16 @@ impl<'p> Resolver<'p> {
                     out.files.push(f.id);
                     vals = self.values_of(f.id);
                 }
-                if let Some(helm) = src.get("helm") {
-                    self.helm_values(app, helm, Some(&dir), refs, &mut vals, &mut out.files);
+                let complete = match src.get("helm") {
+                    Some(helm) => {
+                        self.helm_values(app, helm, Some(&dir), refs, &mut vals, &mut out.files)
+                    }
+                    None => true,
+                };
+                // A layer that depends on unknown parameters may override any tag.
+                if complete {
+                    self.collect_tags(app, &vals);
                 }
-                self.collect_tags(app, &vals);
             }
             SourceKind::Kustomize => {
                 let mut k = Kustomized::default();
@@ -538,7 +560,8 @@ impl<'p> Resolver<'p> {
         refs: &HashMap<&str, Option<bool>>,
         vals: &mut Values,
         files: &mut Vec<FileId>,
-    ) {
+    ) -> bool {
+        let mut complete = true;
         let ignore_missing = helm
             .get("ignoreMissingValueFiles")
             .and_then(Node::as_bool)
@@ -549,6 +572,7 @@ impl<'p> Resolver<'p> {
             };
             if is_unknown(raw) {
                 self.unknown(app, "helm.valueFiles");
+                complete = false;
                 continue;
             }
             let resolved = if let Some(rest) = raw.strip_prefix('$') {
@@ -566,6 +590,7 @@ impl<'p> Resolver<'p> {
                     Some(Some(false)) => continue,
                     Some(None) => {
                         self.unknown(app, "helm.valueFiles");
+                        complete = false;
                         continue;
                     }
                 }
@@ -617,8 +642,9 @@ impl<'p> Resolver<'p> {
                 continue;
             };
             let text = value.scalar_text().unwrap_or("");
-            if is_unknown(name) || is_unknown(text) {
+            if is_unknown(name) {
                 self.unknown(app, "helm.parameters");
+                complete = false;
                 continue;
             }
             let force = p.get("forceString").and_then(Node::as_bool) == Some(true);
@@ -657,6 +683,7 @@ impl<'p> Resolver<'p> {
                 Some(_) => {}
             }
         }
+        complete
     }
 
     /// `helm.values`: a YAML string. Spans map back into the file for a literal block scalar
@@ -688,6 +715,10 @@ impl<'p> Resolver<'p> {
 
     fn collect_tags(&mut self, app: usize, vals: &Values) {
         for t in values::image_tags(vals) {
+            if is_unknown(&t.tag) {
+                self.unknown(app, "helm.parameters");
+                continue;
+            }
             self.model.tags.push(TagUse {
                 span: t.span,
                 tag: t.tag,
@@ -783,8 +814,9 @@ impl<'p> Resolver<'p> {
                 continue;
             };
             if is_unknown(s) {
+                // It may override any image: nothing can be said about the tags.
                 self.unknown(app, "kustomize.images");
-                continue;
+                return;
             }
             let (name, new) = match s.split_once('=') {
                 Some((n, rest)) => (n.to_string(), rest),
