@@ -146,6 +146,25 @@ fn find_root(start: &Path) -> PathBuf {
     start.to_path_buf()
 }
 
+/// Loads the repository of `opts` (walk, read, parse, classify) without running rules: what
+/// `gitops-lint graph` needs.
+pub fn load(opts: &Options) -> Result<(Project, Config), Error> {
+    let (root, _) = resolve_root(&opts.paths)?;
+    let metas = rules::all_meta();
+    let config_path = opts.config.clone().or_else(|| config::find(&root));
+    let config = match &config_path {
+        Some(p) => config::load(p, &metas).map_err(Error::Config)?,
+        None => Config::default(),
+    };
+    let mut exclude = config.exclude.clone();
+    exclude.extend(opts.exclude.iter().cloned());
+    let filter = Filter::new(&config.include, &exclude)
+        .map_err(|(p, e)| Error::Usage(format!("invalid glob `{p}`: {e}")))?;
+    let (found, problems) = walk::discover(&root, &filter);
+    let (project, _) = load_project(root, found, problems);
+    Ok((project, config))
+}
+
 /// Runs a check.
 pub fn run(opts: &Options) -> Result<Report, Error> {
     match opts.jobs {

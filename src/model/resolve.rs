@@ -39,6 +39,9 @@ pub struct ArgoModel {
     pub manages: HashMap<usize, BTreeSet<usize>>,
     /// Live documents (by index in `Project::docs`).
     pub live: HashSet<usize>,
+    /// The roots of liveness: the Argo CD documents of config `argocd.roots`, else those no
+    /// other document manages.
+    pub roots: Vec<usize>,
     /// References that should be in this repository and are not.
     pub missing: Vec<Missing>,
     /// Image tags the Applications deploy, with where each one is set.
@@ -911,6 +914,15 @@ impl<'p> Resolver<'p> {
             .filter(|&i| is_argocd_kind(project.docs[i].kind))
             .collect();
         let live: HashSet<usize> = if self.opts.roots.is_empty() {
+            let mut managed_by_other: HashSet<usize> = HashSet::new();
+            for (from, to) in &manages {
+                managed_by_other.extend(to.iter().copied().filter(|d| d != from));
+            }
+            self.model.roots = argo_docs
+                .iter()
+                .copied()
+                .filter(|d| !managed_by_other.contains(d))
+                .collect();
             argo_docs.into_iter().collect()
         } else {
             let roots: HashSet<String> =
@@ -920,6 +932,7 @@ impl<'p> Resolver<'p> {
                 .into_iter()
                 .filter(|&i| roots.contains(&project.source(project.docs[i].file).path))
                 .collect();
+            self.model.roots.clone_from(&stack);
             while let Some(d) = stack.pop() {
                 if live.insert(d) {
                     stack.extend(manages.get(&d).into_iter().flatten().copied());

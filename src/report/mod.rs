@@ -2,6 +2,7 @@
 //! writes what they return.
 
 pub mod diff;
+pub mod graph;
 pub mod json;
 pub mod rules;
 pub mod text;

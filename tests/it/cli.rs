@@ -308,3 +308,48 @@ fn the_example_repository_shows_the_rules() {
     }
     assert!(v["summary"]["suppressed"].as_u64().unwrap() >= 1);
 }
+
+#[test]
+fn graph_prints_roots_applications_sources_and_files() {
+    let dir = repo(&[
+        (
+            "bootstrap/root.yaml",
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: root\nspec:\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: apps\n",
+        ),
+        (
+            "apps/web.yaml",
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\nspec:\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: charts/web\n    helm:\n      valueFiles: [values-prod.yaml]\n",
+        ),
+        (
+            "charts/web/Chart.yaml",
+            "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+        ),
+        ("charts/web/values-prod.yaml", "image:\n  tag: 1.0.0\n"),
+    ]);
+    let o = run(&["graph"], dir.path());
+    assert_eq!(o.status.code(), Some(0));
+    let text = stdout(&o);
+    assert!(
+        text.contains("root Application root (bootstrap/root.yaml:1)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  manages Application web (apps/web.yaml:1)"),
+        "{text}"
+    );
+    assert!(text.contains("file charts/web/values-prod.yaml"), "{text}");
+    let dot = stdout(&run(&["graph", ".", "--format", "dot"], dir.path()));
+    assert!(
+        dot.starts_with("digraph argocd {") && dot.contains("manages"),
+        "{dot}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&run(&["graph", "--format", "json"], dir.path()))).unwrap();
+    assert_eq!(json["roots"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        json["objects"][0]["applications"][0]["sources"][0]["kind"],
+        "helm"
+    );
+    let example = stdout(&run(&["graph", "--format", "json"], &example()));
+    assert!(example.contains("\"objects\""));
+}
