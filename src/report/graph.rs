@@ -93,11 +93,17 @@ fn build(project: &Project, model: &ArgoModel) -> Graph {
                         repo_url: s.repo_url.clone(),
                         kind: s.kind.as_str(),
                         location: location(s),
-                        files: s
-                            .files
-                            .iter()
-                            .map(|f| project.source(*f).path.clone())
-                            .collect(),
+                        files: {
+                            // A value file listed twice (chart `values.yaml`) is shown once.
+                            let mut files: Vec<String> = Vec::new();
+                            for f in &s.files {
+                                let p = &project.source(*f).path;
+                                if !files.contains(p) {
+                                    files.push(p.clone());
+                                }
+                            }
+                            files
+                        },
                     })
                     .collect(),
             })

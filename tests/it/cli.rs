@@ -353,3 +353,41 @@ fn graph_prints_roots_applications_sources_and_files() {
     let example = stdout(&run(&["graph", "--format", "json"], &example()));
     assert!(example.contains("\"objects\""));
 }
+
+/// Without `repo_urls`, the git `origin` of the root says which `repoURL` is this repository,
+/// whatever its form (scp-like origin, HTTPS repoURL).
+#[test]
+fn git_origin_identifies_the_repository() {
+    let app = |url: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\nspec:\n  source:\n    repoURL: {url}\n    path: apps/missing\n"
+        )
+    };
+    let missing = |dir: &tempfile::TempDir| {
+        let o = run(&["check", "--format", "json"], dir.path());
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["rule"] == "argocd/missing-source")
+            .count()
+    };
+    let origin = "[remote \"origin\"]\n\turl = git@git.example.com:platform/gitops.git\n";
+    let here = repo(&[
+        (".git/config", origin),
+        ("app.yaml", &app("https://git.example.com/platform/gitops")),
+    ]);
+    assert_eq!(missing(&here), 1);
+    let other = repo(&[
+        (".git/config", origin),
+        (
+            "app.yaml",
+            &app("https://git.example.com/platform/other.git"),
+        ),
+    ]);
+    assert_eq!(missing(&other), 0);
+    // Neither config nor origin: a repoURL none of whose paths exist here is not this one.
+    let unknown = repo(&[("app.yaml", &app("https://git.example.com/platform/gitops"))]);
+    assert_eq!(missing(&unknown), 0);
+}
