@@ -75,15 +75,20 @@ fn build(project: &Project, model: &ArgoModel) -> Graph {
         }
     };
     let mut objects = Vec::new();
+    let mut apps_of: std::collections::HashMap<usize, Vec<&crate::model::resolve::App>> =
+        std::collections::HashMap::new();
+    for a in &model.apps {
+        apps_of.entry(a.doc).or_default().push(a);
+    }
     for (i, doc) in project.docs.iter().enumerate() {
         if !is_argocd_kind(doc.kind) {
             continue;
         }
         let file = project.source(doc.file);
-        let applications = model
-            .apps
+        let applications = apps_of
+            .get(&i)
+            .map_or(&[][..], Vec::as_slice)
             .iter()
-            .filter(|a| a.doc == i)
             .map(|a| AppOut {
                 name: a.name.clone(),
                 sources: a
