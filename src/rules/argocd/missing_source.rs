@@ -45,7 +45,8 @@ impl Rule for MissingSource {
             let mut f = Finding::new(message, span).with_help(help);
             for &a in apps.iter().take(5) {
                 let app = &model.apps[a];
-                if app.name_span != span {
+                // An Application's own file already shows which Application it is.
+                if app.name_span.file != span.file || apps.len() > 1 {
                     f = f.with_label(
                         app.name_span,
                         format!("referenced by Application `{}`", app.name),
