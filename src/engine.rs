@@ -192,6 +192,47 @@ fn find_root(start: &Path) -> PathBuf {
     start.to_path_buf()
 }
 
+/// What loading a repository gives: the project, its config, the files to report on, and
+/// the findings met while reading and parsing.
+struct Prepared {
+    project: Project,
+    config: Config,
+    report_files: Vec<PathBuf>,
+    load_findings: Vec<(&'static str, Finding)>,
+    config_path: Option<PathBuf>,
+}
+
+/// Root, config, walk, read, parse and classify: everything before the rules.
+fn prepare(opts: &Options) -> Result<Prepared, Error> {
+    let (root, report_files) = resolve_root(&opts.paths)?;
+    let metas = rules::all_meta();
+    let config_path = opts.config.clone().or_else(|| config::find(&root));
+    let config = match &config_path {
+        Some(p) => config::load(p, &metas).map_err(Error::Config)?,
+        None => Config::default(),
+    };
+    let mut exclude = config.exclude.clone();
+    exclude.extend(opts.exclude.iter().cloned());
+    let filter = Filter::new(&config.include, &exclude)
+        .map_err(|(p, e)| Error::Usage(format!("invalid glob `{p}`: {e}")))?;
+    let (found, problems) = walk::discover(&root, &filter);
+    let (project, load_findings) = load_project(root, found, problems, &opts.overlay);
+    Ok(Prepared {
+        project,
+        config,
+        report_files,
+        load_findings,
+        config_path,
+    })
+}
+
+/// Loads the repository of `opts` (walk, read, parse, classify) without running rules: what
+/// `gitops-lint graph` needs.
+pub fn load(opts: &Options) -> Result<(Project, Config), Error> {
+    let p = prepare(opts)?;
+    Ok((p.project, p.config))
+}
+
 /// Runs a check.
 pub fn run(opts: &Options) -> Result<Report, Error> {
     match opts.jobs {
@@ -208,27 +249,19 @@ pub fn run(opts: &Options) -> Result<Report, Error> {
 
 fn run_inner(opts: &Options) -> Result<Report, Error> {
     let started = Instant::now();
-    let (root, report_files) = resolve_root(&opts.paths)?;
-    let metas = rules::all_meta();
-    let config_path = opts.config.clone().or_else(|| config::find(&root));
-    let config = match &config_path {
-        Some(p) => config::load(p, &metas).map_err(Error::Config)?,
-        None => Config::default(),
-    };
-    let mut exclude = config.exclude.clone();
-    exclude.extend(opts.exclude.iter().cloned());
-    let filter = Filter::new(&config.include, &exclude)
-        .map_err(|(p, e)| Error::Usage(format!("invalid glob `{p}`: {e}")))?;
-
+    let Prepared {
+        project,
+        config,
+        report_files,
+        load_findings,
+        config_path,
+    } = prepare(opts)?;
     let user_policies = if opts.parse_only {
         None
     } else {
         load_user_policies(&opts.policy, &config, &config_path)?
     };
-    let (found, problems) = walk::discover(&root, &filter);
-    let project = load_project(root, found, problems, &opts.overlay);
     let mut report = if opts.parse_only {
-        let (project, _) = project;
         Report {
             project,
             config,
@@ -236,7 +269,7 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
             summary: Summary::default(),
         }
     } else {
-        check_project(project, config, user_policies.as_ref())
+        check_project((project, load_findings), config, user_policies.as_ref())
     };
 
     if !report_files.is_empty() {
@@ -332,7 +365,11 @@ fn load_project(
         docs.extend(l.docs);
         findings.extend(l.findings);
     }
-    (Project::new(root, SourceDb::new(files), docs), findings)
+    let git_origin = crate::model::repo::git_origin(&root);
+    let mut project = Project::new(root, SourceDb::new(files), docs);
+    project.git_origin = git_origin;
+    project.on_disk = true;
+    (project, findings)
 }
 
 fn load_file(id: FileId, rel: String, abs: PathBuf, problem: Option<String>) -> Loaded {

@@ -3,6 +3,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use std::sync::OnceLock;
+
+use crate::model::resolve::{self, ArgoModel, ResolveOptions};
 use crate::model::{DocKind, Document};
 use crate::source::{FileId, SourceDb, SourceFile};
 
@@ -12,8 +15,14 @@ pub struct Project {
     pub sources: SourceDb,
     /// All documents, ordered by file then index.
     pub docs: Vec<Document>,
+    /// The `url` of the root's git `origin` remote, if it has one.
+    pub git_origin: Option<String>,
+    /// True when the files are on disk under `root` (false for in-memory checks): the
+    /// resolver may then look for files that were not discovered (non-YAML, excluded).
+    pub on_disk: bool,
     by_kind: BTreeMap<DocKind, Vec<usize>>,
     by_file: Vec<std::ops::Range<usize>>,
+    argocd: OnceLock<ArgoModel>,
 }
 
 impl Project {
@@ -35,9 +44,23 @@ impl Project {
             root,
             sources,
             docs,
+            git_origin: None,
+            on_disk: false,
             by_kind,
             by_file,
+            argocd: OnceLock::new(),
         }
+    }
+
+    /// The Argo CD reachability model, built on first use (once per run).
+    pub fn argocd(&self, opts: &ResolveOptions) -> &ArgoModel {
+        self.argocd.get_or_init(|| resolve::resolve(self, opts))
+    }
+
+    /// Indexes in [`Project::docs`] of one file's documents.
+    #[must_use]
+    pub fn file_doc_range(&self, file: FileId) -> std::ops::Range<usize> {
+        self.by_file.get(file.0 as usize).cloned().unwrap_or(0..0)
     }
 
     /// Documents of one kind, in file order.

@@ -39,6 +39,16 @@ enum Command {
     },
     /// Print a baseline of the current findings (for `check --baseline FILE`).
     Baseline(BaselineArgs),
+    /// Print what Argo CD deploys: roots → Applications → sources → files.
+    Graph {
+        /// The repository root (default: the current directory).
+        path: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = GraphFormat::Text)]
+        format: GraphFormat,
+        /// Configuration file (default: `.gitops-lint.yaml` at the root).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
     /// Run the `test_*` rules of Rego policies, as `opa test` does (default: the shipped pack).
     TestPolicies(TestPoliciesArgs),
     /// Write a commented starter `.gitops-lint.yaml` in the current directory.
@@ -180,6 +190,13 @@ fn render(format: Format, report: &engine::Report, color: bool) -> String {
 }
 
 #[derive(Copy, Clone, ValueEnum)]
+enum GraphFormat {
+    Text,
+    Dot,
+    Json,
+}
+
+#[derive(Copy, Clone, ValueEnum)]
 enum ListFormat {
     Text,
     Json,
@@ -267,6 +284,11 @@ pub fn run() -> ExitCode {
                 Err(e) => fatal(&e, false),
             }
         }
+        Command::Graph {
+            path,
+            format,
+            config,
+        } => graph(path, format, config),
     }
 }
 
@@ -309,6 +331,35 @@ fn test_policies(args: &TestPoliciesArgs) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+fn graph(path: Option<PathBuf>, format: GraphFormat, config: Option<PathBuf>) -> ExitCode {
+    let opts = Options {
+        paths: path.into_iter().collect(),
+        config,
+        ..Options::default()
+    };
+    let (project, config) = match engine::load(&opts) {
+        Ok(r) => r,
+        Err(Error::Config(e)) => {
+            eprint!(
+                "{}",
+                report::text::render_config_error(&e, std::io::stderr().is_terminal())
+            );
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let model = project.argocd(&config.resolve_options());
+    out(&match format {
+        GraphFormat::Text => report::graph::text(&project, model),
+        GraphFormat::Dot => report::graph::dot(&project, model),
+        GraphFormat::Json => report::graph::json(&project, model),
+    });
+    ExitCode::SUCCESS
 }
 
 fn init(force: bool) -> ExitCode {

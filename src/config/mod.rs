@@ -37,7 +37,17 @@ pub struct Config {
     pub repo_urls: Vec<String>,
     /// Folders or files of Rego policies (conftest style), relative to the config file.
     pub policies: Vec<String>,
+    /// The `argocd:` section.
+    pub argocd: ArgocdConfig,
     pub rules: BTreeMap<String, RuleConfig>,
+}
+
+/// The `argocd:` section of the configuration.
+#[derive(Clone, Debug, Default)]
+pub struct ArgocdConfig {
+    /// Files (relative to the root) whose Argo CD objects are applied by the bootstrap. When
+    /// set, only what is reachable from them through app-of-apps is live.
+    pub roots: Vec<String>,
 }
 
 impl Config {
@@ -45,6 +55,15 @@ impl Config {
     #[must_use]
     pub fn level(&self, rule: &str) -> Option<Level> {
         self.rules.get(rule).and_then(|r| r.level)
+    }
+
+    /// What the Argo CD resolver needs.
+    #[must_use]
+    pub fn resolve_options(&self) -> crate::model::resolve::ResolveOptions {
+        crate::model::resolve::ResolveOptions {
+            repo_urls: self.repo_urls.clone(),
+            roots: self.argocd.roots.clone(),
+        }
     }
 
     /// The options given for `rule` (empty when none).
@@ -97,7 +116,15 @@ pub fn find(root: &Path) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-const TOP_LEVEL: &[&str] = &["include", "exclude", "policies", "repo_urls", "rules"];
+const TOP_LEVEL: &[&str] = &[
+    "include",
+    "exclude",
+    "policies",
+    "repo_urls",
+    "argocd",
+    "rules",
+];
+const ARGOCD_KEYS: &[&str] = &["roots"];
 
 /// Reads and validates a configuration file against the rule registry.
 pub fn load(path: &Path, rules: &[&RuleMeta]) -> Result<Config, ConfigError> {
@@ -193,6 +220,39 @@ pub fn parse(path: &Path, text: &str, rules: &[&RuleMeta]) -> Result<Config, Con
                                 span_of(n),
                                 format!("policy path `{p}` does not exist"),
                                 Some("paths are relative to the configuration file".into()),
+                            ));
+                        }
+                    }
+                }
+            }
+            "argocd" => {
+                if entry.value.is_null() {
+                    continue;
+                }
+                if entry.value.as_map().is_none() {
+                    return Err(err(
+                        span_of(&entry.value),
+                        "`argocd` must be a mapping (keys: roots)".into(),
+                        None,
+                    ));
+                }
+                for a in entry.value.entries() {
+                    let k = a.key.scalar_text().unwrap_or("");
+                    match k {
+                        "roots" => {
+                            config.argocd.roots = string_list(&a.value).map_err(|n| {
+                                err(
+                                    span_of(n),
+                                    "`argocd.roots` must be a list of file paths".into(),
+                                    None,
+                                )
+                            })?;
+                        }
+                        _ => {
+                            return Err(err(
+                                span_of(&a.key),
+                                format!("unknown configuration key `argocd.{k}`"),
+                                did_you_mean(k, ARGOCD_KEYS),
                             ));
                         }
                     }
@@ -390,6 +450,9 @@ pub fn starter(rules: &[&RuleMeta]) -> String {
          repo_urls: []\n\
          # Folders of Rego policies (conftest style: `deny`, `warn`, `violation` in package `main`).\n\
          policies: []\n\
+         # Argo CD: files the bootstrap applies. Empty: every Argo CD object found is live.\n\
+         argocd:\n\
+         \x20\x20roots: []\n\
          \n\
          # Per rule: a level (off, info, warning, error), or a mapping with `severity` and options.\n\
          rules:\n",

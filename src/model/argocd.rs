@@ -17,3 +17,33 @@ pub fn application_specs(doc: &Document) -> Vec<&Node> {
         _ => Vec::new(),
     }
 }
+
+/// The sources of an Application spec: the items of `sources` when it is a non-empty list
+/// (Argo CD then ignores `source`), else `source`.
+#[must_use]
+pub fn sources(spec: &Node) -> Vec<&Node> {
+    if let Some(items) = spec.get("sources").and_then(Node::as_seq) {
+        if !items.is_empty() {
+            return items.iter().collect();
+        }
+    }
+    spec.get("source")
+        .filter(|s| s.as_map().is_some())
+        .into_iter()
+        .collect()
+}
+
+/// True for the three Argo CD kinds an app-of-apps can manage.
+#[must_use]
+pub fn is_argocd_kind(kind: DocKind) -> bool {
+    matches!(
+        kind,
+        DocKind::Application | DocKind::ApplicationSet | DocKind::AppProject
+    )
+}
+
+/// A non-empty, non-null mapping or scalar at `key` (Argo CD treats `helm: {}` as set).
+#[must_use]
+pub fn is_set(node: &Node, key: &str) -> bool {
+    node.get(key).is_some_and(|v| !v.is_null())
+}

@@ -1,8 +1,13 @@
 //! Documents classified by what they are to Argo CD, Helm, kustomize or CI.
 
+pub mod appset;
 pub mod argocd;
 pub mod ci;
+pub mod repo;
+pub mod resolve;
 pub mod shell;
+pub mod template;
+pub mod values;
 
 use crate::source::{FileId, Span};
 use crate::yaml::Node;

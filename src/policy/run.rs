@@ -404,7 +404,7 @@ pub fn run(project: &Project, config: &Config, user: Option<&UserPolicies>) -> O
     let env = Env::new(project);
     let needs_model = user.is_some() || enabled.iter().any(|(r, _)| r.scope == Scope::Repo);
     let model = if needs_model {
-        data::model(project)
+        data::model(project, config)
     } else {
         serde_json::Value::Null
     };

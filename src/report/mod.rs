@@ -6,6 +6,7 @@ pub mod diff;
 pub mod fingerprint;
 pub mod github;
 pub mod gitlab;
+pub mod graph;
 pub mod json;
 pub mod junit;
 pub mod rules;

@@ -70,6 +70,9 @@ pub trait Rule: Send + Sync {
 
 /// Every built-in rule, sorted by id (a test keeps it sorted).
 pub static BUILTIN: &[&dyn Rule] = &[
+    &argocd::app_of_apps_cycle::AppOfAppsCycle,
+    &argocd::image_tag_none::ImageTagNone,
+    &argocd::missing_source::MissingSource,
     &argocd::sync_policy::SyncPolicy,
     &ci::writeback_skip_ci::WritebackSkipCi,
     &internal::IoUnreadable,

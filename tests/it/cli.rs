@@ -295,6 +295,17 @@ fn the_example_repository_shows_the_rules() {
         .map(|d| d["rule"].as_str().unwrap())
         .collect();
     assert!(rules.contains(&"argocd/sync-policy"), "{rules:?}");
+    for rule in [
+        "argocd/app-of-apps-cycle",
+        "argocd/image-tag-none",
+        "argocd/missing-source",
+    ] {
+        assert_eq!(
+            rules.iter().filter(|r| **r == rule).count(),
+            1,
+            "{rule}: {rules:?}"
+        );
+    }
     assert!(v["summary"]["suppressed"].as_u64().unwrap() >= 1);
     // The failing write-back job is reported, the fixed one is not.
     let writebacks: Vec<&serde_json::Value> = v["diagnostics"]
@@ -367,4 +378,87 @@ fn discovery_honours_gitignore_and_keeps_ci_files() {
         v["summary"]["files"], 3,
         ".gitlab-ci.yml, the workflow and Chart.yaml"
     );
+}
+
+#[test]
+fn graph_prints_roots_applications_sources_and_files() {
+    let dir = repo(&[
+        (
+            "bootstrap/root.yaml",
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: root\nspec:\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: apps\n",
+        ),
+        (
+            "apps/web.yaml",
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\nspec:\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: charts/web\n    helm:\n      valueFiles: [values-prod.yaml]\n",
+        ),
+        (
+            "charts/web/Chart.yaml",
+            "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+        ),
+        ("charts/web/values-prod.yaml", "image:\n  tag: 1.0.0\n"),
+    ]);
+    let o = run(&["graph"], dir.path());
+    assert_eq!(o.status.code(), Some(0));
+    let text = stdout(&o);
+    assert!(
+        text.contains("root Application root (bootstrap/root.yaml:1)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  manages Application web (apps/web.yaml:1)"),
+        "{text}"
+    );
+    assert!(text.contains("file charts/web/values-prod.yaml"), "{text}");
+    let dot = stdout(&run(&["graph", ".", "--format", "dot"], dir.path()));
+    assert!(
+        dot.starts_with("digraph argocd {") && dot.contains("manages"),
+        "{dot}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&run(&["graph", "--format", "json"], dir.path()))).unwrap();
+    assert_eq!(json["roots"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        json["objects"][0]["applications"][0]["sources"][0]["kind"],
+        "helm"
+    );
+    let example = stdout(&run(&["graph", "--format", "json"], &example()));
+    assert!(example.contains("\"objects\""));
+}
+
+/// Without `repo_urls`, the git `origin` of the root says which `repoURL` is this repository,
+/// whatever its form (scp-like origin, HTTPS repoURL).
+#[test]
+fn git_origin_identifies_the_repository() {
+    let app = |url: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\nspec:\n  source:\n    repoURL: {url}\n    path: apps/missing\n"
+        )
+    };
+    let missing = |dir: &tempfile::TempDir| {
+        let o = run(&["check", "--format", "json"], dir.path());
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["rule"] == "argocd/missing-source")
+            .count()
+    };
+    let origin = "[remote \"origin\"]\n\turl = git@git.example.com:platform/gitops.git\n";
+    let here = repo(&[
+        (".git/config", origin),
+        ("app.yaml", &app("https://git.example.com/platform/gitops")),
+    ]);
+    assert_eq!(missing(&here), 1);
+    let other = repo(&[
+        (".git/config", origin),
+        (
+            "app.yaml",
+            &app("https://git.example.com/platform/other.git"),
+        ),
+    ]);
+    assert_eq!(missing(&other), 0);
+    // Neither config nor origin: a repoURL none of whose paths exist here is not this one.
+    let unknown = repo(&[("app.yaml", &app("https://git.example.com/platform/gitops"))]);
+    assert_eq!(missing(&unknown), 0);
 }

@@ -224,7 +224,7 @@ fn github_action_runs_the_check_and_writes_sarif() {
         script,
         repo.path(),
         &[
-            ("INPUT_PATHS", "argocd/citation-api/prod.yaml"),
+            ("INPUT_PATHS", "argocd/citation-web/dev.yaml"),
             ("INPUT_CONFIG", ".gitops-lint.yaml"),
             ("INPUT_FAIL_ON", "error"),
             ("INPUT_SARIF_FILE", ""),

@@ -166,6 +166,11 @@ fn config_errors_point_at_the_line_with_a_suggestion() {
     )
     .unwrap_err();
     assert!(e.message.contains("unknown option `nope`"), "{}", e.message);
+    let e = config::parse(path, "argocd:\n  root: [bootstrap/root.yaml]\n", &metas).unwrap_err();
+    assert_eq!(e.help.as_deref(), Some("did you mean `roots`?"));
+    assert_eq!(e.span.map(|s| s.0), Some(10));
+    let roots = config::parse(path, "argocd:\n  roots: [bootstrap/root.yaml]\n", &metas).unwrap();
+    assert_eq!(roots.argocd.roots, vec!["bootstrap/root.yaml".to_string()]);
     let ok = config::parse(
         path,
         "rules:\n  argocd/sync-policy: off\n  yaml/syntax: {severity: warning}\n",

@@ -1,0 +1,410 @@
+//! ApplicationSet expansion against this repository: `list`, `git` (directories and files,
+//! with `exclude`), `matrix` and `merge` generators. Other generators (`clusters`,
+//! `scmProvider`, `pullRequest`, `plugin`, ...) only exist at run time: they yield one set of
+//! open parameters, so the template is still checked where it does not depend on them.
+
+use std::collections::HashSet;
+
+use globset::GlobBuilder;
+use serde_json::{Map, Value as J};
+
+use super::Document;
+use super::template::{self, Params};
+use crate::project::Project;
+use crate::source::Span;
+use crate::yaml::{Node, Value};
+
+/// Most parameter sets one ApplicationSet may produce; the rest are ignored.
+pub const MAX_PARAMS: usize = 5_000;
+
+/// One generated Application.
+pub struct Generated {
+    pub name: String,
+    pub name_span: Option<Span>,
+    /// The rendered `spec` (spans of the template's nodes).
+    pub spec: Node,
+}
+
+#[derive(Default)]
+pub struct Expansion {
+    pub apps: Vec<Generated>,
+    /// The first generator that cannot be expanded offline, and where it is.
+    pub unexpandable: Option<(String, Span)>,
+}
+
+/// What expansion needs to know about the repository.
+pub struct RepoView<'a> {
+    pub project: &'a Project,
+    /// Every folder of the repository (`""` is the root).
+    pub dirs: &'a HashSet<String>,
+    /// Whether a `repoURL` is this repository: `Some(false)` for another one, `None` when
+    /// unknown (then it is assumed to be this one).
+    pub is_here: &'a dyn Fn(&str) -> Option<bool>,
+}
+
+struct Ctx<'a> {
+    repo: &'a RepoView<'a>,
+    go: bool,
+    unexpandable: Option<(String, Span)>,
+}
+
+/// Expands an ApplicationSet document.
+#[must_use]
+pub fn expand(repo: &RepoView<'_>, doc: &Document) -> Expansion {
+    let mut exp = Expansion::default();
+    let Some(spec) = doc.root.get("spec") else {
+        return exp;
+    };
+    let Some(tmpl) = spec.get("template") else {
+        return exp;
+    };
+    let mut cx = Ctx {
+        repo,
+        go: spec.get("goTemplate").and_then(Node::as_bool) == Some(true),
+        unexpandable: None,
+    };
+    let mut all = Vec::new();
+    for g in spec.get("generators").into_iter().flat_map(Node::items) {
+        all.extend(cx.generator(g, &Params::default()));
+        if all.len() > MAX_PARAMS {
+            all.truncate(MAX_PARAMS);
+            break;
+        }
+    }
+    for params in &all {
+        let rendered = render_node(tmpl, params, cx.go);
+        let Some(app_spec) = rendered.get("spec").cloned() else {
+            continue;
+        };
+        let name_node = rendered.path(&["metadata", "name"]);
+        exp.apps.push(Generated {
+            name: name_node.and_then(Node::scalar_text).map_or_else(
+                || "<unnamed>".to_string(),
+                |s| s.replace(template::UNKNOWN, "<unknown>"),
+            ),
+            name_span: name_node.map(|n| n.span),
+            spec: app_spec,
+        });
+    }
+    exp.unexpandable = cx.unexpandable;
+    exp
+}
+
+/// A copy of `node` with every string rendered; spans stay those of the template.
+#[must_use]
+pub fn render_node(node: &Node, params: &Params, go: bool) -> Node {
+    let mut out = node.clone();
+    render_in_place(&mut out, params, go);
+    out
+}
+
+fn render_in_place(node: &mut Node, params: &Params, go: bool) {
+    match &mut node.value {
+        Value::Scalar(s) => {
+            if s.text.contains("{{") {
+                s.text = template::render(&s.text, params, go);
+            }
+        }
+        Value::Seq(items) => items
+            .iter_mut()
+            .for_each(|n| render_in_place(n, params, go)),
+        Value::Map(entries) => {
+            for e in entries {
+                render_in_place(&mut e.key, params, go);
+                render_in_place(&mut e.value, params, go);
+            }
+        }
+    }
+}
+
+impl Ctx<'_> {
+    fn unknown(&mut self, kind: &str, span: Span) -> Vec<Params> {
+        if self.unexpandable.is_none() {
+            self.unexpandable = Some((kind.to_string(), span));
+        }
+        vec![Params {
+            open: true,
+            ..Params::default()
+        }]
+    }
+
+    /// Parameter sets of one generator. `outer` are the parameters of an enclosing matrix's
+    /// earlier generator, which this one's fields may reference.
+    fn generator(&mut self, g: &Node, outer: &Params) -> Vec<Params> {
+        let g = if outer.values.is_empty() && !outer.open {
+            g.clone()
+        } else {
+            render_node(g, outer, self.go)
+        };
+        for e in g.entries() {
+            let key = e.key.scalar_text().unwrap_or("");
+            let v = &e.value;
+            match key {
+                "list" => return self.list(v, e.key.span),
+                "git" => return self.git(v, e.key.span),
+                "matrix" => return self.matrix(v),
+                "merge" => return self.merge(v),
+                "selector" | "template" | "values" => {}
+                other => return self.unknown(other, e.key.span),
+            }
+        }
+        Vec::new()
+    }
+
+    fn list(&mut self, v: &Node, span: Span) -> Vec<Params> {
+        if v.get("elementsYaml").is_some() {
+            return self.unknown("list.elementsYaml", span);
+        }
+        v.get("elements")
+            .into_iter()
+            .flat_map(Node::items)
+            .filter_map(|el| match el.to_json() {
+                J::Object(m) => Some(Params::new(self.shape(m))),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// fasttemplate parameters are flat (`a.b`), Go template ones nested.
+    fn shape(&self, m: Map<String, J>) -> Map<String, J> {
+        if self.go {
+            return m;
+        }
+        let mut out = Map::new();
+        flatten("", &J::Object(m), &mut out);
+        out
+    }
+
+    fn git(&mut self, v: &Node, span: Span) -> Vec<Params> {
+        let url = v.get_str("repoURL").unwrap_or("");
+        if template::is_unknown(url) {
+            return self.unknown("git", span);
+        }
+        if (self.repo.is_here)(url) == Some(false) {
+            return self.unknown("git (another repository)", span);
+        }
+        let prefix = v.get_str("pathParamPrefix").unwrap_or("");
+        let mut out = Vec::new();
+        if let Some(dirs) = v.get("directories") {
+            let mut include = Vec::new();
+            let mut exclude = Vec::new();
+            for d in dirs.items() {
+                let Some(p) = d.get_str("path") else {
+                    continue;
+                };
+                let Some(g) = glob(p) else {
+                    continue;
+                };
+                if d.get("exclude").and_then(Node::as_bool) == Some(true) {
+                    exclude.push(g);
+                } else {
+                    include.push(g);
+                }
+            }
+            let mut found: Vec<&String> = self
+                .repo
+                .dirs
+                .iter()
+                .filter(|d| !d.is_empty())
+                .filter(|d| include.iter().any(|g| g.is_match(d.as_str())))
+                .filter(|d| !exclude.iter().any(|g| g.is_match(d.as_str())))
+                .collect();
+            found.sort();
+            for d in found {
+                out.push(Params::new(self.path_params(prefix, d, None)));
+            }
+        }
+        if let Some(files) = v.get("files") {
+            let project = self.repo.project;
+            for f in files.items() {
+                let Some(p) = f.get_str("path") else {
+                    continue;
+                };
+                if p.ends_with(".json") {
+                    return self.unknown("git files (JSON)", f.span);
+                }
+                let Some(g) = glob(p) else {
+                    continue;
+                };
+                for file in project.sources.files() {
+                    if !g.is_match(&file.path) {
+                        continue;
+                    }
+                    for doc in project.file_docs(file.id) {
+                        let items: Vec<J> = match doc.root.to_json() {
+                            J::Array(a) => a,
+                            o @ J::Object(_) => vec![o],
+                            _ => continue,
+                        };
+                        for item in items {
+                            let J::Object(m) = item else { continue };
+                            let mut params = self.shape(m);
+                            for (k, v) in self.path_params(
+                                prefix,
+                                super::repo::parent(&file.path),
+                                Some(&file.path),
+                            ) {
+                                params.insert(k, v);
+                            }
+                            out.push(Params::new(params));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn path_params(&self, prefix: &str, dir: &str, file: Option<&str>) -> Map<String, J> {
+        let basename = dir.rsplit('/').next().unwrap_or(dir);
+        let segments: Vec<J> = dir
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .map(|s| J::String(s.to_string()))
+            .collect();
+        let mut path = Map::new();
+        path.insert("path".into(), J::String(dir.to_string()));
+        path.insert("basename".into(), J::String(basename.to_string()));
+        path.insert("basenameNormalized".into(), J::String(normalize(basename)));
+        path.insert("segments".into(), J::Array(segments));
+        if let Some(f) = file {
+            let name = f.rsplit('/').next().unwrap_or(f);
+            path.insert("filename".into(), J::String(name.to_string()));
+            path.insert("filenameNormalized".into(), J::String(normalize(name)));
+        }
+        let key = if prefix.is_empty() {
+            "path".to_string()
+        } else {
+            format!("{prefix}.path")
+        };
+        let mut out = Map::new();
+        if self.go {
+            if prefix.is_empty() {
+                out.insert(key, J::Object(path));
+            } else {
+                let mut inner = Map::new();
+                inner.insert("path".into(), J::Object(path));
+                out.insert(prefix.to_string(), J::Object(inner));
+            }
+        } else {
+            for (k, v) in path {
+                if k == "path" {
+                    out.insert(key.clone(), v);
+                } else {
+                    out.insert(format!("{key}.{k}"), v);
+                }
+            }
+        }
+        out
+    }
+
+    fn matrix(&mut self, v: &Node) -> Vec<Params> {
+        let gens: Vec<&Node> = v
+            .get("generators")
+            .into_iter()
+            .flat_map(Node::items)
+            .collect();
+        let mut acc = vec![Params::default()];
+        for g in gens {
+            let mut next = Vec::new();
+            for p in &acc {
+                for q in self.generator(g, p) {
+                    next.push(p.merged(&q));
+                    if next.len() > MAX_PARAMS {
+                        return next;
+                    }
+                }
+            }
+            acc = next;
+        }
+        acc
+    }
+
+    fn merge(&mut self, v: &Node) -> Vec<Params> {
+        let keys: Vec<String> = v
+            .get("mergeKeys")
+            .into_iter()
+            .flat_map(Node::items)
+            .filter_map(|k| k.scalar_text().map(str::to_string))
+            .collect();
+        let gens: Vec<&Node> = v
+            .get("generators")
+            .into_iter()
+            .flat_map(Node::items)
+            .collect();
+        let Some((first, rest)) = gens.split_first() else {
+            return Vec::new();
+        };
+        let mut base = self.generator(first, &Params::default());
+        for g in rest {
+            let others = self.generator(g, &Params::default());
+            for b in &mut base {
+                for o in &others {
+                    let same = !keys.is_empty()
+                        && keys.iter().all(|k| {
+                            let bk = b.values.get(k).or_else(|| lookup_nested(&b.values, k));
+                            let ok = o.values.get(k).or_else(|| lookup_nested(&o.values, k));
+                            bk.is_some() && bk == ok
+                        });
+                    if same || o.open {
+                        *b = b.merged(o);
+                    }
+                }
+            }
+        }
+        base
+    }
+}
+
+fn lookup_nested<'m>(m: &'m Map<String, J>, key: &str) -> Option<&'m J> {
+    let mut parts = key.split('.');
+    let mut cur = m.get(parts.next()?)?;
+    for p in parts {
+        cur = cur.get(p)?;
+    }
+    Some(cur)
+}
+
+fn flatten(prefix: &str, v: &J, out: &mut Map<String, J>) {
+    match v {
+        J::Object(m) => {
+            for (k, v) in m {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&key, v, out);
+            }
+        }
+        J::String(_) => {
+            out.insert(prefix.to_string(), v.clone());
+        }
+        other => {
+            out.insert(prefix.to_string(), J::String(other.to_string()));
+        }
+    }
+}
+
+/// Argo CD's `basenameNormalized`: lowercase, characters other than `[a-z0-9.-]` as `-`.
+fn normalize(s: &str) -> String {
+    s.to_lowercase()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+fn glob(p: &str) -> Option<globset::GlobMatcher> {
+    let p = p.trim_start_matches("./").trim_end_matches('/');
+    GlobBuilder::new(p)
+        .literal_separator(true)
+        .build()
+        .ok()
+        .map(|g| g.compile_matcher())
+}

@@ -1,0 +1,246 @@
+//! Helm values with provenance: every leaf remembers the node that set it, so a rule can point
+//! at the values file line, the `valuesObject` entry or the parameter that wins.
+
+use crate::source::Span;
+use crate::yaml::{Node, Resolved, Value};
+
+/// A values tree. Nulls are kept while merging (they delete keys) and dropped from results.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Values {
+    Null,
+    /// A scalar's text (as resolved by YAML 1.1) and where it was set.
+    Scalar {
+        text: String,
+        is_str: bool,
+        span: Span,
+    },
+    Seq(Span),
+    Map(Vec<(String, Values)>),
+}
+
+impl Values {
+    /// Converts a YAML node. Every leaf keeps its span; `span_override` replaces it (for
+    /// nodes parsed from a string whose spans cannot be mapped into the file).
+    #[must_use]
+    pub fn from_node(node: &Node, span_override: Option<Span>) -> Values {
+        match &node.value {
+            Value::Scalar(s) => match node.resolve() {
+                Some(Resolved::Null) | None => Values::Null,
+                Some(r) => Values::Scalar {
+                    text: s.text.clone(),
+                    is_str: matches!(r, Resolved::Str(_)),
+                    span: span_override.unwrap_or(node.span),
+                },
+            },
+            Value::Seq(_) => Values::Seq(span_override.unwrap_or(node.span)),
+            Value::Map(entries) => {
+                let mut out: Vec<(String, Values)> = Vec::with_capacity(entries.len());
+                for e in entries {
+                    let Some(k) = e.key.scalar_text() else {
+                        continue;
+                    };
+                    let v = Values::from_node(&e.value, span_override);
+                    if let Some(slot) = out.iter_mut().find(|(key, _)| key == k) {
+                        slot.1 = v;
+                    } else {
+                        out.push((k.to_string(), v));
+                    }
+                }
+                Values::Map(out)
+            }
+        }
+    }
+
+    /// Deep-merges `over` into `self` the way Helm coalesces values: maps merge key by key,
+    /// anything else is replaced, and a null in `over` deletes the key.
+    pub fn merge(&mut self, over: Values) {
+        match (self, over) {
+            (Values::Map(base), Values::Map(over)) => {
+                for (k, v) in over {
+                    let pos = base.iter().position(|(key, _)| *key == k);
+                    match (pos, v) {
+                        (Some(i), Values::Null) => {
+                            base.remove(i);
+                        }
+                        (None, Values::Null) => {}
+                        (Some(i), v) => base[i].1.merge(v),
+                        (None, v) => base.push((k, v.without_nulls())),
+                    }
+                }
+            }
+            (slot, over) => *slot = over.without_nulls(),
+        }
+    }
+
+    fn without_nulls(self) -> Values {
+        match self {
+            Values::Map(m) => Values::Map(
+                m.into_iter()
+                    .filter(|(_, v)| *v != Values::Null)
+                    .map(|(k, v)| (k, v.without_nulls()))
+                    .collect(),
+            ),
+            v => v,
+        }
+    }
+
+    /// Sets a `--set`-style dotted path (`a.b\.c.d`); list indexes (`a[0]`) are not modelled
+    /// and such parameters are ignored.
+    pub fn set_path(&mut self, name: &str, value: Values) {
+        let keys = split_set_path(name);
+        if keys.is_empty() || keys.iter().any(|k| k.contains('[')) {
+            return;
+        }
+        let mut over = value;
+        for k in keys.into_iter().rev() {
+            over = Values::Map(vec![(k, over)]);
+        }
+        self.merge(over);
+    }
+
+    #[must_use]
+    pub fn get(&self, key: &str) -> Option<&Values> {
+        match self {
+            Values::Map(m) => m.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+}
+
+/// Splits a Helm `--set` name on unescaped dots.
+#[must_use]
+pub fn split_set_path(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut chars = name.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                }
+            }
+            '.' => out.push(std::mem::take(&mut cur)),
+            c => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
+/// An image tag found in effective values: the key path and the leaf that set it.
+#[derive(Clone, Debug)]
+pub struct ImageTag {
+    /// Dotted key path (`metricsExporter.image.tag`, or `x.image` for `repo:tag` strings).
+    pub key: String,
+    pub tag: String,
+    pub span: Span,
+}
+
+/// Every image tag in `values`: `<...>image.tag` keys at any depth (the parent key ends in
+/// `image`, case-insensitive) and `<...>image: repo:tag` strings.
+#[must_use]
+pub fn image_tags(values: &Values) -> Vec<ImageTag> {
+    let mut out = Vec::new();
+    walk_tags(values, &mut Vec::new(), &mut out);
+    out
+}
+
+fn walk_tags<'v>(values: &'v Values, path: &mut Vec<&'v str>, out: &mut Vec<ImageTag>) {
+    let Values::Map(entries) = values else {
+        return;
+    };
+    for (k, v) in entries {
+        path.push(k);
+        let is_image_key = k.to_ascii_lowercase().ends_with("image");
+        match v {
+            Values::Map(_) if is_image_key => {
+                if let Some(Values::Scalar { text, span, .. }) = v.get("tag") {
+                    out.push(ImageTag {
+                        key: format!("{}.tag", path.join(".")),
+                        tag: text.clone(),
+                        span: *span,
+                    });
+                }
+                walk_tags(v, path, out);
+            }
+            Values::Map(_) => walk_tags(v, path, out),
+            Values::Scalar {
+                text,
+                is_str: true,
+                span,
+            } if is_image_key => {
+                if let Some(tag) = tag_of_reference(text) {
+                    out.push(ImageTag {
+                        key: path.join("."),
+                        tag: tag.to_string(),
+                        span: *span,
+                    });
+                }
+            }
+            _ => {}
+        }
+        path.pop();
+    }
+}
+
+/// The tag of an image reference `registry:5000/repo:tag@sha256:...`, if it has one.
+#[must_use]
+pub fn tag_of_reference(reference: &str) -> Option<&str> {
+    let r = reference.split('@').next().unwrap_or(reference);
+    let colon = r.rfind(':')?;
+    if r[colon..].contains('/') {
+        return None;
+    }
+    Some(&r[colon + 1..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::FileId;
+
+    fn v(text: &str) -> Values {
+        let p = crate::yaml::parse(FileId(0), text);
+        Values::from_node(&p.docs[0].root, None)
+    }
+
+    fn tags(v: &Values) -> Vec<(String, String)> {
+        image_tags(v).into_iter().map(|t| (t.key, t.tag)).collect()
+    }
+
+    #[test]
+    fn merge_is_deep_last_wins_and_null_deletes() {
+        let mut base = v("image:\n  repository: r\n  tag: none\nlist: [1, 2]\nkeep: 1\n");
+        base.merge(v("image:\n  tag: v1\nlist: [3]\nkeep: null\n"));
+        assert_eq!(tags(&base), vec![("image.tag".into(), "v1".into())]);
+        assert!(base.get("keep").is_none());
+        assert!(matches!(base.get("list"), Some(Values::Seq(_))));
+        base.set_path("image.tag", v("none"));
+        assert_eq!(tags(&base), vec![("image.tag".into(), "none".into())]);
+        base.merge(v("image: {tag: null}\n"));
+        assert!(tags(&base).is_empty());
+    }
+
+    #[test]
+    fn finds_nested_image_tags_and_reference_strings() {
+        let vals = v(
+            "metricsExporter:\n  image:\n    tag: none\nsidecarImage:\n  tag: x\nworker:\n  image: reg:5000/app:none\nplain:\n  tag: none\n",
+        );
+        assert_eq!(
+            tags(&vals),
+            vec![
+                ("metricsExporter.image.tag".into(), "none".into()),
+                ("sidecarImage.tag".into(), "x".into()),
+                ("worker.image".into(), "none".into()),
+            ]
+        );
+        assert_eq!(tag_of_reference("reg:5000/app"), None);
+        assert_eq!(tag_of_reference("app:1@sha256:abc"), Some("1"));
+    }
+
+    #[test]
+    fn set_paths_split_on_unescaped_dots() {
+        assert_eq!(split_set_path(r"a.b\.c.d"), vec!["a", "b.c", "d"]);
+    }
+}

@@ -1,0 +1,296 @@
+//! `gitops-lint graph`: the reachability model as text, Graphviz DOT or JSON.
+//! Roots → Applications (and ApplicationSets) → sources → files, plus app-of-apps edges.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::model::DocKind;
+use crate::model::argocd::is_argocd_kind;
+use crate::model::resolve::{ArgoModel, Location, RepoIdentity, ResolvedSource};
+use crate::project::Project;
+
+#[derive(Serialize)]
+struct Graph {
+    repository: String,
+    roots: Vec<usize>,
+    objects: Vec<Object>,
+}
+
+#[derive(Serialize)]
+struct Object {
+    id: usize,
+    kind: &'static str,
+    name: String,
+    file: String,
+    line: usize,
+    live: bool,
+    /// Applications this object is or generates.
+    applications: Vec<AppOut>,
+    /// Ids of the Argo CD objects it manages (app-of-apps).
+    manages: Vec<usize>,
+}
+
+#[derive(Serialize)]
+struct AppOut {
+    name: String,
+    sources: Vec<SourceOut>,
+}
+
+#[derive(Serialize)]
+struct SourceOut {
+    #[serde(rename = "repoURL")]
+    repo_url: Option<String>,
+    kind: &'static str,
+    location: String,
+    files: Vec<String>,
+}
+
+fn kind_name(k: DocKind) -> &'static str {
+    match k {
+        DocKind::Application => "Application",
+        DocKind::ApplicationSet => "ApplicationSet",
+        DocKind::AppProject => "AppProject",
+        _ => "other",
+    }
+}
+
+fn location(s: &ResolvedSource) -> String {
+    match &s.location {
+        Location::InRepo(d) if d.is_empty() => "this repository: /".to_string(),
+        Location::InRepo(d) => format!("this repository: {d}"),
+        Location::RefInRepo => "this repository (ref)".to_string(),
+        Location::External => "external".to_string(),
+        Location::Unknown => "unknown (depends on generator parameters)".to_string(),
+    }
+}
+
+fn build(project: &Project, model: &ArgoModel) -> Graph {
+    let repository = match &model.repo_identity {
+        RepoIdentity::Configured(urls) => format!("repo_urls: {}", urls.join(", ")),
+        RepoIdentity::Origin(u) => format!("git origin: {u}"),
+        RepoIdentity::Inferred => {
+            "inferred (no repo_urls, no git origin): repoURLs whose paths exist here".to_string()
+        }
+    };
+    let mut objects = Vec::new();
+    let mut apps_of: std::collections::HashMap<usize, Vec<&crate::model::resolve::App>> =
+        std::collections::HashMap::new();
+    for a in &model.apps {
+        apps_of.entry(a.doc).or_default().push(a);
+    }
+    for (i, doc) in project.docs.iter().enumerate() {
+        if !is_argocd_kind(doc.kind) {
+            continue;
+        }
+        let file = project.source(doc.file);
+        let applications = apps_of
+            .get(&i)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .map(|a| AppOut {
+                name: a.name.clone(),
+                sources: a
+                    .sources
+                    .iter()
+                    .map(|s| SourceOut {
+                        repo_url: s.repo_url.clone(),
+                        kind: s.kind.as_str(),
+                        location: location(s),
+                        files: {
+                            // A value file listed twice (chart `values.yaml`) is shown once.
+                            let mut files: Vec<String> = Vec::new();
+                            for f in &s.files {
+                                let p = &project.source(*f).path;
+                                if !files.contains(p) {
+                                    files.push(p.clone());
+                                }
+                            }
+                            files
+                        },
+                    })
+                    .collect(),
+            })
+            .collect();
+        let live = model.live.contains(&i);
+        let manages: Vec<usize> = model
+            .manages
+            .get(&i)
+            .map(|s| s.iter().copied().filter(|&d| d != i).collect())
+            .unwrap_or_default();
+        objects.push(Object {
+            id: i,
+            kind: kind_name(doc.kind),
+            name: doc.name().unwrap_or("<unnamed>").to_string(),
+            file: file.path.clone(),
+            line: file.line_col(doc.span.start as usize).line,
+            live,
+            applications,
+            manages,
+        });
+    }
+    Graph {
+        repository,
+        roots: model.roots.clone(),
+        objects,
+    }
+}
+
+/// JSON.
+#[must_use]
+pub fn json(project: &Project, model: &ArgoModel) -> String {
+    let mut s = serde_json::to_string_pretty(&build(project, model)).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// An indented tree from the roots; objects not reached from a root are listed after.
+#[must_use]
+pub fn text(project: &Project, model: &ArgoModel) -> String {
+    let g = build(project, model);
+    let mut out = format!("repository: {}\n", g.repository);
+    let mut seen = BTreeSet::new();
+    fn walk(
+        g: &Graph,
+        id: usize,
+        depth: usize,
+        label: &str,
+        seen: &mut BTreeSet<usize>,
+        out: &mut String,
+    ) {
+        let Some(o) = g.objects.iter().find(|o| o.id == id) else {
+            return;
+        };
+        let pad = "  ".repeat(depth);
+        let again = !seen.insert(id);
+        let _ = writeln!(
+            out,
+            "{pad}{label}{} {} ({}:{}){}{}",
+            o.kind,
+            o.name,
+            o.file,
+            o.line,
+            if o.live { "" } else { " [not live]" },
+            if again { " [see above]" } else { "" }
+        );
+        if again {
+            return;
+        }
+        for app in &o.applications {
+            let inner = if o.kind == "ApplicationSet" {
+                let _ = writeln!(out, "{pad}  generates Application {}", app.name);
+                format!("{pad}    ")
+            } else {
+                format!("{pad}  ")
+            };
+            for s in &app.sources {
+                let _ = writeln!(
+                    out,
+                    "{inner}source [{}] {} ({})",
+                    s.kind,
+                    s.repo_url.as_deref().unwrap_or("<no repoURL>"),
+                    s.location
+                );
+                for f in &s.files {
+                    let _ = writeln!(out, "{inner}  file {f}");
+                }
+            }
+        }
+        for &m in &o.manages {
+            walk(g, m, depth + 1, "manages ", seen, out);
+        }
+    }
+    if g.roots.is_empty() {
+        out.push_str("no roots: no live Argo CD object in this repository\n");
+    }
+    for &r in &g.roots {
+        walk(&g, r, 0, "root ", &mut seen, &mut out);
+    }
+    // Managers first, so that a cycle or a dead subtree is shown from its top.
+    let mut rest: Vec<(bool, usize)> = g
+        .objects
+        .iter()
+        .filter(|o| !seen.contains(&o.id))
+        .map(|o| (o.manages.is_empty(), o.id))
+        .collect();
+    rest.sort_unstable();
+    let rest: Vec<usize> = rest.into_iter().map(|(_, id)| id).collect();
+    if !rest.is_empty() {
+        out.push_str("not reached from a root (dead, or in an app-of-apps cycle):\n");
+        for id in rest {
+            if !seen.contains(&id) {
+                walk(&g, id, 1, "", &mut seen, &mut out);
+            }
+        }
+    }
+    out
+}
+
+/// Graphviz DOT.
+#[must_use]
+pub fn dot(project: &Project, model: &ArgoModel) -> String {
+    let g = build(project, model);
+    let q = |s: &str| {
+        format!(
+            "\"{}\"",
+            s.replace('\\', "\\\\")
+                .replace('"', "\\\"")
+                .replace('\n', "\\n")
+        )
+    };
+    let mut out = String::from(
+        "digraph argocd {\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n",
+    );
+    let mut files = BTreeSet::new();
+    for o in &g.objects {
+        let id = format!("obj{}", o.id);
+        let style = if o.live { "" } else { ", style=dashed" };
+        let _ = writeln!(
+            out,
+            "  {id} [label={}{style}];",
+            q(&format!("{} {}\n{}:{}", o.kind, o.name, o.file, o.line))
+        );
+        if g.roots.contains(&o.id) {
+            let _ = writeln!(out, "  root -> {id};");
+        }
+        for (ai, app) in o.applications.iter().enumerate() {
+            let app_id = if o.kind == "ApplicationSet" {
+                let a = format!("obj{}_app{ai}", o.id);
+                let _ = writeln!(
+                    out,
+                    "  {a} [label={}, shape=ellipse];",
+                    q(&format!("Application {}", app.name))
+                );
+                let _ = writeln!(out, "  {id} -> {a} [label=\"generates\"];");
+                a
+            } else {
+                id.clone()
+            };
+            for (si, s) in app.sources.iter().enumerate() {
+                let sid = format!("{app_id}_src{si}");
+                let _ = writeln!(
+                    out,
+                    "  {sid} [label={}, shape=note];",
+                    q(&format!("{} source\n{}", s.kind, s.location))
+                );
+                let _ = writeln!(out, "  {app_id} -> {sid};");
+                for f in &s.files {
+                    files.insert(f.clone());
+                    let _ = writeln!(out, "  {sid} -> {};", q(f));
+                }
+            }
+        }
+        for m in &o.manages {
+            let _ = writeln!(out, "  {id} -> obj{m} [label=\"manages\", color=blue];");
+        }
+    }
+    if !g.roots.is_empty() {
+        out.push_str("  root [shape=circle, label=\"roots\"];\n");
+    }
+    for f in files {
+        let _ = writeln!(out, "  {} [shape=plaintext];", q(&f));
+    }
+    out.push_str("}\n");
+    out
+}
