@@ -62,7 +62,7 @@ pub enum Error {
     /// Bad configuration: exit 2, rendered with the config file's code frame.
     Config(ConfigError),
     /// A policy that does not load: exit 2, rendered at the `.rego` line.
-    Policy(crate::policy::PolicyError),
+    Policy(Box<crate::policy::PolicyError>),
 }
 
 impl std::fmt::Display for Error {
@@ -303,8 +303,8 @@ fn load_user_policies(
     if paths.is_empty() {
         return Ok(None);
     }
-    let files = policy::collect_rego_files(&paths).map_err(Error::Policy)?;
-    let data = policy::load_data_dirs(&args.data).map_err(Error::Policy)?;
+    let files = policy::collect_rego_files(&paths).map_err(|e| Error::Policy(Box::new(e)))?;
+    let data = policy::load_data_dirs(&args.data).map_err(|e| Error::Policy(Box::new(e)))?;
     let set = policy::PolicySet::compile(
         &files,
         &data,
@@ -313,7 +313,7 @@ fn load_user_policies(
             timeout: args.timeout.unwrap_or(policy::DEFAULT_TIMEOUT),
         },
     )
-    .map_err(Error::Policy)?;
+    .map_err(|e| Error::Policy(Box::new(e)))?;
     Ok(Some(policy::run::UserPolicies {
         set,
         namespaces: if args.namespaces.is_empty() {

@@ -288,6 +288,36 @@ pub fn exception_name(rule: &str) -> &str {
     ""
 }
 
+/// Builtins policies may not call: no network, no environment. regorus only fails on an
+/// unknown builtin when a rule using it is evaluated, so these are refused at load time, as
+/// conftest does with a capabilities file.
+pub const FORBIDDEN_BUILTINS: &[(&str, &str)] = &[
+    ("http.send", "policies have no network access"),
+    ("net.lookup_ip_addr", "policies have no network access"),
+    ("opa.runtime", "policies cannot read the environment"),
+];
+
+/// The first call of a forbidden builtin in `text`: `(byte offset, name, reason)`.
+fn forbidden_call(text: &str) -> Option<(usize, &'static str, &'static str)> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let code = line.split('#').next().unwrap_or("");
+        for (name, why) in FORBIDDEN_BUILTINS {
+            if let Some(i) = code.find(name) {
+                let before_ok = code[..i]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '.'));
+                if before_ok && code[i + name.len()..].trim_start().starts_with('(') {
+                    return Some((offset + i, name, why));
+                }
+            }
+        }
+        offset += line.len();
+    }
+    None
+}
+
 /// Rule heads written at column 0: `(name, 1-based line)`.
 fn rule_heads(text: &str) -> Vec<(String, usize)> {
     let mut out = Vec::new();
@@ -454,6 +484,15 @@ impl PolicySet {
         let mut packages: BTreeMap<String, Package> = BTreeMap::new();
         let mut uses_location = false;
         for f in files {
+            if let Some((at, name, why)) = forbidden_call(&f.text) {
+                return Err(PolicyError {
+                    path: PathBuf::from(&f.path),
+                    text: f.text.clone(),
+                    span: Some((at, at + name.len())),
+                    message: format!("`{name}` is not available: {why}"),
+                    help: Some("gitops-lint runs policies offline, on the repository only".into()),
+                });
+            }
             let version = opts
                 .rego_version
                 .unwrap_or_else(|| RegoVersion::detect(&f.text));
@@ -622,6 +661,30 @@ mod tests {
         assert_eq!(
             RegoVersion::detect("package main\nimport future.keywords.if\ndeny[m] if { true }\n"),
             RegoVersion::V0
+        );
+    }
+
+    #[test]
+    fn network_and_environment_builtins_are_refused() {
+        let text = "package x\n# http.send(...) in a comment is fine\nattack if {\n  r := http.send({})\n}\n";
+        let (at, name, _) = forbidden_call(text).unwrap();
+        assert_eq!(name, "http.send");
+        assert_eq!(&text[at..at + 9], "http.send");
+        assert!(forbidden_call("package x\nmyhttp.send(1)\n").is_none());
+        let err = PolicySet::compile(
+            &[PolicyFile {
+                path: "m.rego".into(),
+                text: text.into(),
+            }],
+            &[],
+            &CompileOptions::default(),
+        )
+        .err()
+        .unwrap();
+        assert!(
+            err.to_string()
+                .starts_with("m.rego:4:8: `http.send` is not available"),
+            "{err}"
         );
     }
 

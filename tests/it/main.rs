@@ -5,4 +5,5 @@ mod fix;
 mod fixtures;
 mod formats;
 mod integrations;
+mod policies;
 mod registry;

@@ -1,0 +1,5 @@
+package other
+
+import rego.v1
+
+deny contains "checked by package other" if input.kind == "Service"

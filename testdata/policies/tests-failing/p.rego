@@ -1,0 +1,5 @@
+package p
+
+import rego.v1
+
+allow if input.user == "admin"
