@@ -295,7 +295,6 @@ impl<'a> Env<'a> {
 }
 
 fn failure_finding(
-    set: &PolicySet,
     pkg: &Package,
     f: &EvalFailure,
     doc: Option<&Document>,
@@ -307,7 +306,6 @@ fn failure_finding(
         .get(&f.rule)
         .map(|s| format!(" ({}:{})", s.file, s.line))
         .unwrap_or_default();
-    let _ = set;
     Some((
         EVALUATION_ERROR,
         Finding::new(
@@ -339,7 +337,8 @@ fn glob_set(patterns: &[String]) -> Option<GlobSet> {
 /// A file's id, path, text and line index, shared with `gitops.location`.
 type SharedFile = (FileId, Arc<str>, Arc<str>, Arc<LineIndex>);
 
-fn file_cache_current(project: &Project, doc: &Document, with_root: bool) {
+/// Makes `doc` the current document of `gitops.location` on this thread.
+fn set_location_document(project: &Project, doc: &Document) {
     thread_local! {
         static FILE: std::cell::RefCell<Option<SharedFile>> = const { std::cell::RefCell::new(None) };
     }
@@ -363,16 +362,7 @@ fn file_cache_current(project: &Project, doc: &Document, with_root: bool) {
         file,
         text,
         lines,
-        root: if with_root {
-            doc.root.clone()
-        } else {
-            crate::yaml::Node {
-                span: Span::default(),
-                tag: None,
-                flow: false,
-                value: crate::yaml::Value::Map(Vec::new()),
-            }
-        },
+        root: doc.root.clone(),
     }));
 }
 
@@ -470,7 +460,7 @@ pub fn run(project: &Project, config: &Config, user: Option<&UserPolicies>) -> O
                 }
                 let input = Value::from(doc.root.to_json());
                 if uses_location {
-                    file_cache_current(project, doc, true);
+                    set_location_document(project, doc);
                 }
                 if !rules.is_empty() {
                     pe.set_input(input.clone());
@@ -486,11 +476,11 @@ pub fn run(project: &Project, config: &Config, user: Option<&UserPolicies>) -> O
                             }
                         }
                         for f in failures {
-                            out.extend(failure_finding(&pack.set, pkg, &f, Some(doc), project));
+                            out.extend(failure_finding(pkg, &f, Some(doc), project));
                         }
                     }
                 }
-                if let (true, Some(ue), Some(u)) = (user_here, ue.as_mut(), user) {
+                if let (true, Some(ue)) = (user_here, ue.as_mut()) {
                     ue.set_input(input);
                     for pkg in &user_doc_pkgs {
                         let (hits, failures) = eval_package(ue, 1, pkg, &disabled);
@@ -505,7 +495,7 @@ pub fn run(project: &Project, config: &Config, user: Option<&UserPolicies>) -> O
                             }
                         }
                         for f in failures {
-                            out.extend(failure_finding(&u.set, pkg, &f, Some(doc), project));
+                            out.extend(failure_finding(pkg, &f, Some(doc), project));
                         }
                     }
                 }
@@ -532,7 +522,7 @@ pub fn run(project: &Project, config: &Config, user: Option<&UserPolicies>) -> O
             }
         }
         for f in failures {
-            out.extend(failure_finding(&pack.set, pkg, &f, None, project));
+            out.extend(failure_finding(pkg, &f, None, project));
         }
     }
     if let (Some(u), Some(ue)) = (user, user_engine.as_mut()) {
@@ -576,7 +566,7 @@ pub fn run(project: &Project, config: &Config, user: Option<&UserPolicies>) -> O
                 }
             }
             for f in failures {
-                out.extend(failure_finding(&u.set, pkg, &f, None, project));
+                out.extend(failure_finding(pkg, &f, None, project));
             }
         }
     }
