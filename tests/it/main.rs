@@ -4,5 +4,6 @@ mod cli;
 mod fix;
 mod fixtures;
 mod formats;
+mod hostile;
 mod integrations;
 mod registry;
