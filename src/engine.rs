@@ -80,6 +80,9 @@ impl std::error::Error for Error {}
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct Summary {
     pub files: usize,
+    /// Files found but not read (binary, not UTF-8, permission denied, ...): the run did not
+    /// see everything.
+    pub unreadable: usize,
     pub documents: usize,
     pub errors: usize,
     pub warnings: usize,
@@ -339,9 +342,14 @@ fn load_project(
     problems: Vec<walk::WalkProblem>,
     overlay: &std::collections::BTreeMap<String, String>,
 ) -> (Project, Vec<(&'static str, Finding)>) {
-    let mut entries: Vec<(String, PathBuf, Option<String>)> =
-        found.into_iter().map(|f| (f.rel, f.abs, None)).collect();
-    entries.extend(problems.into_iter().map(|p| (p.rel, p.abs, Some(p.reason))));
+    // (relative path, absolute path, why it cannot be read and whether that is a deliberate skip)
+    type Entry = (String, PathBuf, Option<(String, bool)>);
+    let mut entries: Vec<Entry> = found.into_iter().map(|f| (f.rel, f.abs, None)).collect();
+    entries.extend(
+        problems
+            .into_iter()
+            .map(|p| (p.rel, p.abs, Some((p.reason, p.skipped)))),
+    );
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     entries.dedup_by(|a, b| a.0 == b.0);
 
@@ -372,19 +380,28 @@ fn load_project(
     (project, findings)
 }
 
-fn load_file(id: FileId, rel: String, abs: PathBuf, problem: Option<String>) -> Loaded {
+fn load_file(id: FileId, rel: String, abs: PathBuf, problem: Option<(String, bool)>) -> Loaded {
     let read = match problem {
         Some(p) => Err(p),
-        None => crate::source::read_text(&abs),
+        None => crate::source::read_text(&abs).map_err(|reason| (reason, false)),
     };
     match read {
         Ok(text) => parse_file(id, rel, abs, text),
-        Err(reason) => {
-            let finding =
+        Err((reason, skipped)) => {
+            let finding = if skipped {
+                // A deliberate skip (a link out of the root): said, but not a failure.
+                Finding::new(
+                    format!("`{rel}` was not read: {reason}"),
+                    Span::empty(id, 0),
+                )
+                .with_severity(Severity::Info)
+                .with_help("Copy the file into the repository if Argo CD reads it from here.")
+            } else {
                 Finding::new(format!("cannot read `{rel}`: {reason}"), Span::empty(id, 0))
                     .with_help(
                         "Fix the file or exclude it in `.gitops-lint.yaml`; it was not checked.",
-                    );
+                    )
+            };
             Loaded {
                 source: SourceFile {
                     id,
@@ -392,7 +409,7 @@ fn load_file(id: FileId, rel: String, abs: PathBuf, problem: Option<String>) -> 
                     abs,
                     text: String::new(),
                     lines: LineIndex::default(),
-                    unreadable: Some(reason),
+                    unreadable: (!skipped).then_some(reason),
                 },
                 docs: Vec::new(),
                 findings: vec![("io/unreadable", finding)],
@@ -401,11 +418,35 @@ fn load_file(id: FileId, rel: String, abs: PathBuf, problem: Option<String>) -> 
     }
 }
 
+/// Files larger than this are checked in streaming mode: YAML syntax and duplicate keys only,
+/// without building a tree, so memory stays at about the file's size.
+pub const LARGE_FILE_BYTES: usize = 32 * 1024 * 1024;
+
 fn parse_file(id: FileId, rel: String, abs: PathBuf, text: String) -> Loaded {
     let lines = LineIndex::new(&text);
     let mut findings = Vec::new();
     let mut docs = Vec::new();
-    let parsed = yaml::parse(id, &text);
+    let parsed = if text.len() > LARGE_FILE_BYTES {
+        findings.push((
+            "yaml/resource-limit",
+            Finding::new(
+                format!(
+                    "`{rel}` is {} MiB, more than the {} MiB analysed in full: only its YAML syntax and keys were checked, no rule ran on it",
+                    text.len() / (1024 * 1024),
+                    LARGE_FILE_BYTES / (1024 * 1024)
+                ),
+                Span::empty(id, 0),
+            )
+            .with_severity(Severity::Warning)
+            .with_help("Split the file, or exclude it if Argo CD does not read it."),
+        ));
+        yaml::ParsedYaml {
+            docs: Vec::new(),
+            errors: yaml::validate_stream(id, &text),
+        }
+    } else {
+        yaml::parse(id, &text)
+    };
     for e in parsed.errors {
         let (rule, mut f) = match e.kind {
             YamlErrorKind::Syntax => ("yaml/syntax", Finding::new(e.message, e.span)),
@@ -667,6 +708,13 @@ fn apply_suppressions(
 fn summarize(report: &Report, suppressed: usize, started: Instant) -> Summary {
     let mut s = Summary {
         files: report.project.sources.files().len(),
+        unreadable: report
+            .project
+            .sources
+            .files()
+            .iter()
+            .filter(|f| f.unreadable.is_some())
+            .count(),
         documents: report.project.docs.len(),
         suppressed,
         ..Summary::default()

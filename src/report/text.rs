@@ -219,6 +219,12 @@ pub fn summary_line(report: &Report) -> String {
         plural(s.files, "file", "files"),
         plural(s.documents, "document", "documents"),
     );
+    if s.unreadable > 0 {
+        line.push_str(&format!(
+            "; {} not read",
+            plural(s.unreadable, "file", "files")
+        ));
+    }
     if s.suppressed > 0 {
         line.push_str(&format!("; {} suppressed", s.suppressed));
     }

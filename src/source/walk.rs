@@ -14,12 +14,14 @@ pub struct Found {
     pub abs: PathBuf,
 }
 
-/// Something under the root that could not be walked (an unreadable folder, a symlink loop).
+/// Something under the root that could not be walked (an unreadable folder, a symlink loop),
+/// or that was deliberately not read (`skipped`: a link out of the root).
 #[derive(Clone, Debug)]
 pub struct WalkProblem {
     pub rel: String,
     pub abs: PathBuf,
     pub reason: String,
+    pub skipped: bool,
 }
 
 /// Include and exclude globs, matched against root-relative paths. A pattern without `/`
@@ -133,6 +135,7 @@ pub fn discover(root: &Path, filter: &Filter) -> (Vec<Found>, Vec<WalkProblem>) 
                     rel: relative(root, &path),
                     abs: path,
                     reason: walk_reason(&err),
+                    skipped: false,
                 });
                 continue;
             }
@@ -148,20 +151,42 @@ pub fn discover(root: &Path, filter: &Filter) -> (Vec<Found>, Vec<WalkProblem>) 
         if rel.is_empty() || !filter.accepts(&rel) {
             continue;
         }
+        let problem = |reason: String, skipped: bool| WalkProblem {
+            rel: rel.clone(),
+            abs: entry.path().to_path_buf(),
+            reason,
+            skipped,
+        };
         if ft.is_symlink() {
             // Follow a file link only when its target stays inside the root.
             match entry.path().canonicalize() {
-                Ok(target) if target.starts_with(&canonical_root) && target.is_file() => {}
-                Ok(_) => continue,
+                Ok(target) if !target.starts_with(&canonical_root) => {
+                    problems.push(problem(
+                        "symbolic link to a file outside the repository root; not followed".into(),
+                        true,
+                    ));
+                    continue;
+                }
+                Ok(target) if target.is_file() => {}
+                Ok(_) => {
+                    problems.push(problem(
+                        "symbolic link to something that is not a regular file".into(),
+                        false,
+                    ));
+                    continue;
+                }
                 Err(e) => {
-                    problems.push(WalkProblem {
-                        rel,
-                        abs: entry.path().to_path_buf(),
-                        reason: format!("broken symbolic link ({e})"),
-                    });
+                    problems.push(problem(format!("broken symbolic link ({e})"), false));
                     continue;
                 }
             }
+        } else if !ft.is_file() {
+            // Reading a FIFO would block forever; devices and sockets are not files either.
+            problems.push(problem(
+                "not a regular file (a FIFO, socket or device)".into(),
+                false,
+            ));
+            continue;
         }
         found.push(Found {
             rel,

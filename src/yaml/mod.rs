@@ -424,6 +424,105 @@ fn resolve_merges(entries: Vec<Entry>) -> Vec<Entry> {
     out
 }
 
+/// Checks a large file without building its tree: syntax errors (with recovery at the next
+/// document) and duplicate keys, from the parser's events. Memory stays at the text plus the
+/// open mappings' keys, whatever the file's size.
+#[must_use]
+pub fn validate_stream(file: FileId, text: &str) -> Vec<YamlError> {
+    let mut options = Options::default();
+    options.emit_comments = false;
+    options.block_nesting_limit = MAX_NESTING;
+    options.flow_nesting_limit = MAX_NESTING;
+    let mut parser = Parser::new_from_str_with_options(text, options);
+    // For each open collection: for a mapping, its keys so far and whether the next scalar
+    // is a key; `None` for a sequence.
+    let mut stack: Vec<Option<(HashMap<String, Span>, bool)>> = Vec::new();
+    let mut errors = Vec::new();
+    let offset = |m: granit_parser::Marker| m.byte_offset().unwrap_or(0).min(text.len());
+    // Marks the value slot of the enclosing mapping as filled; returns whether the node just
+    // read was a key.
+    let advance = |stack: &mut Vec<Option<(HashMap<String, Span>, bool)>>| -> bool {
+        match stack.last_mut() {
+            Some(Some((_, expect_key))) => {
+                let was_key = *expect_key;
+                *expect_key = !*expect_key;
+                was_key
+            }
+            _ => false,
+        }
+    };
+    loop {
+        match parser.next_event() {
+            None => break,
+            Some(Ok((event, span))) => {
+                let (start, end) = (offset(span.start), offset(span.end));
+                match event {
+                    Event::Scalar(value, style, ..)
+                        if advance(&mut stack)
+                            && !(value == "<<" && style == granit_parser::ScalarStyle::Plain) =>
+                    {
+                        let here = Span::new(file, start, end);
+                        if let Some(Some((keys, _))) = stack.last_mut() {
+                            if let Some(first) = keys.insert(value.to_string(), here) {
+                                errors.push(YamlError {
+                                    kind: YamlErrorKind::DuplicateKey { first },
+                                    span: here,
+                                    message: format!("duplicate key `{value}`; the last one wins"),
+                                });
+                            }
+                        }
+                    }
+                    Event::Alias(_) | Event::UnresolvedAlias(_) => {
+                        advance(&mut stack);
+                    }
+                    Event::SequenceStart(..) => {
+                        advance(&mut stack);
+                        stack.push(None);
+                    }
+                    Event::MappingStart(..) => {
+                        advance(&mut stack);
+                        stack.push(Some((HashMap::new(), true)));
+                    }
+                    Event::SequenceEnd | Event::MappingEnd => {
+                        stack.pop();
+                    }
+                    Event::DocumentStart(..) | Event::DocumentEnd => stack.clear(),
+                    Event::StreamEnd => break,
+                    _ => {}
+                }
+            }
+            Some(Err(e)) => {
+                let at = offset(*e.marker());
+                let (kind, message) =
+                    if matches!(e.kind(), granit_parser::ErrorKind::RecursionLimitExceeded) {
+                        (
+                            YamlErrorKind::ResourceLimit,
+                            format!("collections nested deeper than {MAX_NESTING} levels"),
+                        )
+                    } else {
+                        (
+                            YamlErrorKind::Syntax,
+                            Some(e.info())
+                                .filter(|m| !m.is_empty())
+                                .unwrap_or_else(|| "invalid YAML".into()),
+                        )
+                    };
+                errors.push(YamlError {
+                    kind,
+                    span: Span::new(file, at, at),
+                    message,
+                });
+                stack.clear();
+                match parser.proceed_next_document() {
+                    Ok(true) => {}
+                    Ok(false) | Err(_) => break,
+                }
+            }
+        }
+    }
+    errors
+}
+
 fn convert_style(style: granit_parser::ScalarStyle) -> ScalarStyle {
     match style {
         granit_parser::ScalarStyle::Plain => ScalarStyle::Plain,

@@ -343,8 +343,15 @@ fn symlinks_never_lead_out_of_the_root() {
     let o = run(&["check", "--format", "json"], dir.path());
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let d = v["diagnostics"].as_array().unwrap();
+    assert_eq!(d.len(), 1, "{d:?}");
     assert_eq!(
-        v["summary"]["files"], 3,
+        (d[0]["file"].as_str(), d[0]["severity"].as_str()),
+        (Some("escape.yaml"), Some("info")),
+        "the link out of the root is said, not followed"
+    );
+    assert_eq!(
+        v["summary"]["documents"], 3,
         "inside.yaml, sub/x.yaml and the in-root link alias.yaml"
     );
 }

@@ -4,6 +4,7 @@ mod cli;
 mod fix;
 mod fixtures;
 mod formats;
+mod hostile;
 mod integrations;
 mod policies;
 mod registry;
