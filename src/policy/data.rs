@@ -5,6 +5,7 @@
 //! effective Helm values and the files each source reaches. ApplicationSets whose generators
 //! cannot be expanded offline are listed by their template (`template: true`).
 
+use rayon::prelude::*;
 use serde_json::{Value as J, json};
 
 use crate::config::Config;
@@ -86,6 +87,7 @@ fn values_json(project: &Project, v: &Values) -> J {
 }
 
 fn source_json(
+    with_values: bool,
     project: &Project,
     doc: &Document,
     node: &Node,
@@ -108,6 +110,7 @@ fn source_json(
                 .collect::<Vec<_>>(),
             r.values
                 .as_ref()
+                .filter(|_| with_values)
                 .map_or(J::Null, |v| values_json(project, v)),
         ),
         None => (J::Null, J::Null, Vec::new(), J::Null),
@@ -131,7 +134,13 @@ fn source_json(
 }
 
 /// One Application: `spec` is its spec (rendered, for a generated one), `app` its resolution.
-fn application(project: &Project, doc: &Document, spec: &Node, app: Option<&App>) -> J {
+fn application(
+    with_values: bool,
+    project: &Project,
+    doc: &Document,
+    spec: &Node,
+    app: Option<&App>,
+) -> J {
     let in_template = doc.kind == DocKind::ApplicationSet;
     let spec_path: &[&str] = if in_template {
         &["spec", "template", "spec"]
@@ -158,7 +167,14 @@ fn application(project: &Project, doc: &Document, spec: &Node, app: Option<&App>
             } else {
                 p.push("source".into());
             }
-            source_json(project, doc, s, &p, app.and_then(|a| a.sources.get(i)))
+            source_json(
+                with_values,
+                project,
+                doc,
+                s,
+                &p,
+                app.and_then(|a| a.sources.get(i)),
+            )
         })
         .collect();
     let name = match app {
@@ -263,30 +279,35 @@ fn job_json(
     })
 }
 
-/// The `data.gitops` object for a project.
+/// The `data.gitops` object for a project. Without `with_values`, sources' `values` are `null`
+/// (no loaded policy mentions `values`; they are most of the model's size).
 #[must_use]
-pub fn model(project: &Project, config: &Config) -> J {
+pub fn model(project: &Project, config: &Config, with_values: bool) -> J {
     let argo = project.argocd(&config.resolve_options());
-    let mut applications = Vec::new();
-    let mut expanded = std::collections::HashSet::new();
-    for app in &argo.apps {
-        let doc = &project.docs[app.doc];
-        let spec = match &app.generated_spec {
-            Some(s) => Some(s),
-            None => doc.root.get("spec"),
-        };
-        if let Some(spec) = spec {
-            applications.push(application(project, doc, spec, Some(app)));
-        }
-        if app.appset.is_some() {
-            expanded.insert(app.doc);
-        }
-    }
+    // Built in parallel: with 1000s of Applications this is most of the model's cost.
+    let mut applications: Vec<J> = argo
+        .apps
+        .par_iter()
+        .filter_map(|app| {
+            let doc = &project.docs[app.doc];
+            let spec = match &app.generated_spec {
+                Some(s) => Some(s),
+                None => doc.root.get("spec"),
+            };
+            spec.map(|spec| application(with_values, project, doc, spec, Some(app)))
+        })
+        .collect();
+    let expanded: std::collections::HashSet<usize> = argo
+        .apps
+        .iter()
+        .filter(|a| a.appset.is_some())
+        .map(|a| a.doc)
+        .collect();
     // ApplicationSets that generated nothing here (unexpandable generators): their template.
     for (i, doc) in project.docs.iter().enumerate() {
         if doc.kind == DocKind::ApplicationSet && !expanded.contains(&i) {
             if let Some(spec) = doc.root.path(&["spec", "template", "spec"]) {
-                applications.push(application(project, doc, spec, None));
+                applications.push(application(with_values, project, doc, spec, None));
             }
         }
     }

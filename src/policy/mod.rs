@@ -252,6 +252,10 @@ pub struct PolicySet {
     pub packages: BTreeMap<String, Package>,
     /// Some policy calls `gitops.location`, so each document's tree is made available to it.
     pub uses_location: bool,
+    /// Some policy mentions `gitops` (`data.gitops`, a `gitops.repo` package): the model is built.
+    pub mentions_gitops: bool,
+    /// Some policy mentions `values`: the model includes effective Helm values.
+    pub mentions_values: bool,
 }
 
 /// Default time limit of one rule evaluation on one input.
@@ -483,6 +487,8 @@ impl PolicySet {
             .map_err(|e| PolicyError::plain("gitops.location", format!("cannot register: {e}")))?;
         let mut packages: BTreeMap<String, Package> = BTreeMap::new();
         let mut uses_location = false;
+        let mut mentions_gitops = false;
+        let mut mentions_values = false;
         for f in files {
             if let Some((at, name, why)) = forbidden_call(&f.text) {
                 return Err(PolicyError {
@@ -516,6 +522,11 @@ impl PolicySet {
                 ..Package::default()
             });
             uses_location |= f.text.contains("gitops.location");
+            // Tests do not run in `check`: what they mention does not count.
+            if !f.path.ends_with("_test.rego") {
+                mentions_gitops |= f.text.contains("gitops");
+                mentions_values |= f.text.contains("values");
+            }
             let mut rules: BTreeSet<String> = p.rules.iter().cloned().collect();
             for (rule, line) in rule_heads(&f.text) {
                 if is_check_rule(&rule) {
@@ -545,6 +556,8 @@ impl PolicySet {
             engine,
             packages,
             uses_location,
+            mentions_gitops,
+            mentions_values,
         })
     }
 

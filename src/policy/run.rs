@@ -392,13 +392,15 @@ pub fn run(project: &Project, config: &Config, user: Option<&UserPolicies>) -> O
         return Vec::new();
     }
     let env = Env::new(project);
-    let needs_model = user.is_some() || enabled.iter().any(|(r, _)| r.scope == Scope::Repo);
-    let model = if needs_model {
-        data::model(project, config)
+    let needs_model = enabled.iter().any(|(r, _)| r.scope == Scope::Repo)
+        || user.is_some_and(|u| u.set.mentions_gitops);
+    // Effective Helm values are most of the model's size: built only when a policy may read them.
+    let with_values = pack.set.mentions_values || user.is_some_and(|u| u.set.mentions_values);
+    let model_value = if needs_model {
+        Value::from(data::model(project, config, with_values))
     } else {
-        serde_json::Value::Null
+        Value::Null
     };
-    let model_value = Value::from(model.clone());
     let mut options = serde_json::Map::new();
     for (r, _) in &enabled {
         let o = config.options(r.meta.id);
@@ -406,14 +408,27 @@ pub fn run(project: &Project, config: &Config, user: Option<&UserPolicies>) -> O
             options.insert(r.meta.id.to_string(), serde_json::Value::Object(o.clone()));
         }
     }
+    // `data.gitops` shares the one converted model (regorus values are reference-counted).
+    let data_object = |extra: Option<(&str, Value)>| {
+        let mut m = std::collections::BTreeMap::new();
+        if needs_model {
+            m.insert(Value::from("gitops"), model_value.clone());
+        }
+        if let Some((k, v)) = extra {
+            m.insert(Value::from(k), v);
+        }
+        Value::from(m)
+    };
     let mut pack_engine = pack.set.engine.clone();
-    let _ = pack_engine.add_data(Value::from(serde_json::json!({
-        "gitops": model,
-        "gitops_lint": {"options": options},
-    })));
+    let _ = pack_engine.add_data(data_object(Some((
+        "gitops_lint",
+        Value::from(serde_json::json!({ "options": options })),
+    ))));
     let mut user_engine = user.map(|u| {
         let mut e = u.set.engine.clone();
-        let _ = e.add_data(Value::from(serde_json::json!({ "gitops": model })));
+        if u.set.mentions_gitops {
+            let _ = e.add_data(data_object(None));
+        }
         e
     });
     let disabled = Disabled::default();
