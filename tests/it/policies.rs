@@ -261,6 +261,31 @@ fn gitops_repo_packages_run_once_on_the_model() {
 }
 
 #[test]
+fn the_model_has_generated_applications_with_effective_values_and_files() {
+    let r = engine::run(&Options {
+        paths: vec![data_dir().join("model-repo")],
+        policy: with_policies(&["model-policy"]),
+        ..Options::default()
+    })
+    .unwrap();
+    let found = policy_findings(&r);
+    let msgs: Vec<(&str, &str)> = found.iter().map(|f| (f.1.as_str(), f.3.as_str())).collect();
+    assert_eq!(
+        msgs,
+        [
+            (
+                "argocd/shop.yaml:19",
+                "shop-dev: 1 replicas, tag dev, reads apps/shop/values.yaml, apps/shop/values-dev.yaml"
+            ),
+            (
+                "argocd/shop.yaml:19",
+                "shop-prod: 3 replicas, tag 1.0, reads apps/shop/values.yaml, apps/shop/values-prod.yaml"
+            ),
+        ]
+    );
+}
+
+#[test]
 fn locations_path_loc_and_gitops_location() {
     let r = check(with_policies(&["loc-policy"])).unwrap();
     let found = policy_findings(&r);
