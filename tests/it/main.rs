@@ -7,3 +7,4 @@ mod formats;
 mod hostile;
 mod integrations;
 mod registry;
+mod security;
