@@ -426,16 +426,27 @@ fn fuzz_regressions_stay_fixed() {
             "{:?}",
             report.diagnostics
         );
-        let fixes: Vec<&gitops_lint::fix::Fix> = report
-            .diagnostics
-            .iter()
-            .filter_map(|d| d.fix.as_ref())
-            .collect();
-        let (fixed, _) = gitops_lint::fix::apply_fixes(text, &fixes);
-        let _ = gitops_lint::engine::check_texts(
-            &[(name, &fixed)],
-            gitops_lint::config::Config::default(),
-        );
+        // Fixing until stable takes at most 10 passes.
+        let mut current = text.to_string();
+        let mut stable = false;
+        for _ in 0..10 {
+            let report = gitops_lint::engine::check_texts(
+                &[(name, &current)],
+                gitops_lint::config::Config::default(),
+            );
+            let fixes: Vec<&gitops_lint::fix::Fix> = report
+                .diagnostics
+                .iter()
+                .filter_map(|d| d.fix.as_ref())
+                .collect();
+            let (fixed, _) = gitops_lint::fix::apply_fixes(&current, &fixes);
+            if fixed == current {
+                stable = true;
+                break;
+            }
+            current = fixed;
+        }
+        assert!(stable, "fixes did not converge on:\n{text}");
         n += 1;
     }
     assert!(n > 0, "no regression inputs in {}", dir.display());
