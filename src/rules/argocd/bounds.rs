@@ -34,10 +34,11 @@ pub fn projects(project: &Project) -> BTreeMap<&str, Vec<&Document>> {
     out
 }
 
-/// The namespaces the Argo CD control plane may run in: `argocd` and those of the AppProjects
-/// (Argo CD reads AppProjects only from its own namespace).
+/// The namespaces the Argo CD control plane may run in: those the AppProjects state (Argo CD
+/// reads AppProjects only from its own namespace). Empty when no AppProject states one (they are
+/// applied with `-n`): the control plane's namespace is then unknown.
 pub fn controller_namespaces(project: &Project) -> Vec<&str> {
-    let mut out = vec!["argocd"];
+    let mut out = Vec::new();
     for d in project.docs_of(DocKind::AppProject) {
         if let Some(ns) = d.namespace() {
             if !out.contains(&ns) {

@@ -24,6 +24,39 @@ fn parse_allowed(s: &str) -> (&str, &str) {
     s.rsplit_once('/').unwrap_or(("", s))
 }
 
+/// Namespaced built-in kinds: Argo CD checks the cluster whitelist only for cluster-scoped
+/// objects, so these entries grant nothing.
+const NAMESPACED: &[&str] = &[
+    "ConfigMap",
+    "CronJob",
+    "DaemonSet",
+    "Deployment",
+    "Endpoints",
+    "HorizontalPodAutoscaler",
+    "Ingress",
+    "Job",
+    "LimitRange",
+    "NetworkPolicy",
+    "PersistentVolumeClaim",
+    "Pod",
+    "PodDisruptionBudget",
+    "ReplicaSet",
+    "ResourceQuota",
+    "Role",
+    "RoleBinding",
+    "Secret",
+    "Service",
+    "ServiceAccount",
+    "StatefulSet",
+];
+
+/// An entry that matches no cluster-scoped kind: a namespaced built-in kind, or a literal that
+/// is not a Kind at all (`configmaps`: Kinds are CamelCase).
+fn grants_nothing(kind: &str) -> bool {
+    let literal = !kind.contains(['*', '?', '[', '\\']);
+    literal && (NAMESPACED.contains(&kind) || kind.chars().next().is_some_and(char::is_lowercase))
+}
+
 impl Rule for ProjectBounds {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -78,7 +111,7 @@ impl Rule for ProjectBounds {
                 let (ag, ak) = parse_allowed(a);
                 filepath_match(ag, group) && filepath_match(ak, kind)
             });
-            if covered {
+            if covered || grants_nothing(kind) {
                 continue;
             }
             let shown = if group.is_empty() {

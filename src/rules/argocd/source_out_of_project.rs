@@ -89,7 +89,11 @@ impl Rule for SourceOutOfProject {
             }
             // Applications outside the control plane's namespace need `sourceNamespaces`.
             let doc = &cx.project.docs[app.doc];
-            let Some(ns_node) = doc.root.path(&["metadata", "namespace"]) else {
+            let Some(ns_node) = doc
+                .root
+                .path(&["metadata", "namespace"])
+                .filter(|_| !controller_ns.is_empty())
+            else {
                 continue;
             };
             let Some(ns) = ns_node.as_str() else {
