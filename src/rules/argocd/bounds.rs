@@ -9,7 +9,7 @@ use crate::model::resolve::{App, ArgoModel, Field, ResolvedSource};
 use crate::model::template::is_unknown;
 use crate::model::{DocKind, Document};
 use crate::project::Project;
-use crate::source::Span;
+use crate::source::{FileId, Span};
 use crate::yaml::Node;
 
 pub const IN_CLUSTER_SERVER: &str = "https://kubernetes.default.svc";
@@ -265,6 +265,101 @@ pub fn merge_by_span(model: &ArgoModel, items: Vec<(usize, Finding)>) -> Vec<Fin
             }
         }
         out.push(f);
+    }
+    out
+}
+
+/// AppProjects that a kustomization patches (its folder or a parent's has a patch targeting
+/// `AppProject`): their `sourceRepos` and `destinations` are not what the file says.
+pub fn patched_projects(project: &Project) -> std::collections::HashSet<(FileId, usize)> {
+    let mut dirs: Vec<String> = Vec::new();
+    for k in project.docs_of(DocKind::Kustomization) {
+        let path = &project.source(k.file).path;
+        let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+        let targets_project = |item: &Node| -> bool {
+            if item.path(&["target", "kind"]).and_then(Node::as_str) == Some("AppProject") {
+                return true;
+            }
+            let text_names = |t: &str| t.contains("kind: AppProject");
+            if let Some(t) = item.get_str("patch").or_else(|| item.as_str()) {
+                if text_names(t) {
+                    return true;
+                }
+                // A patch file.
+                if item.get("patch").is_none() {
+                    if let Some(f) =
+                        crate::model::repo::join(dir, t).and_then(|p| project.file_by_path(&p))
+                    {
+                        return project
+                            .file_docs(f.id)
+                            .iter()
+                            .any(|d| d.kind == DocKind::AppProject);
+                    }
+                }
+            }
+            if let Some(p) = item.get_str("path") {
+                if let Some(f) =
+                    crate::model::repo::join(dir, p).and_then(|p| project.file_by_path(&p))
+                {
+                    return project
+                        .file_docs(f.id)
+                        .iter()
+                        .any(|d| d.kind == DocKind::AppProject);
+                }
+            }
+            false
+        };
+        let patched = ["patches", "patchesJson6902", "patchesStrategicMerge"]
+            .iter()
+            .flat_map(|key| k.root.get(key).into_iter().flat_map(Node::items))
+            .any(targets_project);
+        if patched {
+            dirs.push(dir.to_string());
+        }
+    }
+    let mut out = std::collections::HashSet::new();
+    if dirs.is_empty() {
+        return out;
+    }
+    // What the patching kustomizations reach through `resources` (`../projects` too).
+    let mut files: std::collections::HashSet<FileId> = std::collections::HashSet::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut stack = dirs.clone();
+    while let Some(dir) = stack.pop() {
+        if !seen.insert(dir.clone()) || seen.len() > 10_000 {
+            continue;
+        }
+        let kfile = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
+            .iter()
+            .filter_map(|n| crate::model::repo::join(&dir, n))
+            .find_map(|p| project.file_by_path(&p));
+        let Some(kfile) = kfile else {
+            continue;
+        };
+        for k in project.file_docs(kfile.id) {
+            for key in ["resources", "bases", "components"] {
+                for item in k.root.get(key).into_iter().flat_map(Node::items) {
+                    let Some(rel) = item
+                        .as_str()
+                        .and_then(|r| crate::model::repo::join(&dir, r))
+                    else {
+                        continue;
+                    };
+                    match project.file_by_path(&rel) {
+                        Some(f) => {
+                            files.insert(f.id);
+                        }
+                        None => stack.push(rel),
+                    }
+                }
+            }
+        }
+    }
+    for d in project.docs_of(DocKind::AppProject) {
+        let path = &project.source(d.file).path;
+        if files.contains(&d.file) || dirs.iter().any(|dir| under(path, dir)) {
+            out.insert((d.file, d.index));
+        }
     }
     out
 }

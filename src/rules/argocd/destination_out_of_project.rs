@@ -26,6 +26,7 @@ impl Rule for DestinationOutOfProject {
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         let model = cx.project.argocd(&cx.config.resolve_options());
         let projects = bounds::projects(cx.project);
+        let patched = bounds::patched_projects(cx.project);
         let clusters = bounds::Clusters::of(cx.project);
         let mut items = Vec::new();
         for (i, app) in model.apps.iter().enumerate() {
@@ -45,6 +46,10 @@ impl Rule for DestinationOutOfProject {
             let Some(defs) = projects.get(name) else {
                 continue;
             };
+            // A kustomize patch changes the project: what the file says is not what Argo CD reads.
+            if defs.iter().any(|d| patched.contains(&(d.file, d.index))) {
+                continue;
+            }
             let (Some(dest), Some(dst)) = (&app.destination, clusters.app_dest(app)) else {
                 continue;
             };
