@@ -363,3 +363,15 @@ pub fn patched_projects(project: &Project) -> std::collections::HashSet<(FileId,
     }
     out
 }
+
+/// True when the ApplicationSet that generates `app` has a `templatePatch` (a Go template the
+/// model does not evaluate) that mentions `key`: the generated value may differ.
+#[must_use]
+pub fn template_patched(project: &Project, app: &App, key: &str) -> bool {
+    app.appset.is_some()
+        && project.docs[app.doc]
+            .root
+            .path(&["spec", "templatePatch"])
+            .and_then(Node::scalar_text)
+            .is_some_and(|p| p.contains(key))
+}

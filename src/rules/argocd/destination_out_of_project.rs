@@ -53,6 +53,12 @@ impl Rule for DestinationOutOfProject {
             let (Some(dest), Some(dst)) = (&app.destination, clusters.app_dest(app)) else {
                 continue;
             };
+            if ["project", "destination"]
+                .iter()
+                .any(|k| bounds::template_patched(cx.project, app, k))
+            {
+                continue;
+            }
             let mut denied = true;
             for d in defs {
                 let list = bounds::project_destinations(d);

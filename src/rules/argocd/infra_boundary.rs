@@ -80,7 +80,12 @@ impl Rule for InfraBoundary {
             if !app.live {
                 continue;
             }
-            if let Some(ns) = app.destination.as_ref().and_then(|d| d.namespace.as_ref()) {
+            if let Some(ns) = app
+                .destination
+                .as_ref()
+                .and_then(|d| d.namespace.as_ref())
+                .filter(|_| !bounds::template_patched(project, app, "destination"))
+            {
                 if let Some(v) = bounds::concrete(ns) {
                     if namespaces.contains(&v) {
                         items.push((

@@ -52,6 +52,12 @@ impl Rule for SourceOutOfProject {
             let Some(defs) = projects.get(name) else {
                 continue;
             };
+            if ["project", "source"]
+                .iter()
+                .any(|k| bounds::template_patched(cx.project, app, k))
+            {
+                continue;
+            }
             // A kustomize patch changes the project: what the file says is not what Argo CD reads.
             if defs.iter().any(|d| patched.contains(&(d.file, d.index))) {
                 continue;

@@ -36,6 +36,9 @@ impl Rule for UnknownProject {
             let Some(field) = &app.project else {
                 continue;
             };
+            if bounds::template_patched(cx.project, app, "project") {
+                continue;
+            }
             let Some(name) = bounds::concrete(field) else {
                 continue;
             };
