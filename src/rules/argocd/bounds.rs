@@ -96,6 +96,8 @@ impl Clusters {
             ) else {
                 continue;
             };
+            // Argo CD trims a trailing `/` from cluster servers.
+            let server = server.trim_end_matches('/');
             c.by_name.insert(name.to_string(), server.to_string());
             c.by_server.insert(server.to_string(), name.to_string());
         }
@@ -374,4 +376,36 @@ pub fn template_patched(project: &Project, app: &App, key: &str) -> bool {
             .path(&["spec", "templatePatch"])
             .and_then(Node::scalar_text)
             .is_some_and(|p| p.contains(key))
+}
+
+/// The AppProjects named as global projects in an `argocd-cm` ConfigMap of the repository
+/// (`data.globalProjects`). Argo CD appends their `destinations` and `sourceRepos` to the
+/// projects their label selector matches; the selector is not evaluated here, so callers merge
+/// their allow entries (not their denials) into every project: that can only hide findings.
+pub fn global_projects(project: &Project) -> Vec<&Document> {
+    let mut names: Vec<String> = Vec::new();
+    for d in project.docs_of(DocKind::K8sObject) {
+        if d.k8s_kind() != Some("ConfigMap") || d.name() != Some("argocd-cm") {
+            continue;
+        }
+        let Some(text) = d
+            .root
+            .path(&["data", "globalProjects"])
+            .and_then(Node::scalar_text)
+        else {
+            continue;
+        };
+        let parsed = crate::yaml::parse(d.file, text);
+        for doc in &parsed.docs {
+            for gp in doc.root.items() {
+                if let Some(n) = gp.get_str("projectName") {
+                    names.push(n.to_string());
+                }
+            }
+        }
+    }
+    project
+        .docs_of(DocKind::AppProject)
+        .filter(|d| d.name().is_some_and(|n| names.iter().any(|x| x == n)))
+        .collect()
 }

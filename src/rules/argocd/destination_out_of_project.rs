@@ -27,6 +27,7 @@ impl Rule for DestinationOutOfProject {
         let model = cx.project.argocd(&cx.config.resolve_options());
         let projects = bounds::projects(cx.project);
         let patched = bounds::patched_projects(cx.project);
+        let globals = bounds::global_projects(cx.project);
         let clusters = bounds::Clusters::of(cx.project);
         let mut items = Vec::new();
         for (i, app) in model.apps.iter().enumerate() {
@@ -62,7 +63,19 @@ impl Rule for DestinationOutOfProject {
             let mut denied = true;
             for d in defs {
                 let list = bounds::project_destinations(d);
-                let items: Vec<_> = list.iter().map(|(p, _)| p.clone()).collect();
+                let mut items: Vec<_> = list.iter().map(|(p, _)| p.clone()).collect();
+                for g in globals.iter().filter(|g| g.name() != d.name()) {
+                    items.extend(
+                        bounds::project_destinations(g)
+                            .into_iter()
+                            .map(|(p, _)| p)
+                            .filter(|p| {
+                                ![&p.server, &p.name, &p.namespace]
+                                    .iter()
+                                    .any(|v| appproject::is_deny(v))
+                            }),
+                    );
+                }
                 // With `permitOnlyProjectScopedClusters`, a match also needs a project-scoped
                 // cluster secret: only a mismatch is certain.
                 if appproject::is_destination_matched(&items, &dst) != Some(false) {

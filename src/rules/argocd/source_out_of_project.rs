@@ -35,6 +35,7 @@ impl Rule for SourceOutOfProject {
         let model = cx.project.argocd(&cx.config.resolve_options());
         let projects = bounds::projects(cx.project);
         let patched = bounds::patched_projects(cx.project);
+        let globals = bounds::global_projects(cx.project);
         let controller_ns = bounds::controller_namespaces(cx.project);
         let mut items = Vec::new();
         for (i, app) in model.apps.iter().enumerate() {
@@ -82,7 +83,14 @@ impl Rule for SourceOutOfProject {
                     continue;
                 };
                 let permitted = defs.iter().any(|d| {
-                    let repos = strings(d.root.path(&["spec", "sourceRepos"]));
+                    let mut repos = strings(d.root.path(&["spec", "sourceRepos"]));
+                    for g in globals.iter().filter(|g| g.name() != d.name()) {
+                        repos.extend(
+                            strings(g.root.path(&["spec", "sourceRepos"]))
+                                .into_iter()
+                                .filter(|r| !appproject::is_deny(r)),
+                        );
+                    }
                     appproject::is_source_permitted(&repos, url)
                 });
                 if permitted {
