@@ -46,6 +46,19 @@ pub struct ArgocdConfig {
     /// Files (relative to the root) whose Argo CD objects are applied by the bootstrap. When
     /// set, only what is reachable from them through app-of-apps is live.
     pub roots: Vec<String>,
+    /// AppProjects created outside this repository (`argocd/unknown-project`).
+    pub external_projects: Vec<String>,
+    /// Cluster-scoped kinds a project may whitelist, as `group/Kind` or `Kind` (core group);
+    /// `None`: only `Namespace` (`argocd/project-bounds`).
+    pub cluster_resources_allowed: Option<Vec<String>>,
+    /// Folders or files holding Argo CD's own installation (`argocd/self-managed`).
+    pub self_paths: Vec<String>,
+    /// Namespaces of the infrastructure; `None`: the default list (`argocd/infra-boundary`).
+    pub infra_namespaces: Option<Vec<String>>,
+    /// Helm charts of the infrastructure (`argocd/infra-boundary`).
+    pub infra_charts: Vec<String>,
+    /// Folders or files of the infrastructure (`argocd/infra-boundary`).
+    pub infra_paths: Vec<String>,
 }
 
 impl Config {
@@ -115,7 +128,15 @@ pub fn find(root: &Path) -> Option<PathBuf> {
 }
 
 const TOP_LEVEL: &[&str] = &["include", "exclude", "repo_urls", "argocd", "rules"];
-const ARGOCD_KEYS: &[&str] = &["roots"];
+const ARGOCD_KEYS: &[&str] = &[
+    "roots",
+    "external_projects",
+    "cluster_resources_allowed",
+    "self_paths",
+    "infra_namespaces",
+    "infra_charts",
+    "infra_paths",
+];
 
 /// Reads and validates a configuration file against the rule registry.
 pub fn load(path: &Path, rules: &[&RuleMeta]) -> Result<Config, ConfigError> {
@@ -202,7 +223,10 @@ pub fn parse(path: &Path, text: &str, rules: &[&RuleMeta]) -> Result<Config, Con
                 if entry.value.as_map().is_none() {
                     return Err(err(
                         span_of(&entry.value),
-                        "`argocd` must be a mapping (keys: roots)".into(),
+                        format!(
+                            "`argocd` must be a mapping (keys: {})",
+                            ARGOCD_KEYS.join(", ")
+                        ),
                         None,
                     ));
                 }
@@ -214,6 +238,65 @@ pub fn parse(path: &Path, text: &str, rules: &[&RuleMeta]) -> Result<Config, Con
                                 err(
                                     span_of(n),
                                     "`argocd.roots` must be a list of file paths".into(),
+                                    None,
+                                )
+                            })?;
+                        }
+                        "external_projects" => {
+                            config.argocd.external_projects =
+                                string_list(&a.value).map_err(|n| {
+                                    err(
+                                    span_of(n),
+                                    "`argocd.external_projects` must be a list of AppProject names"
+                                        .into(),
+                                    None,
+                                )
+                                })?;
+                        }
+                        "cluster_resources_allowed" => {
+                            config.argocd.cluster_resources_allowed =
+                                Some(string_list(&a.value).map_err(|n| {
+                                    err(
+                                        span_of(n),
+                                        "`argocd.cluster_resources_allowed` must be a list of `group/Kind` strings".into(),
+                                        None,
+                                    )
+                                })?);
+                        }
+                        "self_paths" => {
+                            config.argocd.self_paths = string_list(&a.value).map_err(|n| {
+                                err(
+                                    span_of(n),
+                                    "`argocd.self_paths` must be a list of paths".into(),
+                                    None,
+                                )
+                            })?;
+                        }
+                        "infra_namespaces" => {
+                            config.argocd.infra_namespaces =
+                                Some(string_list(&a.value).map_err(|n| {
+                                    err(
+                                        span_of(n),
+                                        "`argocd.infra_namespaces` must be a list of namespaces"
+                                            .into(),
+                                        None,
+                                    )
+                                })?);
+                        }
+                        "infra_charts" => {
+                            config.argocd.infra_charts = string_list(&a.value).map_err(|n| {
+                                err(
+                                    span_of(n),
+                                    "`argocd.infra_charts` must be a list of chart names".into(),
+                                    None,
+                                )
+                            })?;
+                        }
+                        "infra_paths" => {
+                            config.argocd.infra_paths = string_list(&a.value).map_err(|n| {
+                                err(
+                                    span_of(n),
+                                    "`argocd.infra_paths` must be a list of paths".into(),
                                     None,
                                 )
                             })?;
@@ -402,6 +485,16 @@ pub fn starter(rules: &[&RuleMeta]) -> String {
          # Argo CD: files the bootstrap applies. Empty: every Argo CD object found is live.\n\
          argocd:\n\
          \x20\x20roots: []\n\
+         \x20\x20# AppProjects created outside this repository (argocd/unknown-project).\n\
+         \x20\x20external_projects: []\n\
+         \x20\x20# Cluster-scoped kinds a project may whitelist, `group/Kind` (argocd/project-bounds).\n\
+         \x20\x20cluster_resources_allowed: [Namespace]\n\
+         \x20\x20# Folders holding Argo CD's own installation (argocd/self-managed).\n\
+         \x20\x20self_paths: []\n\
+         \x20\x20# Namespaces, charts and folders of the infrastructure (argocd/infra-boundary).\n\
+         \x20\x20infra_namespaces: [kube-system, kube-public, kube-node-lease, cert-manager, cilium, rook-ceph, metallb-system, ingress-nginx, gateway-system]\n\
+         \x20\x20infra_charts: []\n\
+         \x20\x20infra_paths: []\n\
          \n\
          # Per rule: a level (off, info, warning, error), or a mapping with `severity` and options.\n\
          rules:\n",

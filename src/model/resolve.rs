@@ -76,6 +76,38 @@ pub struct App {
     pub sources: Vec<ResolvedSource>,
     /// Something the checks needed depends on parameters of an unexpandable generator.
     pub depends_on_unknown: Vec<String>,
+    /// `spec.project` (its value node).
+    pub project: Option<Field>,
+    /// `spec.destination`.
+    pub destination: Option<Destination>,
+}
+
+/// A scalar of an Application spec and the node that sets it (a template node for a generated
+/// Application).
+#[derive(Clone, Debug)]
+pub struct Field {
+    pub value: String,
+    pub span: Span,
+}
+
+impl Field {
+    fn of(node: Option<&Node>) -> Option<Field> {
+        let n = node.filter(|n| !n.is_null())?;
+        Some(Field {
+            value: n.scalar_text()?.to_string(),
+            span: n.span,
+        })
+    }
+}
+
+/// `spec.destination`.
+#[derive(Clone, Debug)]
+pub struct Destination {
+    /// The `destination` key.
+    pub span: Span,
+    pub server: Option<Field>,
+    pub name: Option<Field>,
+    pub namespace: Option<Field>,
 }
 
 #[derive(Debug)]
@@ -86,6 +118,10 @@ pub struct ResolvedSource {
     pub kind: SourceKind,
     /// Files of this repository the source reads, in order.
     pub files: Vec<FileId>,
+    /// `repoURL`, `path` and `chart` with their value nodes.
+    pub repo_url_field: Option<Field>,
+    pub path: Option<Field>,
+    pub chart: Option<Field>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -353,6 +389,13 @@ impl<'p> Resolver<'p> {
             live: true,
             sources: Vec::new(),
             depends_on_unknown: Vec::new(),
+            project: Field::of(input.spec.get("project")),
+            destination: input.spec.entry("destination").map(|e| Destination {
+                span: e.key.span,
+                server: Field::of(e.value.get("server")),
+                name: Field::of(e.value.get("name")),
+                namespace: Field::of(e.value.get("namespace")),
+            }),
         });
         let srcs = argocd::sources(&input.spec);
         // `ref:` names → where their repository is.
@@ -398,6 +441,9 @@ impl<'p> Resolver<'p> {
             location: Location::Unknown,
             kind: SourceKind::Unknown,
             files: Vec::new(),
+            repo_url_field: Field::of(src.get("repoURL")),
+            path: Field::of(src.get("path")),
+            chart: Field::of(src.get("chart")),
         };
         let url = repo_url.as_deref().unwrap_or("");
         let chart = src.get("chart").filter(|c| !c.is_null());

@@ -14,8 +14,8 @@ fn run(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-const CRLF: &str = "apiVersion: argoproj.io/v1alpha1\r\nkind: Application\r\nmetadata:\r\n  name: crlf\r\nspec:\r\n  project: shop\r\n  syncPolicy:\r\n    automated:\r\n      prune: true\r\n";
-const BOM: &str = "\u{feff}apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: bom\nspec:\n  project: shop\n";
+const CRLF: &str = "apiVersion: argoproj.io/v1alpha1\r\nkind: Application\r\nmetadata:\r\n  name: crlf\r\nspec:\r\n  project: default\r\n  syncPolicy:\r\n    automated:\r\n      prune: true\r\n";
+const BOM: &str = "\u{feff}apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: bom\nspec:\n  project: default\n";
 const PAUSED: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: paused\nspec:\n  syncPolicy:\n    automated:\n      enabled: false\n      prune: true\n      selfHeal: true\n";
 const MULTI: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: a\nspec:\n  syncPolicy:\n    automated: {}\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: b\nspec:\n  syncPolicy:\n    automated:\n      prune: false\n";
 

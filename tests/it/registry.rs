@@ -166,6 +166,28 @@ fn config_errors_point_at_the_line_with_a_suggestion() {
     let e = config::parse(path, "argocd:\n  root: [bootstrap/root.yaml]\n", &metas).unwrap_err();
     assert_eq!(e.help.as_deref(), Some("did you mean `roots`?"));
     assert_eq!(e.span.map(|s| s.0), Some(10));
+    let e = config::parse(path, "argocd:\n  infra_namespace: [kube-system]\n", &metas).unwrap_err();
+    assert_eq!(e.help.as_deref(), Some("did you mean `infra_namespaces`?"));
+    assert_eq!(e.span.map(|s| s.0), Some(10));
+    let e = config::parse(path, "argocd:\n  external_projects: platform\n", &metas).unwrap_err();
+    assert!(
+        e.message.contains("argocd.external_projects"),
+        "{}",
+        e.message
+    );
+    assert_eq!(e.span.map(|s| s.0), Some(29));
+    let bounds = config::parse(
+        path,
+        "argocd:\n  external_projects: [platform]\n  cluster_resources_allowed: [Namespace]\n  self_paths: [platform/argocd]\n  infra_namespaces: []\n  infra_charts: [cilium]\n  infra_paths: [infra]\n",
+        &metas,
+    )
+    .unwrap();
+    assert_eq!(
+        bounds.argocd.external_projects,
+        vec!["platform".to_string()]
+    );
+    assert_eq!(bounds.argocd.infra_namespaces, Some(Vec::new()));
+    assert_eq!(bounds.argocd.infra_charts, vec!["cilium".to_string()]);
     let roots = config::parse(path, "argocd:\n  roots: [bootstrap/root.yaml]\n", &metas).unwrap();
     assert_eq!(roots.argocd.roots, vec!["bootstrap/root.yaml".to_string()]);
     let ok = config::parse(
