@@ -86,6 +86,10 @@ pub struct ResolvedSource {
     pub kind: SourceKind,
     /// Files of this repository the source reads, in order.
     pub files: Vec<FileId>,
+    /// `chart:` of a chart from a Helm repository or OCI registry.
+    pub chart: Option<String>,
+    /// Effective Helm values (Helm sources, when no layer depends on unknown parameters).
+    pub values: Option<Values>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -398,6 +402,8 @@ impl<'p> Resolver<'p> {
             location: Location::Unknown,
             kind: SourceKind::Unknown,
             files: Vec::new(),
+            chart: None,
+            values: None,
         };
         let url = repo_url.as_deref().unwrap_or("");
         let chart = src.get("chart").filter(|c| !c.is_null());
@@ -405,6 +411,7 @@ impl<'p> Resolver<'p> {
         if chart.is_some() {
             out.location = Location::External;
             out.kind = SourceKind::Chart;
+            out.chart = chart.and_then(Node::as_str).map(str::to_string);
             // Value files of an external chart: only `$ref` ones can be in this repository.
             let mut vals = Values::Map(Vec::new());
             let complete = match src.get("helm") {
@@ -413,6 +420,7 @@ impl<'p> Resolver<'p> {
             };
             if complete {
                 self.collect_tags(app, &vals);
+                out.values = Some(vals);
             }
             return out;
         }
@@ -484,6 +492,7 @@ impl<'p> Resolver<'p> {
                 // A layer that depends on unknown parameters may override any tag.
                 if complete {
                     self.collect_tags(app, &vals);
+                    out.values = Some(vals);
                 }
             }
             SourceKind::Kustomize => {

@@ -72,6 +72,7 @@ pub trait Rule: Send + Sync {
 pub static BUILTIN: &[&dyn Rule] = &[
     &argocd::app_of_apps_cycle::AppOfAppsCycle,
     &argocd::image_tag_none::ImageTagNone,
+    &argocd::insecure_without_edge_tls::InsecureWithoutEdgeTls,
     &argocd::missing_source::MissingSource,
     &argocd::sync_policy::SyncPolicy,
     &ci::writeback_skip_ci::WritebackSkipCi,
