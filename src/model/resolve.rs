@@ -957,6 +957,47 @@ impl<'p> Resolver<'p> {
     }
 }
 
+/// Parses YAML written in a string node (a kustomize inline `patch: |`): the documents' roots,
+/// with spans mapped back into the file when the node is a literal block scalar that can be
+/// located, else every node at the string's span. Nothing when it does not parse.
+#[must_use]
+pub fn parse_embedded(file_text: &str, node: &Node) -> Vec<Node> {
+    let Some(text) = node.scalar_text() else {
+        return Vec::new();
+    };
+    let parsed = yaml::parse(node.span.file, text);
+    if !parsed.errors.is_empty() {
+        return Vec::new();
+    }
+    let map = block_offsets(file_text, node, text);
+    parsed
+        .docs
+        .into_iter()
+        .map(|d| {
+            let mut root = d.root;
+            match &map {
+                Some(m) => remap(&mut root, m, node.span.file),
+                None => pin(&mut root, node.span),
+            }
+            root
+        })
+        .collect()
+}
+
+fn pin(node: &mut Node, span: Span) {
+    node.span = span;
+    match &mut node.value {
+        yaml::Value::Scalar(_) => {}
+        yaml::Value::Seq(items) => items.iter_mut().for_each(|n| pin(n, span)),
+        yaml::Value::Map(entries) => {
+            for e in entries {
+                pin(&mut e.key, span);
+                pin(&mut e.value, span);
+            }
+        }
+    }
+}
+
 /// A repoURL that names a repository (not empty, not a placeholder to substitute).
 fn is_concrete_url(url: &str) -> bool {
     let url = url.trim();

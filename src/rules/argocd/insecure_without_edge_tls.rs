@@ -360,6 +360,15 @@ fn find_insecure(cx: &Context<'_>, objs: &Objects<'_>, service: &str) -> Vec<Ins
             }
         }
         kustomize_helm_charts(project, doc, k_ns.as_deref(), service, &mut out);
+        kustomize_patches(
+            project,
+            doc,
+            k_ns.as_deref(),
+            service,
+            &mut |span, what, ns| {
+                out.push(plain(span, what, ns));
+            },
+        );
     }
     chart_values(cx, service, &mut out);
     out
@@ -377,11 +386,23 @@ fn value_text(n: &Node) -> String {
     }
 }
 
+/// A workload's argocd-server container: `--insecure` and `ARGOCD_SERVER_INSECURE`.
 fn workload(o: &Obj<'_>, service: &str, add: &mut dyn FnMut(Span, String)) {
-    let pod = if o.kind == "Pod" {
-        o.doc.root.get("spec")
+    workload_node(o.kind, o.name, &o.doc.root, service, add);
+}
+
+fn workload_node(
+    kind: &str,
+    name: &str,
+    root: &Node,
+    service: &str,
+    add: &mut dyn FnMut(Span, String),
+) {
+    let o = WorkloadName { kind, name };
+    let pod = if kind == "Pod" {
+        root.get("spec")
     } else {
-        o.doc.root.path(&["spec", "template", "spec"])
+        root.path(&["spec", "template", "spec"])
     };
     let Some(pod) = pod else { return };
     for c in pod.get("containers").into_iter().flat_map(Node::items) {
@@ -432,6 +453,176 @@ fn workload(o: &Obj<'_>, service: &str, add: &mut dyn FnMut(Span, String)) {
                     ),
                 );
             }
+        }
+    }
+}
+
+struct WorkloadName<'a> {
+    kind: &'a str,
+    name: &'a str,
+}
+
+const WORKLOAD_KINDS: [&str; 5] = [
+    "Deployment",
+    "StatefulSet",
+    "DaemonSet",
+    "ReplicaSet",
+    "Pod",
+];
+
+/// kustomize inline patches (`patches`, `patchesStrategicMerge`, `patchesJson6902`) that make
+/// argocd-server insecure: a strategic merge of the ConfigMap or the workload, or JSON 6902
+/// operations on them.
+fn kustomize_patches(
+    project: &Project,
+    doc: &Document,
+    k_ns: Option<&str>,
+    service: &str,
+    add: &mut dyn FnMut(Span, String, Option<String>),
+) {
+    let text = &project.source(doc.file).text;
+    let mut patches: Vec<(&Node, Option<&Node>)> = Vec::new();
+    for key in ["patches", "patchesJson6902"] {
+        for p in doc.root.get(key).into_iter().flat_map(Node::items) {
+            if let Some(body) = p.get("patch").filter(|b| b.as_str().is_some()) {
+                patches.push((body, p.get("target")));
+            }
+        }
+    }
+    for p in doc
+        .root
+        .get("patchesStrategicMerge")
+        .into_iter()
+        .flat_map(Node::items)
+    {
+        if p.as_str().is_some_and(|s| s.contains('\n')) {
+            patches.push((p, None));
+        }
+    }
+    for (body, target) in patches {
+        let t_kind = target.and_then(|t| t.get_str("kind"));
+        let t_name = target.and_then(|t| t.get_str("name"));
+        let t_ns = target.and_then(|t| t.get_str("namespace"));
+        for root in crate::model::resolve::parse_embedded(text, body) {
+            if root.as_seq().is_some() {
+                json6902(&root, t_kind, t_name, service, &mut |span, what| {
+                    add(span, what, t_ns.or(k_ns).map(str::to_string));
+                });
+                continue;
+            }
+            let kind = root.get_str("kind").or(t_kind).unwrap_or("");
+            let name = root
+                .path(&["metadata", "name"])
+                .and_then(Node::as_str)
+                .or(t_name)
+                .unwrap_or("");
+            let ns = root
+                .path(&["metadata", "namespace"])
+                .and_then(Node::as_str)
+                .or(t_ns)
+                .or(k_ns)
+                .map(str::to_string);
+            if kind == "ConfigMap" && name == PARAMS_CM {
+                if let Some(e) = root
+                    .get("data")
+                    .and_then(|d| d.entry("server.insecure"))
+                    .filter(|e| e.value.scalar_text().is_some_and(is_true))
+                {
+                    add(
+                        e.key.span.cover(e.value.span),
+                        format!(
+                            "`server.insecure: {}` in a kustomize patch of ConfigMap `{PARAMS_CM}`",
+                            value_text(&e.value)
+                        ),
+                        ns,
+                    );
+                }
+            } else if WORKLOAD_KINDS.contains(&kind) {
+                workload_node(kind, name, &root, service, &mut |span, what| {
+                    add(span, format!("{what}, in a kustomize patch"), ns.clone());
+                });
+            }
+        }
+    }
+}
+
+/// JSON 6902 operations on the params ConfigMap or an argocd-server workload.
+fn json6902(
+    ops: &Node,
+    kind: Option<&str>,
+    name: Option<&str>,
+    service: &str,
+    add: &mut dyn FnMut(Span, String),
+) {
+    let (Some(kind), Some(name)) = (kind, name) else {
+        return;
+    };
+    let server = WORKLOAD_KINDS.contains(&kind) && (name == service || name == "argocd-server");
+    let cm = kind == "ConfigMap" && name == PARAMS_CM;
+    if !server && !cm {
+        return;
+    }
+    for op in ops.items() {
+        if !matches!(op.get_str("op"), Some("add" | "replace")) {
+            continue;
+        }
+        let (Some(path), Some(value)) = (op.get_str("path"), op.get("value")) else {
+            continue;
+        };
+        let path = path.replace("~1", "/").replace("~0", "~");
+        if cm {
+            if path == "/data/server.insecure" && value.scalar_text().is_some_and(is_true) {
+                add(
+                    value.span,
+                    format!(
+                        "a kustomize JSON patch setting `server.insecure: {}` in ConfigMap `{PARAMS_CM}`",
+                        value.scalar_text().unwrap_or("")
+                    ),
+                );
+            }
+            continue;
+        }
+        let last = path
+            .rsplit('/')
+            .find(|seg| !seg.chars().all(|c| c.is_ascii_digit() || c == '-'));
+        match last {
+            Some(key @ ("args" | "command")) => {
+                let flags = value
+                    .scalar_text()
+                    .map(|_| value)
+                    .into_iter()
+                    .chain(value.items())
+                    .filter(|v| v.scalar_text().is_some_and(is_insecure_flag));
+                for f in flags {
+                    add(
+                        f.span,
+                        format!(
+                            "`{}` added to the `{key}` of {kind} `{name}` by a kustomize JSON patch",
+                            f.scalar_text().unwrap_or("").trim()
+                        ),
+                    );
+                }
+            }
+            Some("env") => {
+                let vars = std::iter::once(value).chain(value.items());
+                for v in vars {
+                    if v.get_str("name") == Some("ARGOCD_SERVER_INSECURE") {
+                        if let Some(val) = v
+                            .get("value")
+                            .filter(|x| x.scalar_text().is_some_and(is_true))
+                        {
+                            add(
+                                val.span,
+                                format!(
+                                    "env `ARGOCD_SERVER_INSECURE={}` added to {kind} `{name}` by a kustomize JSON patch",
+                                    val.scalar_text().unwrap_or("")
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+            _ => {}
         }
     }
 }
