@@ -669,21 +669,36 @@ fn chart_insecure(
 ) {
     let mut found: Vec<(Span, String)> = Vec::new();
     let params = root.path(&["configs", "params"]);
-    if let Some(Values::Scalar { text, span, .. }) = params.and_then(|p| p.get("server.insecure")) {
+    let shown = |text: &str, is_str: bool| {
+        if is_str {
+            format!("\"{text}\"")
+        } else {
+            text.to_string()
+        }
+    };
+    if let Some(Values::Scalar { text, span, is_str }) =
+        params.and_then(|p| p.get("server.insecure"))
+    {
         if is_true(text) {
             found.push((
                 *span,
-                format!("`configs.params.\"server.insecure\": {text}` in {origin}"),
+                format!(
+                    "`configs.params.\"server.insecure\": {}` in {origin}",
+                    shown(text, *is_str)
+                ),
             ));
         }
     }
-    if let Some(Values::Scalar { text, span, .. }) =
+    if let Some(Values::Scalar { text, span, is_str }) =
         params.and_then(|p| p.path(&["server", "insecure"]))
     {
         if is_true(text) {
             found.push((
                 *span,
-                format!("`configs.params.server.insecure: {text}` in {origin}"),
+                format!(
+                    "`configs.params.server.insecure: {}` in {origin}",
+                    shown(text, *is_str)
+                ),
             ));
         }
     }
@@ -1047,12 +1062,12 @@ fn gateway_api_routes(s: &Insecure, objs: &Objects<'_>, checks: &mut Vec<Check>)
     for kind in ["HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute"] {
         for r in objs.of(GATEWAY_API, kind) {
             let Some(spec) = r.spec() else { continue };
-            let routes_to_server = spec
+            let backend = spec
                 .get("rules")
                 .into_iter()
                 .flat_map(Node::items)
                 .flat_map(|rule| rule.get("backendRefs").into_iter().flat_map(Node::items))
-                .any(|b| {
+                .find(|b| {
                     b.get_str("group").unwrap_or("").is_empty()
                         && b.get_str("kind").unwrap_or("Service") == "Service"
                         && b.get_str("name").is_some_and(|n| {
@@ -1060,8 +1075,26 @@ fn gateway_api_routes(s: &Insecure, objs: &Objects<'_>, checks: &mut Vec<Check>)
                             backend_matches(s, n, ns)
                         })
                 });
-            if !routes_to_server {
-                continue;
+            let Some(backend) = backend else { continue };
+            // A backend in another namespace needs a ReferenceGrant there.
+            if let (Some(to_ns), Some(from_ns)) = (backend.get_str("namespace"), r.ns.as_deref()) {
+                let name = backend.get_str("name").unwrap_or("");
+                if to_ns != from_ns
+                    && !granted(
+                        objs,
+                        (GATEWAY_API, kind, from_ns),
+                        ("", "Service", to_ns, name),
+                    )
+                {
+                    checks.push(Err((
+                        backend.span,
+                        format!(
+                            "{kind} `{}` in namespace `{from_ns}` routes to Service `{to_ns}/{name}`, but no ReferenceGrant in `{to_ns}` allows it",
+                            r.name
+                        ),
+                    )));
+                    continue;
+                }
             }
             let info = RouteInfo {
                 label: format!("{kind} `{}`", r.name),
@@ -1100,6 +1133,27 @@ fn gateway_api_routes(s: &Insecure, objs: &Objects<'_>, checks: &mut Vec<Check>)
             }
         }
     }
+}
+
+/// Is a reference from `(group, kind, namespace)` to `(group, kind, namespace, name)` in
+/// another namespace allowed by a ReferenceGrant of the target namespace?
+fn granted(objs: &Objects<'_>, from: (&str, &str, &str), to: (&str, &str, &str, &str)) -> bool {
+    objs.of(GATEWAY_API, "ReferenceGrant")
+        .filter(|g| g.ns.as_deref().is_none_or(|ns| ns == to.2))
+        .filter_map(Obj::spec)
+        .any(|spec| {
+            let from_ok = spec.get("from").into_iter().flat_map(Node::items).any(|f| {
+                f.get_str("group").unwrap_or("") == from.0
+                    && f.get_str("kind") == Some(from.1)
+                    && f.get_str("namespace") == Some(from.2)
+            });
+            let to_ok = spec.get("to").into_iter().flat_map(Node::items).any(|t| {
+                t.get_str("group").unwrap_or("") == to.0
+                    && t.get_str("kind") == Some(to.1)
+                    && t.get_str("name").is_none_or(|n| n == to.3)
+            });
+            from_ok && to_ok
+        })
 }
 
 /// Does the route, through this parent reference, reach a listener that terminates TLS?
@@ -1153,7 +1207,7 @@ fn attach(route: &RouteInfo<'_>, p: &ParentRef, objs: &Objects<'_>) -> Check {
     }
     let mut last = None;
     for g in gateways {
-        match gateway_listeners(route, p, g) {
+        match gateway_listeners(route, p, g, objs) {
             Ok(edge) => return Ok(edge),
             Err(e) => last = Some(e),
         }
@@ -1161,7 +1215,12 @@ fn attach(route: &RouteInfo<'_>, p: &ParentRef, objs: &Objects<'_>) -> Check {
     Err(last.unwrap_or((p.span, String::new())))
 }
 
-fn gateway_listeners(route: &RouteInfo<'_>, p: &ParentRef, g: &Obj<'_>) -> Check {
+fn gateway_listeners(
+    route: &RouteInfo<'_>,
+    p: &ParentRef,
+    g: &Obj<'_>,
+    objs: &Objects<'_>,
+) -> Check {
     let who = &route.label;
     let gname = g.name;
     let listeners: Vec<&Node> = g
@@ -1198,7 +1257,7 @@ fn gateway_listeners(route: &RouteInfo<'_>, p: &ParentRef, g: &Obj<'_>) -> Check
     let mut reasons = Vec::new();
     for l in &selected {
         let lname = l.get_str("name").unwrap_or("?");
-        match listener_terminates(route, g, l) {
+        match listener_terminates(route, g, l, objs) {
             Ok(()) => {
                 let cert = l
                     .path(&["tls", "certificateRefs"])
@@ -1233,7 +1292,12 @@ fn gateway_listeners(route: &RouteInfo<'_>, p: &ParentRef, g: &Obj<'_>) -> Check
 }
 
 /// `Ok` when the listener accepts the route and terminates TLS; else why not ("is plain HTTP").
-fn listener_terminates(route: &RouteInfo<'_>, g: &Obj<'_>, l: &Node) -> Result<(), String> {
+fn listener_terminates(
+    route: &RouteInfo<'_>,
+    g: &Obj<'_>,
+    l: &Node,
+    objs: &Objects<'_>,
+) -> Result<(), String> {
     let protocol = l.get_str("protocol").unwrap_or("");
     // Which routes it accepts: its namespaces and kinds.
     let from = l
@@ -1313,13 +1377,35 @@ fn listener_terminates(route: &RouteInfo<'_>, g: &Obj<'_>, l: &Node) -> Result<(
                 .into(),
         );
     }
-    if l.path(&["tls", "certificateRefs"])
+    let certs: Vec<&Node> = l
+        .path(&["tls", "certificateRefs"])
         .into_iter()
         .flat_map(Node::items)
-        .next()
-        .is_none()
-    {
+        .collect();
+    if certs.is_empty() {
         return Err("has no `tls.certificateRefs`".into());
+    }
+    // A certificate in another namespace needs a ReferenceGrant there.
+    let usable = |c: &&Node| match (c.get_str("namespace"), g.ns.as_deref()) {
+        (Some(ns), Some(gw_ns)) if ns != gw_ns => granted(
+            objs,
+            (GATEWAY_API, "Gateway", gw_ns),
+            (
+                c.get_str("group").unwrap_or(""),
+                c.get_str("kind").unwrap_or("Secret"),
+                ns,
+                c.get_str("name").unwrap_or(""),
+            ),
+        ),
+        _ => true,
+    };
+    if !certs.iter().any(usable) {
+        let c = certs[0];
+        return Err(format!(
+            "uses certificate `{}/{}` of another namespace, and no ReferenceGrant there allows it",
+            c.get_str("namespace").unwrap_or(""),
+            c.get_str("name").unwrap_or("")
+        ));
     }
     Ok(())
 }
