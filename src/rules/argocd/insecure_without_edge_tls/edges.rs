@@ -361,9 +361,20 @@ pub(super) fn gateway_listeners(
     }
     let msg = if p.section.is_some() {
         let (lname, why) = &reasons[0];
-        format!(
-            "{who} attaches to listener `{lname}` of Gateway `{gname}` (`sectionName`), which {why}"
-        )
+        // Another listener of the same Gateway would do: say which.
+        let better = listeners
+            .iter()
+            .filter(|l| l.get_str("name") != Some(lname))
+            .find(|l| listener_terminates(route, g, l, objs).is_ok())
+            .and_then(|l| l.get_str("name"));
+        match better {
+            Some(b) => format!(
+                "{who} attaches to listener `{lname}` of Gateway `{gname}` (`sectionName`), which {why}; listener `{b}` terminates TLS: use `sectionName: {b}`"
+            ),
+            None => format!(
+                "{who} attaches to listener `{lname}` of Gateway `{gname}` (`sectionName`), which {why}"
+            ),
+        }
     } else if listeners.len() == 1 {
         let (lname, why) = &reasons[0];
         format!("{who} attaches to Gateway `{gname}`, whose only listener `{lname}` {why}")
