@@ -146,8 +146,8 @@ impl Values {
         }
     }
 
-    /// Is it truthy as Helm templates see it (`if .Values.x`)? Non-empty strings other than
-    /// `false`-like booleans, non-zero numbers, non-empty collections.
+    /// Is it truthy as Helm templates see it (`if .Values.x`)? Any non-empty string (even
+    /// `"false"`), booleans and numbers other than false and zero, non-empty collections.
     #[must_use]
     pub fn is_truthy(&self) -> bool {
         match self {
@@ -311,6 +311,29 @@ mod tests {
         );
         assert_eq!(tag_of_reference("reg:5000/app"), None);
         assert_eq!(tag_of_reference("app:1@sha256:abc"), Some("1"));
+    }
+
+    #[test]
+    fn sequences_keep_their_items_and_truthiness_follows_helm() {
+        let vals =
+            v("args: [--insecure, x]\non: true\noff: false\nzero: 0\nstr: 'false'\nempty: []\n");
+        let args = vals.get("args").unwrap();
+        assert_eq!(
+            args.items()
+                .iter()
+                .filter_map(Values::text)
+                .collect::<Vec<_>>(),
+            vec!["--insecure", "x"]
+        );
+        assert!(args.is_truthy() && vals.get("on").unwrap().is_truthy());
+        assert!(
+            vals.get("str").unwrap().is_truthy(),
+            "a non-empty string is truthy"
+        );
+        for k in ["off", "zero", "empty"] {
+            assert!(!vals.get(k).unwrap().is_truthy(), "{k}");
+        }
+        assert_eq!(vals.path(&["args"]).and_then(Values::span), args.span());
     }
 
     #[test]
