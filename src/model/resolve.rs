@@ -122,6 +122,8 @@ pub struct ResolvedSource {
     pub repo_url_field: Option<Field>,
     pub path: Option<Field>,
     pub chart: Option<Field>,
+    /// Effective Helm values (Helm sources, when no layer depends on unknown parameters).
+    pub values: Option<Values>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -444,6 +446,7 @@ impl<'p> Resolver<'p> {
             repo_url_field: Field::of(src.get("repoURL")),
             path: Field::of(src.get("path")),
             chart: Field::of(src.get("chart")),
+            values: None,
         };
         let url = repo_url.as_deref().unwrap_or("");
         let chart = src.get("chart").filter(|c| !c.is_null());
@@ -459,6 +462,7 @@ impl<'p> Resolver<'p> {
             };
             if complete {
                 self.collect_tags(app, &vals);
+                out.values = Some(vals);
             }
             return out;
         }
@@ -530,6 +534,7 @@ impl<'p> Resolver<'p> {
                 // A layer that depends on unknown parameters may override any tag.
                 if complete {
                     self.collect_tags(app, &vals);
+                    out.values = Some(vals);
                 }
             }
             SourceKind::Kustomize => {
@@ -991,6 +996,47 @@ impl<'p> Resolver<'p> {
         }
         self.model.manages = manages;
         self.model.live = live;
+    }
+}
+
+/// Parses YAML written in a string node (a kustomize inline `patch: |`): the documents' roots,
+/// with spans mapped back into the file when the node is a literal block scalar that can be
+/// located, else every node at the string's span. Nothing when it does not parse.
+#[must_use]
+pub fn parse_embedded(file_text: &str, node: &Node) -> Vec<Node> {
+    let Some(text) = node.scalar_text() else {
+        return Vec::new();
+    };
+    let parsed = yaml::parse(node.span.file, text);
+    if !parsed.errors.is_empty() {
+        return Vec::new();
+    }
+    let map = block_offsets(file_text, node, text);
+    parsed
+        .docs
+        .into_iter()
+        .map(|d| {
+            let mut root = d.root;
+            match &map {
+                Some(m) => remap(&mut root, m, node.span.file),
+                None => pin(&mut root, node.span),
+            }
+            root
+        })
+        .collect()
+}
+
+fn pin(node: &mut Node, span: Span) {
+    node.span = span;
+    match &mut node.value {
+        yaml::Value::Scalar(_) => {}
+        yaml::Value::Seq(items) => items.iter_mut().for_each(|n| pin(n, span)),
+        yaml::Value::Map(entries) => {
+            for e in entries {
+                pin(&mut e.key, span);
+                pin(&mut e.value, span);
+            }
+        }
     }
 }
 

@@ -74,6 +74,7 @@ pub static BUILTIN: &[&dyn Rule] = &[
     &argocd::destination_out_of_project::DestinationOutOfProject,
     &argocd::image_tag_none::ImageTagNone,
     &argocd::infra_boundary::InfraBoundary,
+    &argocd::insecure_without_edge_tls::InsecureWithoutEdgeTls,
     &argocd::missing_source::MissingSource,
     &argocd::project_bounds::ProjectBounds,
     &argocd::self_managed::SelfManaged,

@@ -366,3 +366,31 @@ fn new_since_reports_exactly_what_the_last_commit_added() {
         Some(2)
     );
 }
+
+/// `argocd.edge_tls: {mode: external}` silences `argocd/insecure-without-edge-tls`; the text
+/// report says so, with the reason, on every run.
+#[test]
+fn text_prints_the_external_edge_tls_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cmd-params-cm\ndata:\n  server.insecure: \"true\"\n";
+    std::fs::write(dir.path().join("cm.yaml"), cm).unwrap();
+    let (code, text) = check(dir.path(), &[]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("argocd/insecure-without-edge-tls"), "{text}");
+    std::fs::write(
+        dir.path().join(".gitops-lint.yaml"),
+        "argocd:\n  edge_tls:\n    mode: external\n    reason: TLS ends at the Cloudflare Tunnel\n",
+    )
+    .unwrap();
+    let (code, text) = check(dir.path(), &[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("note[argocd/insecure-without-edge-tls]: TLS in front of argocd-server is declared terminated outside the repository (`argocd.edge_tls: {mode: external}` in .gitops-lint.yaml): TLS ends at the Cloudflare Tunnel"),
+        "{text}"
+    );
+    let (_, json) = check(dir.path(), &["--format", "json"]);
+    assert!(
+        !json.contains("Cloudflare"),
+        "only the text report prints it"
+    );
+}

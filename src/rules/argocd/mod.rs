@@ -5,6 +5,7 @@ pub mod bounds;
 pub mod destination_out_of_project;
 pub mod image_tag_none;
 pub mod infra_boundary;
+pub mod insecure_without_edge_tls;
 pub mod missing_source;
 pub mod project_bounds;
 pub mod self_managed;
