@@ -48,6 +48,39 @@ pub struct ArgocdConfig {
     /// Files (relative to the root) whose Argo CD objects are applied by the bootstrap. When
     /// set, only what is reachable from them through app-of-apps is live.
     pub roots: Vec<String>,
+    /// AppProjects created outside this repository (`argocd/unknown-project`).
+    pub external_projects: Vec<String>,
+    /// Cluster-scoped kinds a project may whitelist, as `group/Kind` or `Kind` (core group);
+    /// `None`: only `Namespace` (`argocd/project-bounds`).
+    pub cluster_resources_allowed: Option<Vec<String>>,
+    /// Folders or files holding Argo CD's own installation (`argocd/self-managed`).
+    pub self_paths: Vec<String>,
+    /// Namespaces of the infrastructure; `None`: the default list (`argocd/infra-boundary`).
+    pub infra_namespaces: Option<Vec<String>>,
+    /// Helm charts of the infrastructure (`argocd/infra-boundary`).
+    pub infra_charts: Vec<String>,
+    /// Folders or files of the infrastructure (`argocd/infra-boundary`).
+    pub infra_paths: Vec<String>,
+    /// `argocd.server_service`: the Service of argocd-server (default `argocd-server`).
+    pub server_service: Option<String>,
+    /// `argocd.edge_tls`: where TLS in front of argocd-server is terminated.
+    pub edge_tls: Option<EdgeTls>,
+}
+
+/// `argocd.edge_tls: {mode: external, reason: "..."}`: TLS in front of argocd-server is
+/// terminated outside the repository (a cloud load balancer, a tunnel).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EdgeTls {
+    /// Why plain HTTP to argocd-server is safe; printed in `--format text`.
+    pub reason: String,
+}
+
+impl ArgocdConfig {
+    /// The Service name of argocd-server.
+    #[must_use]
+    pub fn server_service(&self) -> &str {
+        self.server_service.as_deref().unwrap_or("argocd-server")
+    }
 }
 
 impl Config {
@@ -124,7 +157,17 @@ const TOP_LEVEL: &[&str] = &[
     "argocd",
     "rules",
 ];
-const ARGOCD_KEYS: &[&str] = &["roots"];
+const ARGOCD_KEYS: &[&str] = &[
+    "roots",
+    "external_projects",
+    "cluster_resources_allowed",
+    "self_paths",
+    "infra_namespaces",
+    "infra_charts",
+    "infra_paths",
+    "server_service",
+    "edge_tls",
+];
 
 /// Reads and validates a configuration file against the rule registry.
 pub fn load(path: &Path, rules: &[&RuleMeta]) -> Result<Config, ConfigError> {
@@ -232,7 +275,10 @@ pub fn parse(path: &Path, text: &str, rules: &[&RuleMeta]) -> Result<Config, Con
                 if entry.value.as_map().is_none() {
                     return Err(err(
                         span_of(&entry.value),
-                        "`argocd` must be a mapping (keys: roots)".into(),
+                        format!(
+                            "`argocd` must be a mapping (keys: {})",
+                            ARGOCD_KEYS.join(", ")
+                        ),
                         None,
                     ));
                 }
@@ -247,6 +293,80 @@ pub fn parse(path: &Path, text: &str, rules: &[&RuleMeta]) -> Result<Config, Con
                                     None,
                                 )
                             })?;
+                        }
+                        "external_projects" => {
+                            config.argocd.external_projects =
+                                string_list(&a.value).map_err(|n| {
+                                    err(
+                                    span_of(n),
+                                    "`argocd.external_projects` must be a list of AppProject names"
+                                        .into(),
+                                    None,
+                                )
+                                })?;
+                        }
+                        "cluster_resources_allowed" => {
+                            config.argocd.cluster_resources_allowed =
+                                Some(string_list(&a.value).map_err(|n| {
+                                    err(
+                                        span_of(n),
+                                        "`argocd.cluster_resources_allowed` must be a list of `group/Kind` strings".into(),
+                                        None,
+                                    )
+                                })?);
+                        }
+                        "self_paths" => {
+                            config.argocd.self_paths = string_list(&a.value).map_err(|n| {
+                                err(
+                                    span_of(n),
+                                    "`argocd.self_paths` must be a list of paths".into(),
+                                    None,
+                                )
+                            })?;
+                        }
+                        "infra_namespaces" => {
+                            config.argocd.infra_namespaces =
+                                Some(string_list(&a.value).map_err(|n| {
+                                    err(
+                                        span_of(n),
+                                        "`argocd.infra_namespaces` must be a list of namespaces"
+                                            .into(),
+                                        None,
+                                    )
+                                })?);
+                        }
+                        "infra_charts" => {
+                            config.argocd.infra_charts = string_list(&a.value).map_err(|n| {
+                                err(
+                                    span_of(n),
+                                    "`argocd.infra_charts` must be a list of chart names".into(),
+                                    None,
+                                )
+                            })?;
+                        }
+                        "infra_paths" => {
+                            config.argocd.infra_paths = string_list(&a.value).map_err(|n| {
+                                err(
+                                    span_of(n),
+                                    "`argocd.infra_paths` must be a list of paths".into(),
+                                    None,
+                                )
+                            })?;
+                        }
+                        "server_service" => {
+                            let name = a.value.as_str().filter(|s| !s.trim().is_empty());
+                            let Some(name) = name else {
+                                return Err(err(
+                                    span_of(&a.value),
+                                    "`argocd.server_service` must be a Service name".into(),
+                                    Some("e.g. `server_service: argocd-server`".into()),
+                                ));
+                            };
+                            config.argocd.server_service = Some(name.trim().to_string());
+                        }
+                        "edge_tls" => {
+                            config.argocd.edge_tls =
+                                edge_tls(&a.value).map_err(|(n, m, h)| err(span_of(n), m, h))?;
                         }
                         _ => {
                             return Err(err(
@@ -318,6 +438,81 @@ pub fn parse(path: &Path, text: &str, rules: &[&RuleMeta]) -> Result<Config, Con
 }
 
 type FieldError<'n> = (&'n Node, String, Option<String>);
+
+const EDGE_TLS_KEYS: &[&str] = &["mode", "reason"];
+const EDGE_TLS_MODES: &[&str] = &["repository", "external"];
+const EDGE_TLS_EXAMPLE: &str =
+    "e.g. `edge_tls: {mode: external, reason: \"TLS ends at the corporate load balancer\"}`";
+
+/// `argocd.edge_tls`: `{mode: repository}` (the default: prove edge TLS from the repository)
+/// or `{mode: external, reason: "..."}`.
+fn edge_tls(value: &Node) -> Result<Option<EdgeTls>, FieldError<'_>> {
+    if value.is_null() {
+        return Ok(None);
+    }
+    if value.as_map().is_none() {
+        return Err((
+            value,
+            "`argocd.edge_tls` must be a mapping with `mode` and, for `mode: external`, a `reason`"
+                .into(),
+            Some(EDGE_TLS_EXAMPLE.into()),
+        ));
+    }
+    let mut mode = None;
+    let mut reason = None;
+    for e in value.entries() {
+        let k = e.key.scalar_text().unwrap_or("");
+        match k {
+            "mode" => {
+                let m = e.value.scalar_text().unwrap_or("");
+                if !EDGE_TLS_MODES.contains(&m) {
+                    return Err((
+                        &e.value,
+                        format!("unknown `argocd.edge_tls.mode` `{m}`"),
+                        did_you_mean(m, EDGE_TLS_MODES)
+                            .or_else(|| Some("use `repository` or `external`".into())),
+                    ));
+                }
+                mode = Some(m);
+            }
+            "reason" => {
+                let r = e.value.as_str().map(str::trim).unwrap_or("");
+                if r.is_empty() {
+                    return Err((
+                        &e.value,
+                        "`argocd.edge_tls.reason` must be a non-empty string".into(),
+                        Some(
+                            "say where TLS is terminated and why plain HTTP behind it is safe"
+                                .into(),
+                        ),
+                    ));
+                }
+                reason = Some(r.to_string());
+            }
+            _ => {
+                return Err((
+                    &e.key,
+                    format!("unknown configuration key `argocd.edge_tls.{k}`"),
+                    did_you_mean(k, EDGE_TLS_KEYS),
+                ));
+            }
+        }
+    }
+    match (mode, reason) {
+        (Some("external"), Some(reason)) => Ok(Some(EdgeTls { reason })),
+        (Some("external"), None) => Err((
+            value,
+            "`argocd.edge_tls` with `mode: external` needs a `reason`".into(),
+            Some(EDGE_TLS_EXAMPLE.into()),
+        )),
+        (None, _) => Err((
+            value,
+            "`argocd.edge_tls` needs a `mode` (`repository` or `external`)".into(),
+            Some(EDGE_TLS_EXAMPLE.into()),
+        )),
+        _ => Ok(None),
+    }
+}
 
 fn rule_config<'n>(meta: &RuleMeta, value: &'n Node) -> Result<RuleConfig, FieldError<'n>> {
     if let Some(s) = value.scalar_text().filter(|_| !value.is_null()) {
@@ -453,6 +648,22 @@ pub fn starter(rules: &[&RuleMeta]) -> String {
          # Argo CD: files the bootstrap applies. Empty: every Argo CD object found is live.\n\
          argocd:\n\
          \x20\x20roots: []\n\
+         \x20\x20# AppProjects created outside this repository (argocd/unknown-project).\n\
+         \x20\x20external_projects: []\n\
+         \x20\x20# Cluster-scoped kinds a project may whitelist, `group/Kind` (argocd/project-bounds).\n\
+         \x20\x20cluster_resources_allowed: [Namespace]\n\
+         \x20\x20# Folders holding Argo CD's own installation (argocd/self-managed).\n\
+         \x20\x20self_paths: []\n\
+         \x20\x20# Namespaces, charts and folders of the infrastructure (argocd/infra-boundary).\n\
+         \x20\x20infra_namespaces: [kube-system, kube-public, kube-node-lease, cert-manager, cilium, rook-ceph, metallb-system, ingress-nginx, gateway-system]\n\
+         \x20\x20infra_charts: []\n\
+         \x20\x20infra_paths: []\n\
+         \x20\x20# The Service of argocd-server (argocd/insecure-without-edge-tls).\n\
+         \x20\x20server_service: argocd-server\n\
+         \x20\x20# Where TLS in front of argocd-server ends: `repository` (proved from the manifests)\n\
+         \x20\x20# or `{mode: external, reason: \"...\"}` for a load balancer or tunnel outside the repository.\n\
+         \x20\x20edge_tls:\n\
+         \x20\x20\x20\x20mode: repository\n\
          \n\
          # Per rule: a level (off, info, warning, error), or a mapping with `severity` and options.\n\
          rules:\n",

@@ -1,5 +1,6 @@
 //! Documents classified by what they are to Argo CD, Helm, kustomize or CI.
 
+pub mod appproject;
 pub mod appset;
 pub mod argocd;
 pub mod ci;

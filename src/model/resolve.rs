@@ -78,6 +78,38 @@ pub struct App {
     pub depends_on_unknown: Vec<String>,
     /// The rendered `spec` of a generated Application (a written one's is in its document).
     pub generated_spec: Option<Node>,
+    /// `spec.project` (its value node).
+    pub project: Option<Field>,
+    /// `spec.destination`.
+    pub destination: Option<Destination>,
+}
+
+/// A scalar of an Application spec and the node that sets it (a template node for a generated
+/// Application).
+#[derive(Clone, Debug)]
+pub struct Field {
+    pub value: String,
+    pub span: Span,
+}
+
+impl Field {
+    fn of(node: Option<&Node>) -> Option<Field> {
+        let n = node.filter(|n| !n.is_null())?;
+        Some(Field {
+            value: n.scalar_text()?.to_string(),
+            span: n.span,
+        })
+    }
+}
+
+/// `spec.destination`.
+#[derive(Clone, Debug)]
+pub struct Destination {
+    /// The `destination` key.
+    pub span: Span,
+    pub server: Option<Field>,
+    pub name: Option<Field>,
+    pub namespace: Option<Field>,
 }
 
 #[derive(Debug)]
@@ -88,8 +120,11 @@ pub struct ResolvedSource {
     pub kind: SourceKind,
     /// Files of this repository the source reads, in order.
     pub files: Vec<FileId>,
-    /// The effective Helm values of a Helm or chart source (`None` when they depend on
-    /// something unknown, or for other kinds).
+    /// `repoURL`, `path` and `chart` with their value nodes.
+    pub repo_url_field: Option<Field>,
+    pub path: Option<Field>,
+    pub chart: Option<Field>,
+    /// Effective Helm values (Helm sources, when no layer depends on unknown parameters).
     pub values: Option<Values>,
 }
 
@@ -362,6 +397,13 @@ impl<'p> Resolver<'p> {
                 Cow::Owned(n) => Some(n.clone()),
                 Cow::Borrowed(_) => None,
             },
+            project: Field::of(input.spec.get("project")),
+            destination: input.spec.entry("destination").map(|e| Destination {
+                span: e.key.span,
+                server: Field::of(e.value.get("server")),
+                name: Field::of(e.value.get("name")),
+                namespace: Field::of(e.value.get("namespace")),
+            }),
         });
         let srcs = argocd::sources(&input.spec);
         // `ref:` names → where their repository is.
@@ -407,6 +449,9 @@ impl<'p> Resolver<'p> {
             location: Location::Unknown,
             kind: SourceKind::Unknown,
             files: Vec::new(),
+            repo_url_field: Field::of(src.get("repoURL")),
+            path: Field::of(src.get("path")),
+            chart: Field::of(src.get("chart")),
             values: None,
         };
         let url = repo_url.as_deref().unwrap_or("");
@@ -957,6 +1002,47 @@ impl<'p> Resolver<'p> {
         }
         self.model.manages = manages;
         self.model.live = live;
+    }
+}
+
+/// Parses YAML written in a string node (a kustomize inline `patch: |`): the documents' roots,
+/// with spans mapped back into the file when the node is a literal block scalar that can be
+/// located, else every node at the string's span. Nothing when it does not parse.
+#[must_use]
+pub fn parse_embedded(file_text: &str, node: &Node) -> Vec<Node> {
+    let Some(text) = node.scalar_text() else {
+        return Vec::new();
+    };
+    let parsed = yaml::parse(node.span.file, text);
+    if !parsed.errors.is_empty() {
+        return Vec::new();
+    }
+    let map = block_offsets(file_text, node, text);
+    parsed
+        .docs
+        .into_iter()
+        .map(|d| {
+            let mut root = d.root;
+            match &map {
+                Some(m) => remap(&mut root, m, node.span.file),
+                None => pin(&mut root, node.span),
+            }
+            root
+        })
+        .collect()
+}
+
+fn pin(node: &mut Node, span: Span) {
+    node.span = span;
+    match &mut node.value {
+        yaml::Value::Scalar(_) => {}
+        yaml::Value::Seq(items) => items.iter_mut().for_each(|n| pin(n, span)),
+        yaml::Value::Map(entries) => {
+            for e in entries {
+                pin(&mut e.key, span);
+                pin(&mut e.value, span);
+            }
+        }
     }
 }
 

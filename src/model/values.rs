@@ -14,7 +14,8 @@ pub enum Values {
         is_str: bool,
         span: Span,
     },
-    Seq(Span),
+    /// A sequence and its items (nulls kept as [`Values::Null`]).
+    Seq(Span, Vec<Values>),
     Map(Vec<(String, Values)>),
 }
 
@@ -32,7 +33,13 @@ impl Values {
                     span: span_override.unwrap_or(node.span),
                 },
             },
-            Value::Seq(_) => Values::Seq(span_override.unwrap_or(node.span)),
+            Value::Seq(items) => Values::Seq(
+                span_override.unwrap_or(node.span),
+                items
+                    .iter()
+                    .map(|n| Values::from_node(n, span_override))
+                    .collect(),
+            ),
             Value::Map(entries) => {
                 let mut out: Vec<(String, Values)> = Vec::with_capacity(entries.len());
                 for e in entries {
@@ -103,6 +110,73 @@ impl Values {
         match self {
             Values::Map(m) => m.iter().find(|(k, _)| k == key).map(|(_, v)| v),
             _ => None,
+        }
+    }
+
+    /// Follows a path of keys.
+    #[must_use]
+    pub fn path(&self, keys: &[&str]) -> Option<&Values> {
+        keys.iter().try_fold(self, |v, k| v.get(k))
+    }
+
+    /// A scalar's text.
+    #[must_use]
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Values::Scalar { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+
+    /// Where the value was set (a map has no single place).
+    #[must_use]
+    pub fn span(&self) -> Option<Span> {
+        match self {
+            Values::Scalar { span, .. } | Values::Seq(span, _) => Some(*span),
+            _ => None,
+        }
+    }
+
+    /// Items of a sequence (nothing for other values).
+    #[must_use]
+    pub fn items(&self) -> &[Values] {
+        match self {
+            Values::Seq(_, items) => items,
+            _ => &[],
+        }
+    }
+
+    /// Is it truthy as Helm templates see it (`if .Values.x`)? Any non-empty string (even
+    /// `"false"`), booleans and numbers other than false and zero, non-empty collections.
+    #[must_use]
+    pub fn is_truthy(&self) -> bool {
+        match self {
+            Values::Null => false,
+            Values::Scalar { text, is_str, .. } => {
+                if *is_str {
+                    !text.is_empty()
+                } else {
+                    !matches!(
+                        text.as_str(),
+                        "false"
+                            | "False"
+                            | "FALSE"
+                            | "no"
+                            | "No"
+                            | "NO"
+                            | "off"
+                            | "Off"
+                            | "OFF"
+                            | "0"
+                            | "0.0"
+                            | "~"
+                            | "null"
+                            | ""
+                    )
+                }
+            }
+            Values::Seq(_, items) => !items.is_empty(),
+            Values::Map(m) => !m.is_empty(),
         }
     }
 }
@@ -215,7 +289,7 @@ mod tests {
         base.merge(v("image:\n  tag: v1\nlist: [3]\nkeep: null\n"));
         assert_eq!(tags(&base), vec![("image.tag".into(), "v1".into())]);
         assert!(base.get("keep").is_none());
-        assert!(matches!(base.get("list"), Some(Values::Seq(_))));
+        assert!(matches!(base.get("list"), Some(Values::Seq(..))));
         base.set_path("image.tag", v("none"));
         assert_eq!(tags(&base), vec![("image.tag".into(), "none".into())]);
         base.merge(v("image: {tag: null}\n"));
@@ -237,6 +311,29 @@ mod tests {
         );
         assert_eq!(tag_of_reference("reg:5000/app"), None);
         assert_eq!(tag_of_reference("app:1@sha256:abc"), Some("1"));
+    }
+
+    #[test]
+    fn sequences_keep_their_items_and_truthiness_follows_helm() {
+        let vals =
+            v("args: [--insecure, x]\non: true\noff: false\nzero: 0\nstr: 'false'\nempty: []\n");
+        let args = vals.get("args").unwrap();
+        assert_eq!(
+            args.items()
+                .iter()
+                .filter_map(Values::text)
+                .collect::<Vec<_>>(),
+            vec!["--insecure", "x"]
+        );
+        assert!(args.is_truthy() && vals.get("on").unwrap().is_truthy());
+        assert!(
+            vals.get("str").unwrap().is_truthy(),
+            "a non-empty string is truthy"
+        );
+        for k in ["off", "zero", "empty"] {
+            assert!(!vals.get(k).unwrap().is_truthy(), "{k}");
+        }
+        assert_eq!(vals.path(&["args"]).and_then(Values::span), args.span());
     }
 
     #[test]

@@ -14,7 +14,6 @@ use crate::model::resolve::{App, Location, ResolvedSource};
 use crate::model::values::Values;
 use crate::model::{DocKind, Document};
 use crate::project::Project;
-use crate::source::Span;
 use crate::yaml::{Node, Resolved};
 
 /// Version of the `data.gitops` schema.
@@ -32,33 +31,8 @@ fn doc_ref(project: &Project, doc: &Document) -> J {
     json!({"file": f.path, "document": doc.index, "line": lc.line})
 }
 
-/// The node of `project` at exactly `span` (value nodes keep their definition's span).
-fn node_at(project: &Project, span: Span) -> Option<&Node> {
-    let doc = project
-        .file_docs(span.file)
-        .iter()
-        .find(|d| d.span.start <= span.start && span.end <= d.span.end.max(span.end))?;
-    let mut node = &doc.root;
-    loop {
-        if node.span.start == span.start && node.span.end == span.end {
-            return Some(node);
-        }
-        let next = match &node.value {
-            crate::yaml::Value::Scalar(_) => None,
-            crate::yaml::Value::Seq(items) => items
-                .iter()
-                .find(|n| n.span.start <= span.start && span.end <= n.span.end),
-            crate::yaml::Value::Map(entries) => entries
-                .iter()
-                .map(|e| &e.value)
-                .find(|n| n.span.start <= span.start && span.end <= n.span.end),
-        };
-        node = next?;
-    }
-}
-
 /// Effective Helm values as JSON (scalars resolved as Helm reads YAML).
-fn values_json(project: &Project, v: &Values) -> J {
+fn values_json(v: &Values) -> J {
     match v {
         Values::Null => J::Null,
         Values::Scalar { text, is_str, .. } => {
@@ -75,12 +49,12 @@ fn values_json(project: &Project, v: &Values) -> J {
                 Resolved::Str(s) => J::String(s.to_string()),
             }
         }
-        Values::Seq(span) => node_at(project, *span).map_or(J::Null, Node::to_json),
+        Values::Seq(_, items) => J::Array(items.iter().map(values_json).collect()),
         Values::Map(entries) => J::Object(
             entries
                 .iter()
                 .filter(|(_, v)| *v != Values::Null)
-                .map(|(k, v)| (k.clone(), values_json(project, v)))
+                .map(|(k, v)| (k.clone(), values_json(v)))
                 .collect(),
         ),
     }
@@ -111,7 +85,7 @@ fn source_json(
             r.values
                 .as_ref()
                 .filter(|_| with_values)
-                .map_or(J::Null, |v| values_json(project, v)),
+                .map_or(J::Null, values_json),
         ),
         None => (J::Null, J::Null, Vec::new(), J::Null),
     };

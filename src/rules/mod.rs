@@ -71,9 +71,16 @@ pub trait Rule: Send + Sync {
 /// Every built-in rule, sorted by id (a test keeps it sorted).
 pub static BUILTIN: &[&dyn Rule] = &[
     &argocd::app_of_apps_cycle::AppOfAppsCycle,
+    &argocd::destination_out_of_project::DestinationOutOfProject,
     &argocd::image_tag_none::ImageTagNone,
+    &argocd::infra_boundary::InfraBoundary,
+    &argocd::insecure_without_edge_tls::InsecureWithoutEdgeTls,
     &argocd::missing_source::MissingSource,
+    &argocd::project_bounds::ProjectBounds,
+    &argocd::self_managed::SelfManaged,
+    &argocd::source_out_of_project::SourceOutOfProject,
     &argocd::sync_policy::SyncPolicy,
+    &argocd::unknown_project::UnknownProject,
     &ci::writeback_skip_ci::WritebackSkipCi,
     &internal::IoUnreadable,
     &internal::LintFixFailed,

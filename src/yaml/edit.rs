@@ -14,17 +14,27 @@ pub fn line_ending(text: &str) -> &'static str {
     }
 }
 
+/// `offset` moved back to the nearest character boundary (and into the text).
+#[must_use]
+pub fn floor_boundary(text: &str, offset: usize) -> usize {
+    let mut o = offset.min(text.len());
+    while !text.is_char_boundary(o) {
+        o -= 1;
+    }
+    o
+}
+
 /// Byte offset where the line holding `offset` starts.
 #[must_use]
 pub fn line_start(text: &str, offset: usize) -> usize {
-    let offset = offset.min(text.len());
+    let offset = floor_boundary(text, offset);
     text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1)
 }
 
 /// Byte offset of the line break ending the line that holds `offset` (or the text's end).
 #[must_use]
 pub fn line_end(text: &str, offset: usize) -> usize {
-    let offset = offset.min(text.len());
+    let offset = floor_boundary(text, offset);
     text[offset..]
         .find(['\n', '\r'])
         .map_or(text.len(), |i| offset + i)
@@ -33,8 +43,9 @@ pub fn line_end(text: &str, offset: usize) -> usize {
 /// Column (in bytes, spaces only) of `offset` within its line.
 #[must_use]
 pub fn column_of(text: &str, offset: usize) -> usize {
+    let offset = floor_boundary(text, offset);
     let start = line_start(text, offset);
-    text[start..offset.min(text.len())].chars().count()
+    text[start..offset].chars().count()
 }
 
 /// Indentation width of the line holding `offset`, excluding `- ` sequence markers.
@@ -51,7 +62,7 @@ pub fn block_insertion_point(text: &str, node: &Node) -> usize {
     let end = node.span.end as usize;
     let last = end.saturating_sub(1).max(node.span.start as usize);
     // A block scalar's span may include its final line break: stay on its last content line.
-    let mut at = last.min(text.len());
+    let mut at = floor_boundary(text, last);
     while at > node.span.start as usize && matches!(text.as_bytes().get(at), Some(b'\n' | b'\r')) {
         at -= 1;
     }

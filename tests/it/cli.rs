@@ -25,8 +25,8 @@ fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/examples/cnp-gitops")
 }
 
-const BAD_APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  project: shop\n  syncPolicy:\n    automated:\n      prune: false\n";
-const GOOD_APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ok,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  project: shop\n  syncPolicy:\n    automated:\n      prune: true\n      selfHeal: true\n";
+const BAD_APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      prune: false\n";
+const GOOD_APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ok,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      prune: true\n      selfHeal: true\n";
 
 fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -297,8 +297,13 @@ fn the_example_repository_shows_the_rules() {
     assert!(rules.contains(&"argocd/sync-policy"), "{rules:?}");
     for rule in [
         "argocd/app-of-apps-cycle",
+        "argocd/destination-out-of-project",
         "argocd/image-tag-none",
+        "argocd/infra-boundary",
         "argocd/missing-source",
+        "argocd/self-managed",
+        "argocd/source-out-of-project",
+        "argocd/unknown-project",
     ] {
         assert_eq!(
             rules.iter().filter(|r| **r == rule).count(),
@@ -306,6 +311,14 @@ fn the_example_repository_shows_the_rules() {
             "{rule}: {rules:?}"
         );
     }
+    assert_eq!(
+        rules
+            .iter()
+            .filter(|r| **r == "argocd/project-bounds")
+            .count(),
+        3,
+        "{rules:?}"
+    );
     assert!(v["summary"]["suppressed"].as_u64().unwrap() >= 1);
     // The failing write-back job is reported, the fixed one is not.
     let writebacks: Vec<&serde_json::Value> = v["diagnostics"]

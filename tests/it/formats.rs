@@ -277,7 +277,7 @@ fn several_outputs_at_once() {
     assert_eq!(o.status.code(), Some(2));
 }
 
-const BAD: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: NAME,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  project: shop\n  syncPolicy:\n    automated:\n      prune: false\n      selfHeal: true\n";
+const BAD: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: NAME,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      prune: false\n      selfHeal: true\n";
 
 #[test]
 fn baseline_reports_only_new_findings() {
@@ -364,5 +364,33 @@ fn new_since_reports_exactly_what_the_last_commit_added() {
     assert_eq!(
         check(dir.path(), &["--new-since", "no-such-rev"]).0,
         Some(2)
+    );
+}
+
+/// `argocd.edge_tls: {mode: external}` silences `argocd/insecure-without-edge-tls`; the text
+/// report says so, with the reason, on every run.
+#[test]
+fn text_prints_the_external_edge_tls_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cmd-params-cm\ndata:\n  server.insecure: \"true\"\n";
+    std::fs::write(dir.path().join("cm.yaml"), cm).unwrap();
+    let (code, text) = check(dir.path(), &[]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("argocd/insecure-without-edge-tls"), "{text}");
+    std::fs::write(
+        dir.path().join(".gitops-lint.yaml"),
+        "argocd:\n  edge_tls:\n    mode: external\n    reason: TLS ends at the Cloudflare Tunnel\n",
+    )
+    .unwrap();
+    let (code, text) = check(dir.path(), &[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("note[argocd/insecure-without-edge-tls]: TLS in front of argocd-server is declared terminated outside the repository (`argocd.edge_tls: {mode: external}` in .gitops-lint.yaml): TLS ends at the Cloudflare Tunnel"),
+        "{text}"
+    );
+    let (_, json) = check(dir.path(), &["--format", "json"]);
+    assert!(
+        !json.contains("Cloudflare"),
+        "only the text report prints it"
     );
 }

@@ -395,3 +395,59 @@ fn a_file_without_read_permission() {
     );
     assert_eq!(v["summary"]["unreadable"], 1);
 }
+
+/// Inputs that crashed a fuzz target once (`fuzz/regressions/<target>/`), replayed through
+/// the same property: check, apply the safe fixes, check again; no panic, fixed files parse.
+#[test]
+fn fuzz_regressions_stay_fixed() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/fix_apply");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        // libfuzzer's `(bool, &str)`: the first byte is the flag, the rest the text.
+        let (flag, rest) = bytes.split_first().unwrap();
+        // arbitrary's `&str` is the longest valid UTF-8 prefix of the rest.
+        let valid = std::str::from_utf8(rest).map_or_else(|e| e.valid_up_to(), str::len);
+        let text = std::str::from_utf8(&rest[..valid]).unwrap();
+        let name = if flag & 1 == 1 {
+            ".gitlab-ci.yml"
+        } else {
+            "app.yaml"
+        };
+        let report = gitops_lint::engine::check_texts(
+            &[(name, text)],
+            gitops_lint::config::Config::default(),
+        );
+        assert!(
+            !report
+                .diagnostics
+                .iter()
+                .any(|d| d.message.contains("internal error")),
+            "{:?}",
+            report.diagnostics
+        );
+        // Fixing until stable takes at most 10 passes.
+        let mut current = text.to_string();
+        let mut stable = false;
+        for _ in 0..10 {
+            let report = gitops_lint::engine::check_texts(
+                &[(name, &current)],
+                gitops_lint::config::Config::default(),
+            );
+            let fixes: Vec<&gitops_lint::fix::Fix> = report
+                .diagnostics
+                .iter()
+                .filter_map(|d| d.fix.as_ref())
+                .collect();
+            let (fixed, _) = gitops_lint::fix::apply_fixes(&current, &fixes);
+            if fixed == current {
+                stable = true;
+                break;
+            }
+            current = fixed;
+        }
+        assert!(stable, "fixes did not converge on:\n{text}");
+        n += 1;
+    }
+    assert!(n > 0, "no regression inputs in {}", dir.display());
+}

@@ -8,3 +8,4 @@ mod hostile;
 mod integrations;
 mod policies;
 mod registry;
+mod security;

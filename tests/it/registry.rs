@@ -169,8 +169,69 @@ fn config_errors_point_at_the_line_with_a_suggestion() {
     let e = config::parse(path, "argocd:\n  root: [bootstrap/root.yaml]\n", &metas).unwrap_err();
     assert_eq!(e.help.as_deref(), Some("did you mean `roots`?"));
     assert_eq!(e.span.map(|s| s.0), Some(10));
+    let e = config::parse(path, "argocd:\n  infra_namespace: [kube-system]\n", &metas).unwrap_err();
+    assert_eq!(e.help.as_deref(), Some("did you mean `infra_namespaces`?"));
+    assert_eq!(e.span.map(|s| s.0), Some(10));
+    let e = config::parse(path, "argocd:\n  external_projects: platform\n", &metas).unwrap_err();
+    assert!(
+        e.message.contains("argocd.external_projects"),
+        "{}",
+        e.message
+    );
+    assert_eq!(e.span.map(|s| s.0), Some(29));
+    let bounds = config::parse(
+        path,
+        "argocd:\n  external_projects: [platform]\n  cluster_resources_allowed: [Namespace]\n  self_paths: [platform/argocd]\n  infra_namespaces: []\n  infra_charts: [cilium]\n  infra_paths: [infra]\n",
+        &metas,
+    )
+    .unwrap();
+    assert_eq!(
+        bounds.argocd.external_projects,
+        vec!["platform".to_string()]
+    );
+    assert_eq!(bounds.argocd.infra_namespaces, Some(Vec::new()));
+    assert_eq!(bounds.argocd.infra_charts, vec!["cilium".to_string()]);
     let roots = config::parse(path, "argocd:\n  roots: [bootstrap/root.yaml]\n", &metas).unwrap();
     assert_eq!(roots.argocd.roots, vec!["bootstrap/root.yaml".to_string()]);
+    // `argocd.server_service` and `argocd.edge_tls`.
+    let c = config::parse(
+        path,
+        "argocd:\n  server_service: argocd-web\n  edge_tls: {mode: external, reason: \"tunnel\"}\n",
+        &metas,
+    )
+    .unwrap();
+    assert_eq!(c.argocd.server_service(), "argocd-web");
+    assert_eq!(
+        c.argocd.edge_tls.map(|e| e.reason).as_deref(),
+        Some("tunnel")
+    );
+    let c = config::parse(path, "argocd:\n  edge_tls: {mode: repository}\n", &metas).unwrap();
+    assert!(c.argocd.edge_tls.is_none());
+    assert_eq!(c.argocd.server_service(), "argocd-server");
+    let e = config::parse(path, "argocd:\n  edge_tl: {mode: external}\n", &metas).unwrap_err();
+    assert_eq!(e.help.as_deref(), Some("did you mean `edge_tls`?"));
+    let e = config::parse(
+        path,
+        "argocd:\n  edge_tls: {mode: externl, reason: x}\n",
+        &metas,
+    )
+    .unwrap_err();
+    assert_eq!(e.help.as_deref(), Some("did you mean `external`?"));
+    assert_eq!(e.span.map(|s| s.0), Some(27));
+    let e = config::parse(
+        path,
+        "argocd:\n  edge_tls: {mode: external, reasn: x}\n",
+        &metas,
+    )
+    .unwrap_err();
+    assert_eq!(e.help.as_deref(), Some("did you mean `reason`?"));
+    let e = config::parse(path, "argocd:\n  edge_tls:\n    mode: external\n", &metas).unwrap_err();
+    assert!(e.message.contains("needs a `reason`"), "{}", e.message);
+    assert_eq!(e.span.map(|s| s.0), Some(24));
+    let e = config::parse(path, "argocd:\n  edge_tls: external\n", &metas).unwrap_err();
+    assert!(e.message.contains("must be a mapping"), "{}", e.message);
+    let e = config::parse(path, "argocd:\n  server_service: [a]\n", &metas).unwrap_err();
+    assert!(e.message.contains("server_service"), "{}", e.message);
     let ok = config::parse(
         path,
         "rules:\n  argocd/sync-policy: off\n  yaml/syntax: {severity: warning}\n",

@@ -817,15 +817,48 @@ impl<'e, 'a> Analysis<'e, 'a> {
     // -----------------------------------------------------------------------------------------
     // Fixing.
 
+    /// Whether `text` (a message or a variable's value) expands to a text with a skip marker.
+    fn skips_with(&self, text: &str, literal: Option<&[bool]>) -> bool {
+        has_marker(
+            &shell::expand_text(text, literal, &|n| self.lookup(n, 0)).text,
+            self.github,
+        )
+    }
+
+    /// Whether the word, with ` [skip ci]` appended, expands to a text with a skip marker.
+    fn word_skips_with_suffix(&self, w: &Word) -> bool {
+        let mut literal = w.literal.clone();
+        literal.resize(w.text.len() + SKIP.len(), false);
+        self.skips_with(&format!("{}{SKIP}", w.text), Some(&literal))
+    }
+
     fn fix(&self, src: &MsgSrc<'a>) -> Option<Fix> {
         let edits = match src {
             MsgSrc::Shell { node, words } => {
                 let w = words.first()?;
+                // Offer the fix only if the edited text really expands to a skip marker: an
+                // unterminated `${` in the value, say, would swallow what we append, and the
+                // fix would repeat forever.
                 match w.sole_variable().and_then(|v| self.vars.get(v)) {
-                    Some(Var::Yaml(n) | Var::Env(n)) => append_to_scalar(self.env, n)?,
-                    Some(Var::Shell { node, word, .. }) => append_to_word(self.env, node, word)?,
+                    Some(Var::Yaml(n) | Var::Env(n)) => {
+                        if !self.skips_with(&format!("{}{SKIP}", n.scalar_text()?), None) {
+                            return None;
+                        }
+                        append_to_scalar(self.env, n)?
+                    }
+                    Some(Var::Shell { node, word, .. }) => {
+                        if !self.word_skips_with_suffix(word) {
+                            return None;
+                        }
+                        append_to_word(self.env, node, word)?
+                    }
                     None if w.sole_variable().is_some() => return None,
-                    None => append_to_word(self.env, node, w)?,
+                    None => {
+                        if !self.word_skips_with_suffix(w) {
+                            return None;
+                        }
+                        append_to_word(self.env, node, w)?
+                    }
                 }
             }
             MsgSrc::Input(n) => append_to_scalar(self.env, n)?,

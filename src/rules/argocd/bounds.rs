@@ -1,0 +1,411 @@
+//! Shared by the AppProject and boundary rules: the repository's AppProjects, its cluster
+//! secrets, and what each Application's sources deploy.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::diagnostic::Finding;
+use crate::model::appproject::{AppDest, ProjectDest};
+use crate::model::resolve::{App, ArgoModel, Field, ResolvedSource};
+use crate::model::template::is_unknown;
+use crate::model::{DocKind, Document};
+use crate::project::Project;
+use crate::source::{FileId, Span};
+use crate::yaml::Node;
+
+pub const IN_CLUSTER_SERVER: &str = "https://kubernetes.default.svc";
+pub const IN_CLUSTER_NAME: &str = "in-cluster";
+
+/// A value the repository fixes (not templated, not from an unexpandable generator).
+#[must_use]
+pub fn concrete(f: &Field) -> Option<&str> {
+    let v = f.value.trim();
+    (!is_unknown(v) && !v.contains("{{") && !v.contains("${")).then_some(v)
+}
+
+/// AppProjects of the repository by name (a name may be defined more than once, e.g. per
+/// cluster overlay).
+pub fn projects(project: &Project) -> BTreeMap<&str, Vec<&Document>> {
+    let mut out: BTreeMap<&str, Vec<&Document>> = BTreeMap::new();
+    for d in project.docs_of(DocKind::AppProject) {
+        if let Some(name) = d.name() {
+            out.entry(name).or_default().push(d);
+        }
+    }
+    out
+}
+
+/// The namespaces the Argo CD control plane may run in: those the AppProjects state (Argo CD
+/// reads AppProjects only from its own namespace). Empty when no AppProject states one (they are
+/// applied with `-n`): the control plane's namespace is then unknown.
+pub fn controller_namespaces(project: &Project) -> Vec<&str> {
+    let mut out = Vec::new();
+    for d in project.docs_of(DocKind::AppProject) {
+        if let Some(ns) = d.namespace() {
+            if !out.contains(&ns) {
+                out.push(ns);
+            }
+        }
+    }
+    out
+}
+
+/// `spec.destinations` of an AppProject.
+pub fn project_destinations(doc: &Document) -> Vec<(ProjectDest, &Node)> {
+    doc.root
+        .path(&["spec", "destinations"])
+        .into_iter()
+        .flat_map(Node::items)
+        .map(|d| {
+            let s = |k: &str| d.get_str(k).unwrap_or("").to_string();
+            (
+                ProjectDest {
+                    server: s("server"),
+                    name: s("name"),
+                    namespace: s("namespace"),
+                },
+                d,
+            )
+        })
+        .collect()
+}
+
+/// Names and servers of clusters declared by Argo CD cluster secrets in the repository.
+#[derive(Default)]
+pub struct Clusters {
+    by_name: HashMap<String, String>,
+    by_server: HashMap<String, String>,
+}
+
+impl Clusters {
+    pub fn of(project: &Project) -> Self {
+        let mut c = Clusters::default();
+        for d in project.docs_of(DocKind::K8sObject) {
+            if d.k8s_kind() != Some("Secret")
+                || d.root
+                    .path(&["metadata", "labels", "argocd.argoproj.io/secret-type"])
+                    .and_then(Node::as_str)
+                    != Some("cluster")
+            {
+                continue;
+            }
+            let (Some(name), Some(server)) = (
+                d.root.path(&["stringData", "name"]).and_then(Node::as_str),
+                d.root
+                    .path(&["stringData", "server"])
+                    .and_then(Node::as_str),
+            ) else {
+                continue;
+            };
+            // Argo CD trims a trailing `/` from cluster servers.
+            let server = server.trim_end_matches('/');
+            c.by_name.insert(name.to_string(), server.to_string());
+            c.by_server.insert(server.to_string(), name.to_string());
+        }
+        c
+    }
+
+    /// The destination cluster as Argo CD resolves it; `None` when it is not decidable (both
+    /// `server` and `name`, neither, or a templated value).
+    pub fn app_dest(&self, app: &App) -> Option<AppDest> {
+        let d = app.destination.as_ref()?;
+        let namespace = match &d.namespace {
+            Some(f) => concrete(f)?.to_string(),
+            None => String::new(),
+        };
+        let server = d.server.as_ref().map(concrete);
+        let name = d.name.as_ref().map(concrete);
+        match (server, name) {
+            (Some(Some(s)), None) if !s.is_empty() => {
+                let s = s.trim_end_matches('/').to_string();
+                let name = self
+                    .by_server
+                    .get(&s)
+                    .cloned()
+                    .or_else(|| (s == IN_CLUSTER_SERVER).then(|| IN_CLUSTER_NAME.to_string()));
+                Some(AppDest {
+                    server: Some(s),
+                    name,
+                    namespace,
+                })
+            }
+            (None, Some(Some(n))) if !n.is_empty() => {
+                let server = self
+                    .by_name
+                    .get(n)
+                    .cloned()
+                    .or_else(|| (n == IN_CLUSTER_NAME).then(|| IN_CLUSTER_SERVER.to_string()));
+                Some(AppDest {
+                    server,
+                    name: Some(n.to_string()),
+                    namespace,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// One Argo CD object of the repository (a Kubernetes manifest) an Application's source
+/// deploys.
+pub struct Deployed<'p> {
+    pub doc: &'p Document,
+    pub kind: &'p str,
+    pub api_version: &'p str,
+}
+
+/// The Kubernetes objects in the files a directory or kustomize source renders (Helm sources
+/// read values files, not manifests).
+pub fn deployed<'p>(project: &'p Project, src: &ResolvedSource) -> Vec<Deployed<'p>> {
+    use crate::model::resolve::SourceKind;
+    if !matches!(src.kind, SourceKind::Directory | SourceKind::Kustomize) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for &f in &src.files {
+        for d in project.file_docs(f) {
+            if !matches!(d.kind, DocKind::K8sObject) {
+                continue;
+            }
+            let (Some(kind), Some(api_version)) = (d.k8s_kind(), d.api_version()) else {
+                continue;
+            };
+            out.push(Deployed {
+                doc: d,
+                kind,
+                api_version,
+            });
+        }
+    }
+    out
+}
+
+/// Kustomization documents a kustomize source reads.
+pub fn kustomizations<'p>(project: &'p Project, src: &ResolvedSource) -> Vec<&'p Document> {
+    src.files
+        .iter()
+        .flat_map(|&f| project.file_docs(f))
+        .filter(|d| d.kind == DocKind::Kustomization)
+        .collect()
+}
+
+/// The chart name and dependency names of an in-repository Helm chart source.
+pub fn chart_names<'p>(project: &'p Project, src: &ResolvedSource) -> Vec<(&'p str, Span)> {
+    use crate::model::resolve::{Location, SourceKind};
+    let (SourceKind::Helm, Location::InRepo(dir)) = (src.kind, &src.location) else {
+        return Vec::new();
+    };
+    let path = if dir.is_empty() {
+        "Chart.yaml".to_string()
+    } else {
+        format!("{dir}/Chart.yaml")
+    };
+    let Some(file) = project.file_by_path(&path) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for d in project.file_docs(file.id) {
+        if let Some(n) = d.root.get("name").filter(|n| n.as_str().is_some()) {
+            out.push((n.as_str().unwrap_or(""), n.span));
+        }
+        for dep in d.root.get("dependencies").into_iter().flat_map(Node::items) {
+            if let Some(n) = dep.get("name").filter(|n| n.as_str().is_some()) {
+                out.push((n.as_str().unwrap_or(""), n.span));
+            }
+        }
+    }
+    out
+}
+
+/// True when `path` is `prefix` or inside it (both relative to the root).
+#[must_use]
+pub fn under(path: &str, prefix: &str) -> bool {
+    let prefix = prefix.trim_start_matches("./").trim_matches('/');
+    if prefix.is_empty() {
+        return true;
+    }
+    path == prefix
+        || path
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// Where a source-level finding points: `path`, else `chart`, else `repoURL`, else the source.
+#[must_use]
+pub fn source_span(src: &ResolvedSource) -> Span {
+    src.path
+        .as_ref()
+        .or(src.chart.as_ref())
+        .or(src.repo_url_field.as_ref())
+        .map_or(src.span, |f| f.span)
+}
+
+/// Groups findings that several Applications share (one ApplicationSet template), labelling
+/// the Applications when there are several or when they are in another file.
+pub fn merge_by_span(model: &ArgoModel, items: Vec<(usize, Finding)>) -> Vec<Finding> {
+    let mut by: BTreeMap<(Span, String), (Finding, Vec<usize>)> = BTreeMap::new();
+    for (app, f) in items {
+        let e = by
+            .entry((f.span, f.message.clone()))
+            .or_insert_with(|| (f, Vec::new()));
+        if !e.1.contains(&app) {
+            e.1.push(app);
+        }
+    }
+    let mut out = Vec::new();
+    for ((span, _), (mut f, apps)) in by {
+        for &a in apps.iter().take(5) {
+            let app = &model.apps[a];
+            if app.name_span.file != span.file || apps.len() > 1 {
+                let msg = match &app.appset {
+                    Some(set) => format!(
+                        "Application `{}` (generated by ApplicationSet `{set}`)",
+                        app.name
+                    ),
+                    None => format!("Application `{}`", app.name),
+                };
+                f = f.with_label(app.name_span, msg);
+            }
+        }
+        out.push(f);
+    }
+    out
+}
+
+/// AppProjects that a kustomization patches (its folder or a parent's has a patch targeting
+/// `AppProject`): their `sourceRepos` and `destinations` are not what the file says.
+pub fn patched_projects(project: &Project) -> std::collections::HashSet<(FileId, usize)> {
+    let mut dirs: Vec<String> = Vec::new();
+    for k in project.docs_of(DocKind::Kustomization) {
+        let path = &project.source(k.file).path;
+        let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+        let targets_project = |item: &Node| -> bool {
+            if item.path(&["target", "kind"]).and_then(Node::as_str) == Some("AppProject") {
+                return true;
+            }
+            let text_names = |t: &str| t.contains("kind: AppProject");
+            if let Some(t) = item.get_str("patch").or_else(|| item.as_str()) {
+                if text_names(t) {
+                    return true;
+                }
+                // A patch file.
+                if item.get("patch").is_none() {
+                    if let Some(f) =
+                        crate::model::repo::join(dir, t).and_then(|p| project.file_by_path(&p))
+                    {
+                        return project
+                            .file_docs(f.id)
+                            .iter()
+                            .any(|d| d.kind == DocKind::AppProject);
+                    }
+                }
+            }
+            if let Some(p) = item.get_str("path") {
+                if let Some(f) =
+                    crate::model::repo::join(dir, p).and_then(|p| project.file_by_path(&p))
+                {
+                    return project
+                        .file_docs(f.id)
+                        .iter()
+                        .any(|d| d.kind == DocKind::AppProject);
+                }
+            }
+            false
+        };
+        let patched = ["patches", "patchesJson6902", "patchesStrategicMerge"]
+            .iter()
+            .flat_map(|key| k.root.get(key).into_iter().flat_map(Node::items))
+            .any(targets_project);
+        if patched {
+            dirs.push(dir.to_string());
+        }
+    }
+    let mut out = std::collections::HashSet::new();
+    if dirs.is_empty() {
+        return out;
+    }
+    // What the patching kustomizations reach through `resources` (`../projects` too).
+    let mut files: std::collections::HashSet<FileId> = std::collections::HashSet::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut stack = dirs.clone();
+    while let Some(dir) = stack.pop() {
+        if !seen.insert(dir.clone()) || seen.len() > 10_000 {
+            continue;
+        }
+        let kfile = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
+            .iter()
+            .filter_map(|n| crate::model::repo::join(&dir, n))
+            .find_map(|p| project.file_by_path(&p));
+        let Some(kfile) = kfile else {
+            continue;
+        };
+        for k in project.file_docs(kfile.id) {
+            for key in ["resources", "bases", "components"] {
+                for item in k.root.get(key).into_iter().flat_map(Node::items) {
+                    let Some(rel) = item
+                        .as_str()
+                        .and_then(|r| crate::model::repo::join(&dir, r))
+                    else {
+                        continue;
+                    };
+                    match project.file_by_path(&rel) {
+                        Some(f) => {
+                            files.insert(f.id);
+                        }
+                        None => stack.push(rel),
+                    }
+                }
+            }
+        }
+    }
+    for d in project.docs_of(DocKind::AppProject) {
+        let path = &project.source(d.file).path;
+        if files.contains(&d.file) || dirs.iter().any(|dir| under(path, dir)) {
+            out.insert((d.file, d.index));
+        }
+    }
+    out
+}
+
+/// True when the ApplicationSet that generates `app` has a `templatePatch` (a Go template the
+/// model does not evaluate) that mentions `key`: the generated value may differ.
+#[must_use]
+pub fn template_patched(project: &Project, app: &App, key: &str) -> bool {
+    app.appset.is_some()
+        && project.docs[app.doc]
+            .root
+            .path(&["spec", "templatePatch"])
+            .and_then(Node::scalar_text)
+            .is_some_and(|p| p.contains(key))
+}
+
+/// The AppProjects named as global projects in an `argocd-cm` ConfigMap of the repository
+/// (`data.globalProjects`). Argo CD appends their `destinations` and `sourceRepos` to the
+/// projects their label selector matches; the selector is not evaluated here, so callers merge
+/// their allow entries (not their denials) into every project: that can only hide findings.
+pub fn global_projects(project: &Project) -> Vec<&Document> {
+    let mut names: Vec<String> = Vec::new();
+    for d in project.docs_of(DocKind::K8sObject) {
+        if d.k8s_kind() != Some("ConfigMap") || d.name() != Some("argocd-cm") {
+            continue;
+        }
+        let Some(text) = d
+            .root
+            .path(&["data", "globalProjects"])
+            .and_then(Node::scalar_text)
+        else {
+            continue;
+        };
+        let parsed = crate::yaml::parse(d.file, text);
+        for doc in &parsed.docs {
+            for gp in doc.root.items() {
+                if let Some(n) = gp.get_str("projectName") {
+                    names.push(n.to_string());
+                }
+            }
+        }
+    }
+    project
+        .docs_of(DocKind::AppProject)
+        .filter(|d| d.name().is_some_and(|n| names.iter().any(|x| x == n)))
+        .collect()
+}

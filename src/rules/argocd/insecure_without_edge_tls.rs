@@ -1,0 +1,329 @@
+//! `argocd/insecure-without-edge-tls`: argocd-server serves plain HTTP (`server.insecure`)
+//! while nothing in the repository terminates TLS in front of it.
+//!
+//! Two halves: every place that makes argocd-server insecure (`insecure.rs`), and every edge
+//! that routes to its Service (`edges.rs`): Gateway API routes resolved to their Gateway
+//! listeners, Ingresses, OpenShift Routes, Istio VirtualServices and the argo-cd chart's own
+//! Ingress/HTTPRoute/Route values. This file holds the rule and the index of objects.
+
+mod edges;
+mod insecure;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use crate::diagnostic::{Finding, Severity};
+use crate::model::repo::{self, join};
+use crate::model::{DocKind, Document};
+use crate::project::Project;
+use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::source::{FileId, Span};
+use crate::yaml::Node;
+use edges::{Verdict, edge_for};
+use insecure::{Insecure, find_insecure};
+
+pub struct InsecureWithoutEdgeTls;
+
+static META: RuleMeta = RuleMeta {
+    id: "argocd/insecure-without-edge-tls",
+    summary: "an insecure argocd-server (`server.insecure`) has no edge in the repository that terminates TLS in front of it",
+    default_severity: Severity::Error,
+    fix: FixAvailability::None,
+    applies_to: &[],
+    options: &[],
+    docs: include_str!("insecure_without_edge_tls.md"),
+};
+
+const PARAMS_CM: &str = "argocd-cmd-params-cm";
+const GATEWAY_API: &str = "gateway.networking.k8s.io";
+const ISTIO: &str = "networking.istio.io";
+const ARGO_CD_CHART: &str = "argo-cd";
+
+impl Rule for InsecureWithoutEdgeTls {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
+        // TLS ends outside the repository: the text report prints the configured reason.
+        if cx.config.argocd.edge_tls.is_some() {
+            return Vec::new();
+        }
+        let service = cx.config.argocd.server_service();
+        let objs = Objects::new(cx.project);
+        let settings = find_insecure(cx, &objs, service);
+        let mut by_span: BTreeMap<Span, Vec<(&Insecure, Verdict)>> = BTreeMap::new();
+        for s in &settings {
+            let verdict = edge_for(s, &objs);
+            by_span.entry(s.span).or_default().push((s, verdict));
+        }
+        let mut out = Vec::new();
+        for (_, contexts) in by_span {
+            // A setting several Applications deploy must be safe in each of them.
+            let Some((s, Verdict::Rejected(reasons))) = contexts
+                .into_iter()
+                .find(|(_, v)| matches!(v, Verdict::Rejected(_)))
+            else {
+                continue;
+            };
+            out.push(finding(s, reasons));
+        }
+        out
+    }
+}
+
+fn finding(s: &Insecure, reasons: Vec<(Span, String)>) -> Finding {
+    let services = format!("`{}`", s.services.join("` or `"));
+    let message = if reasons.is_empty() {
+        format!(
+            "argocd-server serves plain HTTP ({}), and no route to {services} was found in the repository",
+            s.what
+        )
+    } else {
+        format!(
+            "argocd-server serves plain HTTP ({}), and no edge in the repository terminates TLS in front of it",
+            s.what
+        )
+    };
+    let help = if reasons.is_empty() {
+        format!(
+            "Route {services} through an edge that terminates TLS (an HTTPRoute attached to a Gateway listener with `protocol: HTTPS` and `certificateRefs`, an Ingress with `tls`, an OpenShift Route with `tls.termination: edge`), or, if TLS ends outside the repository, set `argocd.edge_tls: {{mode: external, reason: ...}}` in .gitops-lint.yaml."
+        )
+    } else {
+        "Make the edge terminate TLS: attach the route to a Gateway listener with `protocol: HTTPS`, `tls.mode: Terminate` and `certificateRefs` whose hostname matches the route, or add `tls` for the host to the Ingress; if TLS ends outside the repository, set `argocd.edge_tls: {mode: external, reason: ...}` in .gitops-lint.yaml.".to_string()
+    };
+    let mut f = Finding::new(message, s.span).with_help(help);
+    let mut seen = HashSet::new();
+    for (span, msg) in reasons {
+        if seen.insert((span, msg.clone())) {
+            f = f.with_label(span, msg);
+        }
+    }
+    if let Some((span, msg)) = &s.context {
+        f = f.with_label(*span, msg.clone());
+    }
+    f
+}
+
+// ---------------------------------------------------------------------------------------------
+// Objects of the repository
+
+/// A Kubernetes object with its API group and effective namespace.
+struct Obj<'p> {
+    doc: &'p Document,
+    kind: &'p str,
+    name: &'p str,
+    ns: Option<String>,
+}
+
+impl Obj<'_> {
+    fn spec(&self) -> Option<&Node> {
+        self.doc.root.get("spec")
+    }
+}
+
+struct Objects<'p> {
+    objs: Vec<Obj<'p>>,
+    /// `group/kind` → indexes in `objs`.
+    by_kind: HashMap<String, Vec<usize>>,
+}
+
+fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(g, _)| g)
+}
+
+impl<'p> Objects<'p> {
+    fn new(project: &'p Project) -> Self {
+        let kust_ns = kustomize_namespaces(project);
+        let mut objs = Vec::new();
+        let mut by_kind: HashMap<String, Vec<usize>> = HashMap::new();
+        for doc in project.docs_of(DocKind::K8sObject) {
+            let (Some(api), Some(kind)) = (doc.api_version(), doc.k8s_kind()) else {
+                continue;
+            };
+            let group = group_of(api);
+            let ns = match kust_ns.get(&doc.file) {
+                Some(ns) => ns.clone(),
+                None => doc.namespace().map(str::to_string),
+            };
+            by_kind
+                .entry(format!("{group}/{kind}"))
+                .or_default()
+                .push(objs.len());
+            objs.push(Obj {
+                doc,
+                kind,
+                name: doc.name().unwrap_or(""),
+                ns,
+            });
+        }
+        Objects { objs, by_kind }
+    }
+
+    fn of<'s>(
+        &'s self,
+        group: &str,
+        kind: &str,
+    ) -> impl Iterator<Item = &'s Obj<'p>> + use<'s, 'p> {
+        self.by_kind
+            .get(&format!("{group}/{kind}"))
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .map(|&i| &self.objs[i])
+    }
+
+    /// Objects of a kind in any of several groups (Ingress: `networking.k8s.io`,
+    /// `extensions`).
+    fn of_groups<'s>(
+        &'s self,
+        groups: &'s [&'s str],
+        kind: &'s str,
+    ) -> impl Iterator<Item = &'s Obj<'p>> + 's {
+        groups.iter().flat_map(move |g| self.of(g, kind))
+    }
+}
+
+/// `namespace:` of kustomizations, applied to the files they list (an including
+/// kustomization's namespace wins over an included one's; `None` when two kustomizations
+/// disagree).
+fn kustomize_namespaces(project: &Project) -> HashMap<FileId, Option<String>> {
+    struct K<'a> {
+        ns: Option<&'a str>,
+        files: Vec<FileId>,
+        dirs: Vec<String>,
+    }
+    let mut ks: Vec<K<'_>> = Vec::new();
+    let mut by_dir: HashMap<String, usize> = HashMap::new();
+    for doc in project.docs_of(DocKind::Kustomization) {
+        let path = &project.source(doc.file).path;
+        let dir = repo::parent(path).to_string();
+        let mut k = K {
+            ns: doc.root.get_str("namespace"),
+            files: Vec::new(),
+            dirs: Vec::new(),
+        };
+        for key in ["resources", "bases", "components", "patchesStrategicMerge"] {
+            for item in doc.root.get(key).into_iter().flat_map(Node::items) {
+                let Some(raw) = item.as_str() else { continue };
+                if repo::is_remote(raw) {
+                    continue;
+                }
+                let Some(rel) = join(&dir, raw) else { continue };
+                match project.file_by_path(&rel) {
+                    Some(f) => k.files.push(f.id),
+                    None => k.dirs.push(rel),
+                }
+            }
+        }
+        by_dir.insert(dir, ks.len());
+        ks.push(k);
+    }
+    let included: HashSet<usize> = ks
+        .iter()
+        .flat_map(|k| k.dirs.iter().filter_map(|d| by_dir.get(d).copied()))
+        .collect();
+    let mut out: HashMap<FileId, Option<String>> = HashMap::new();
+    let mut stack: Vec<(usize, Option<&str>, usize)> = (0..ks.len())
+        .filter(|i| !included.contains(i))
+        .map(|i| (i, None, 0))
+        .collect();
+    while let Some((i, outer, depth)) = stack.pop() {
+        let k = &ks[i];
+        let ns = outer.or(k.ns);
+        if let Some(ns) = ns {
+            for &f in &k.files {
+                match out.get(&f) {
+                    Some(Some(prev)) if prev != ns => {
+                        out.insert(f, None);
+                    }
+                    Some(None) => {}
+                    _ => {
+                        out.insert(f, Some(ns.to_string()));
+                    }
+                }
+            }
+        }
+        if depth < 32 {
+            for d in &k.dirs {
+                if let Some(&j) = by_dir.get(d) {
+                    stack.push((j, ns, depth + 1));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::edges::{candidates, hostnames_intersect, ingress_host_covers};
+    use super::insecure::{is_insecure_flag, is_true};
+    use super::*;
+
+    /// Every candidate edge of every insecure setting of a file, described.
+    fn edges(text: &str) -> Vec<Result<String, String>> {
+        let report =
+            crate::engine::check_texts(&[("x.yaml", text)], crate::config::Config::default());
+        let cx = Context {
+            project: &report.project,
+            config: &report.config,
+        };
+        let objs = Objects::new(cx.project);
+        find_insecure(&cx, &objs, "argocd-server")
+            .iter()
+            .flat_map(|s| candidates(s, &objs))
+            .map(|c| c.map_err(|(_, m)| m))
+            .collect()
+    }
+
+    const CM: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cmd-params-cm\n  namespace: argocd\ndata:\n  server.insecure: \"true\"\n---\n";
+
+    #[test]
+    fn describes_the_accepted_edge() {
+        let gw = "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: edge\n  namespace: argocd\nspec:\n  listeners:\n    - {name: http, protocol: HTTP, port: 80}\n    - name: https\n      protocol: HTTPS\n      port: 443\n      hostname: '*.example.com'\n      tls: {certificateRefs: [{name: wildcard}]}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: argocd\n  namespace: argocd\nspec:\n  parentRefs: [{name: edge}]\n  hostnames: [argocd.example.com]\n  rules:\n    - backendRefs: [{name: argocd-server, port: 80}]\n";
+        assert_eq!(
+            edges(&format!("{CM}{gw}")),
+            vec![Ok("HTTPRoute `argocd` -> Gateway `edge` listener `https` (HTTPS, certificate `wildcard`)".to_string())]
+        );
+        // The same route to an argocd-server of another namespace is no candidate.
+        let other = gw.replace(
+            "backendRefs: [{name: argocd-server, port: 80}]",
+            "backendRefs: [{name: argocd-server, namespace: web, port: 80}]",
+        );
+        assert!(edges(&format!("{CM}{other}")).is_empty());
+        // Istio and Gateway API kinds are not confused, either way.
+        let vs = "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata:\n  name: argocd\n  namespace: argocd\nspec:\n  hosts: [argocd.example.com]\n  gateways: [edge]\n  http:\n    - route: [{destination: {host: argocd-server}}]\n";
+        let gw_only = gw.split("---").next().unwrap();
+        assert_eq!(
+            edges(&format!("{CM}{gw_only}---\n{vs}")),
+            vec![Err("VirtualService `argocd` is bound to Istio Gateway `edge`, but the only Gateway `edge` in the repository is a Gateway API (`gateway.networking.k8s.io`) one, not an Istio (`networking.istio.io`) one".to_string())]
+        );
+    }
+
+    #[test]
+    fn hostnames_intersect_like_gateway_api() {
+        assert!(hostnames_intersect("test.example.com", "test.example.com"));
+        assert!(hostnames_intersect("test.example.com", "*.example.com"));
+        assert!(hostnames_intersect("*.example.com", "foo.test.example.com"));
+        assert!(hostnames_intersect("*.example.com", "*.example.com"));
+        assert!(!hostnames_intersect("*.example.com", "example.com"));
+        assert!(!hostnames_intersect("test.example.com", "test.example.net"));
+        assert!(!hostnames_intersect(
+            "argocd.example.com",
+            "grafana.example.com"
+        ));
+    }
+
+    #[test]
+    fn flags_and_truthiness_follow_argo_cd() {
+        assert!(is_insecure_flag("--insecure"));
+        assert!(is_insecure_flag("--insecure=true"));
+        assert!(is_insecure_flag("--insecure=1"));
+        assert!(!is_insecure_flag("--insecure=false"));
+        assert!(!is_insecure_flag("--insecure-skip-verify"));
+        assert!(is_true("TRUE"));
+        assert!(!is_true("1"));
+        assert!(!is_true("yes"));
+        assert!(ingress_host_covers("*.example.com", "argocd.example.com"));
+        assert!(!ingress_host_covers("*.example.com", "a.b.example.com"));
+    }
+}

@@ -1,0 +1,146 @@
+//! `argocd/self-managed`: an Application deploys Argo CD itself.
+
+use crate::diagnostic::{Finding, Severity};
+use crate::model::resolve::{Location, SourceKind};
+use crate::model::template::is_unknown;
+use crate::rules::argocd::bounds;
+use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::source::Span;
+use crate::yaml::Node;
+
+pub struct SelfManaged;
+
+static META: RuleMeta = RuleMeta {
+    id: "argocd/self-managed",
+    summary: "an Application deploys Argo CD's own components",
+    default_severity: Severity::Error,
+    fix: FixAvailability::None,
+    applies_to: &[],
+    options: &[],
+    docs: include_str!("self_managed.md"),
+};
+
+/// Workloads and configuration of an Argo CD installation.
+const COMPONENTS: &[&str] = &[
+    "argocd-application-controller",
+    "argocd-applicationset-controller",
+    "argocd-cm",
+    "argocd-cmd-params-cm",
+    "argocd-commit-server",
+    "argocd-dex-server",
+    "argocd-gpg-keys-cm",
+    "argocd-notifications-cm",
+    "argocd-notifications-controller",
+    "argocd-rbac-cm",
+    "argocd-redis",
+    "argocd-redis-ha-server",
+    "argocd-repo-server",
+    "argocd-server",
+    "argocd-ssh-known-hosts-cm",
+    "argocd-tls-certs-cm",
+];
+
+const CHART: &str = "argo-cd";
+
+/// A remote kustomize resource that is Argo CD's install manifests.
+fn is_install_url(s: &str) -> bool {
+    let s = s.to_lowercase();
+    s.contains("argoproj/argo-cd") && s.contains("manifests")
+}
+
+impl Rule for SelfManaged {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
+        let model = cx.project.argocd(&cx.config.resolve_options());
+        let project = cx.project;
+        let mut items = Vec::new();
+        for (i, app) in model.apps.iter().enumerate() {
+            if !app.live {
+                continue;
+            }
+            for src in &app.sources {
+                // (what, where) of the first components found.
+                let mut found: Vec<(String, Span)> = Vec::new();
+                if let Some(chart) = src.chart.as_ref().and_then(bounds::concrete) {
+                    if chart == CHART || chart.ends_with("/argo-cd") {
+                        found.push((
+                            format!("the `{CHART}` chart"),
+                            src.chart.as_ref().map_or(src.span, |f| f.span),
+                        ));
+                    }
+                }
+                for (name, span) in bounds::chart_names(project, src) {
+                    if name == CHART {
+                        found.push((format!("the `{CHART}` chart"), span));
+                    }
+                }
+                if let Location::InRepo(dir) = &src.location {
+                    if let Some(p) = cx
+                        .config
+                        .argocd
+                        .self_paths
+                        .iter()
+                        .find(|p| bounds::under(dir, p))
+                    {
+                        found.push((
+                            format!("`{p}` (config `argocd.self_paths`)"),
+                            bounds::source_span(src),
+                        ));
+                    }
+                }
+                for d in bounds::deployed(project, src) {
+                    let name = d.doc.name().unwrap_or("");
+                    let is_component = matches!(d.kind, "Deployment" | "StatefulSet" | "ConfigMap")
+                        && COMPONENTS.contains(&name);
+                    let is_crd = d.kind == "CustomResourceDefinition"
+                        && d.doc.root.path(&["spec", "group"]).and_then(Node::as_str)
+                            == Some("argoproj.io");
+                    if is_component || is_crd {
+                        let at = d
+                            .doc
+                            .root
+                            .path(&["metadata", "name"])
+                            .map_or(d.doc.anchor_span(), |n| n.span);
+                        found.push((format!("{} `{name}`", d.kind), at));
+                    }
+                }
+                if src.kind == SourceKind::Kustomize {
+                    for k in bounds::kustomizations(project, src) {
+                        for key in ["resources", "bases"] {
+                            for r in k.root.get(key).into_iter().flat_map(Node::items) {
+                                if r.as_str()
+                                    .is_some_and(|s| !is_unknown(s) && is_install_url(s))
+                                {
+                                    found.push(("Argo CD's install manifests".to_string(), r.span));
+                                }
+                            }
+                        }
+                        for h in k.root.get("helmCharts").into_iter().flat_map(Node::items) {
+                            if h.get_str("name") == Some(CHART) {
+                                found.push((format!("the `{CHART}` chart"), h.span));
+                            }
+                        }
+                    }
+                }
+                let Some((first, _)) = found.first() else {
+                    continue;
+                };
+                let mut f = Finding::new(
+                    format!("Application `{}` deploys Argo CD itself ({first})", app.name),
+                    bounds::source_span(src),
+                )
+                .with_help("Install and upgrade Argo CD outside Argo CD (Ansible, kubectl), so the cluster converges without it; turn this rule off if you choose self-management.");
+                for (what, span) in found.iter().take(3) {
+                    if *span != bounds::source_span(src) {
+                        f = f.with_label(*span, format!("{what}, an Argo CD component"));
+                    }
+                }
+                items.push((i, f));
+            }
+        }
+        bounds::merge_by_span(model, items)
+    }
+}

@@ -1,0 +1,141 @@
+//! `argocd/source-out-of-project`: a source repository (or the Application's namespace) is not
+//! permitted by the AppProject.
+
+use crate::diagnostic::{Finding, Severity};
+use crate::model::appproject;
+use crate::rules::argocd::bounds;
+use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::yaml::Node;
+
+pub struct SourceOutOfProject;
+
+static META: RuleMeta = RuleMeta {
+    id: "argocd/source-out-of-project",
+    summary: "an Application's source `repoURL` (or its own namespace) is not permitted by its AppProject",
+    default_severity: Severity::Error,
+    fix: FixAvailability::None,
+    applies_to: &[],
+    options: &[],
+    docs: include_str!("source_out_of_project.md"),
+};
+
+fn strings(node: Option<&Node>) -> Vec<String> {
+    node.into_iter()
+        .flat_map(Node::items)
+        .filter_map(|n| n.scalar_text().map(str::to_string))
+        .collect()
+}
+
+impl Rule for SourceOutOfProject {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
+        let model = cx.project.argocd(&cx.config.resolve_options());
+        let projects = bounds::projects(cx.project);
+        let patched = bounds::patched_projects(cx.project);
+        let globals = bounds::global_projects(cx.project);
+        let controller_ns = bounds::controller_namespaces(cx.project);
+        let mut items = Vec::new();
+        for (i, app) in model.apps.iter().enumerate() {
+            if !app.live {
+                continue;
+            }
+            let name = match &app.project {
+                Some(f) => match bounds::concrete(f) {
+                    Some(n) if !n.is_empty() => n,
+                    Some(_) => "default",
+                    None => continue,
+                },
+                None => "default",
+            };
+            let Some(defs) = projects.get(name) else {
+                continue;
+            };
+            if ["project", "source"]
+                .iter()
+                .any(|k| bounds::template_patched(cx.project, app, k))
+            {
+                continue;
+            }
+            // A kustomize patch changes the project: what the file says is not what Argo CD reads.
+            if defs.iter().any(|d| patched.contains(&(d.file, d.index))) {
+                continue;
+            }
+            let label_at = |key: &str| -> Vec<_> {
+                defs.iter()
+                    .take(3)
+                    .map(|d| {
+                        d.root
+                            .get("spec")
+                            .and_then(|s| s.entry(key))
+                            .map_or(d.anchor_span(), |e| e.key.span)
+                    })
+                    .collect()
+            };
+            for src in &app.sources {
+                let Some(url_field) = &src.repo_url_field else {
+                    continue;
+                };
+                // An empty URL is filled in later (kustomize patches).
+                let Some(url) = bounds::concrete(url_field).filter(|u| !u.is_empty()) else {
+                    continue;
+                };
+                let permitted = defs.iter().any(|d| {
+                    let mut repos = strings(d.root.path(&["spec", "sourceRepos"]));
+                    for g in globals.iter().filter(|g| g.name() != d.name()) {
+                        repos.extend(
+                            strings(g.root.path(&["spec", "sourceRepos"]))
+                                .into_iter()
+                                .filter(|r| !appproject::is_deny(r)),
+                        );
+                    }
+                    appproject::is_source_permitted(&repos, url)
+                });
+                if permitted {
+                    continue;
+                }
+                let mut f = Finding::new(
+                    format!("repository `{url}` is not in the `sourceRepos` of project `{name}`"),
+                    url_field.span,
+                )
+                .with_help("Add the repository to the project's `sourceRepos`, or deploy from a repository the project allows.");
+                for at in label_at("sourceRepos") {
+                    f = f.with_label(at, format!("repositories project `{name}` allows"));
+                }
+                items.push((i, f));
+            }
+            // Applications outside the control plane's namespace need `sourceNamespaces`.
+            let doc = &cx.project.docs[app.doc];
+            let Some(ns_node) = doc
+                .root
+                .path(&["metadata", "namespace"])
+                .filter(|_| !controller_ns.is_empty())
+            else {
+                continue;
+            };
+            let Some(ns) = ns_node.as_str() else {
+                continue;
+            };
+            let permitted = controller_ns.iter().any(|c| {
+                defs.iter().any(|d| {
+                    let allowed = strings(d.root.path(&["spec", "sourceNamespaces"]));
+                    appproject::is_app_namespace_permitted(&allowed, ns, c) != Some(false)
+                })
+            });
+            if !permitted {
+                let mut f = Finding::new(
+                    format!("the Application lives in namespace `{ns}`, which is not in the `sourceNamespaces` of project `{name}`"),
+                    ns_node.span,
+                )
+                .with_help("Create the Application in Argo CD's namespace, or add its namespace to the project's `sourceNamespaces`.");
+                for at in label_at("sourceNamespaces") {
+                    f = f.with_label(at, format!("namespaces project `{name}` accepts"));
+                }
+                items.push((i, f));
+            }
+        }
+        bounds::merge_by_span(model, items)
+    }
+}
