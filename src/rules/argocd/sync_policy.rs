@@ -55,6 +55,17 @@ impl Rule for SyncPolicy {
             ];
         };
         check_spec(text, &spec_entry.key, &spec_entry.value, what, name)
+            .map(|mut f| {
+                // Unusual layouts (explicit `? key` entries, odd indentation) can defeat the
+                // edit helpers: a fix that would not leave valid YAML is not offered.
+                if f.fix
+                    .as_ref()
+                    .is_some_and(|fix| !edit::keeps_yaml_valid(text, &fix.edits))
+                {
+                    f.fix = None;
+                }
+                f
+            })
             .into_iter()
             .collect()
     }
@@ -104,12 +115,7 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
                 FLOW_AUTOMATED,
             )
         } else if sync_policy.is_null() {
-            Some(edit::fill_empty_value(
-                text,
-                &sp_entry.key,
-                sync_policy,
-                &owned(&BLOCK_AUTOMATED),
-            ))
+            edit::fill_empty_value(text, &sp_entry.key, sync_policy, &owned(&BLOCK_AUTOMATED))
         } else {
             None
         };
@@ -134,7 +140,7 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
                 replacement: FLOW_AUTOMATED.into(),
             }])
         } else {
-            Some(edit::fill_empty_value(
+            edit::fill_empty_value(
                 text,
                 &auto_entry.key,
                 automated,
@@ -144,7 +150,7 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
                         .map(|l| l.trim_start())
                         .collect::<Vec<_>>(),
                 ),
-            ))
+            )
         };
         return Some(
             Finding::new(
