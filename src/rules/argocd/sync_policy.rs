@@ -178,8 +178,10 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
     let mut edits = Vec::new();
     let mut missing = Vec::new();
     let mut applicability = Applicability::Safe;
+    let mut unfixable = false;
     if let Some(enabled) = automated.get("enabled") {
         if enabled.as_bool() == Some(false) {
+            unfixable |= enabled.tag.is_some();
             problems.push("`enabled: false`".to_string());
             primary = Some(enabled.span);
             edits.push(Edit {
@@ -204,6 +206,11 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
                     .map_or_else(|| "a non-boolean".to_string(), |s| format!("`{key}: {s}`"));
                 problems.push(shown);
                 primary.get_or_insert(v.span);
+                // A tagged value (`!custom false`) keeps its tag outside the node's span:
+                // replacing the value alone would not make it a boolean.
+                if v.tag.is_some() {
+                    unfixable = true;
+                }
                 edits.push(Edit {
                     span: v.span,
                     replacement: "true".into(),
@@ -221,7 +228,7 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
         }
     }
     let primary = primary.unwrap_or(auto_entry.key.span);
-    let fix = if edits.is_empty() {
+    let fix = if edits.is_empty() || unfixable {
         None
     } else {
         let title = if applicability == Applicability::Unsafe {
