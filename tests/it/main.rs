@@ -8,3 +8,4 @@ mod hostile;
 mod integrations;
 mod registry;
 mod security;
+mod support;
