@@ -285,7 +285,7 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
             .diagnostics
             .retain(|d| wanted.contains(&project.source(d.span.file).path));
     }
-    report.summary = summarize(&report, report.summary.suppressed, started);
+    summarize(&mut report, started);
     Ok(report)
 }
 
@@ -705,32 +705,14 @@ fn apply_suppressions(
     suppressed
 }
 
-fn summarize(report: &Report, suppressed: usize, started: Instant) -> Summary {
-    let mut s = Summary {
-        files: report.project.sources.files().len(),
-        unreadable: report
-            .project
-            .sources
-            .files()
-            .iter()
-            .filter(|f| f.unreadable.is_some())
-            .count(),
-        documents: report.project.docs.len(),
-        suppressed,
-        ..Summary::default()
-    };
-    for d in &report.diagnostics {
-        match d.severity {
-            Severity::Error => s.errors += 1,
-            Severity::Warning => s.warnings += 1,
-            Severity::Info => s.infos += 1,
-        }
-        if d.fix.is_some() {
-            s.fixable += 1;
-        }
-    }
-    s.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    s
+/// Fills in the summary: file and document counts, then the diagnostic counts.
+fn summarize(report: &mut Report, started: Instant) {
+    let files = report.project.sources.files();
+    report.summary.files = files.len();
+    report.summary.unreadable = files.iter().filter(|f| f.unreadable.is_some()).count();
+    report.summary.documents = report.project.docs.len();
+    report.recount();
+    report.summary.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
 }
 
 /// Checks in-memory files `(relative path, text)` as one repository: the fixture harness and
@@ -757,6 +739,6 @@ pub fn check_texts(files: &[(&str, &str)], config: Config) -> Report {
     }
     let project = Project::new(PathBuf::from("."), SourceDb::new(sources), docs);
     let mut report = check_project((project, findings), config, None);
-    report.summary = summarize(&report, report.summary.suppressed, started);
+    summarize(&mut report, started);
     report
 }

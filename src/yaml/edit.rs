@@ -69,11 +69,39 @@ pub fn block_insertion_point(text: &str, node: &Node) -> usize {
     line_end(text, at)
 }
 
-/// Column of a mapping's keys (the column of its first key).
+/// Column of a mapping's keys (the column of its first key), when the key starts its line
+/// after indentation and `- ` markers only: an explicit `? key` cannot be followed by a plain
+/// line at that column.
 #[must_use]
 pub fn map_key_column(text: &str, map: &Node) -> Option<usize> {
     let first = map.entries().find(|e| !e.merged)?;
-    Some(column_of(text, first.key.span.start as usize))
+    key_column(text, &first.key)
+}
+
+/// Column of a block mapping key, if only spaces and `- ` markers precede it on its line.
+#[must_use]
+pub fn key_column(text: &str, key: &Node) -> Option<usize> {
+    let start = floor_boundary(text, key.span.start as usize);
+    let prefix = &text[line_start(text, start)..start];
+    prefix
+        .chars()
+        .all(|c| c == ' ' || c == '-')
+        .then(|| prefix.chars().count())
+}
+
+/// Whether applying `edits` to `text` leaves as many documents and no more YAML errors: a
+/// last check before a fix is offered.
+#[must_use]
+pub fn keeps_yaml_valid(text: &str, edits: &[Edit]) -> bool {
+    let refs: Vec<&Edit> = edits.iter().collect();
+    let (new, applied) = crate::fix::apply_edits(text, &refs);
+    if applied != edits.len() {
+        return false;
+    }
+    let file = crate::source::FileId(0);
+    let before = super::parse(file, text);
+    let after = super::parse(file, &new);
+    after.errors.len() <= before.errors.len() && after.docs.len() == before.docs.len()
 }
 
 /// Edits that add `lines` (already rendered `key: value` strings) as entries of `map`.
@@ -127,10 +155,15 @@ pub fn append_to_map(text: &str, map: &Node, lines: &[String]) -> Option<Vec<Edi
 /// Edits that give a key with an empty value (`key:`) or an empty flow map a block body of
 /// `lines`, indented two spaces more than the key. `key_node` is the entry's key.
 #[must_use]
-pub fn fill_empty_value(text: &str, key_node: &Node, value: &Node, lines: &[String]) -> Vec<Edit> {
+pub fn fill_empty_value(
+    text: &str,
+    key_node: &Node,
+    value: &Node,
+    lines: &[String],
+) -> Option<Vec<Edit>> {
     let file = key_node.span.file;
     let eol = line_ending(text);
-    let indent = column_of(text, key_node.span.start as usize) + 2;
+    let indent = key_column(text, key_node)? + 2;
     let mut body = String::new();
     for l in lines {
         body.push_str(eol);
@@ -146,10 +179,10 @@ pub fn fill_empty_value(text: &str, key_node: &Node, value: &Node, lines: &[Stri
             Some(_) => (at, ""),
             None => (key_node.span.end as usize + colon_line.trim_end().len(), ""),
         };
-        return vec![Edit {
+        return Some(vec![Edit {
             span: Span::empty(file, at),
             replacement: format!("{prefix}{body}"),
-        }];
+        }]);
     }
     // A flow value such as `{}` or `null` or `~`: replace it, and drop the space before it.
     let start = value.span.start as usize;
@@ -157,8 +190,8 @@ pub fn fill_empty_value(text: &str, key_node: &Node, value: &Node, lines: &[Stri
     while from > key_node.span.end as usize && text.as_bytes()[from - 1] == b' ' {
         from -= 1;
     }
-    vec![Edit {
+    Some(vec![Edit {
         span: Span::new(file, from, value.span.end as usize),
         replacement: body,
-    }]
+    }])
 }

@@ -314,24 +314,9 @@ fn baseline_reports_only_new_findings() {
 #[test]
 fn new_since_reports_exactly_what_the_last_commit_added() {
     let dir = tempfile::tempdir().unwrap();
-    let git = |args: &[&str]| {
-        let o = Command::new("git")
-            .args(args)
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
-        assert!(
-            o.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-    };
-    git(&["init", "-q"]);
-    git(&["config", "user.email", "t@example.com"]);
-    git(&["config", "user.name", "t"]);
+    let git = |args: &[&str]| crate::support::git(dir.path(), args);
     std::fs::write(dir.path().join("a.yaml"), BAD.replace("NAME", "a")).unwrap();
-    git(&["add", "."]);
-    git(&["commit", "-qm", "one violation"]);
+    crate::support::git_init_commit(dir.path(), "one violation");
     // The new commit moves the old finding down and adds one new violation.
     std::fs::write(
         dir.path().join("a.yaml"),

@@ -440,6 +440,16 @@ fn fuzz_regressions_stay_fixed() {
                 .filter_map(|d| d.fix.as_ref())
                 .collect();
             let (fixed, _) = gitops_lint::fix::apply_fixes(&current, &fixes);
+            let syntax = |t: &str| {
+                gitops_lint::yaml::parse(gitops_lint::source::FileId(0), t)
+                    .errors
+                    .iter()
+                    .any(|e| e.kind == gitops_lint::yaml::YamlErrorKind::Syntax)
+            };
+            assert!(
+                syntax(&current) || !syntax(&fixed),
+                "a fix broke the file:\n{current}\n---\n{fixed}"
+            );
             if fixed == current {
                 stable = true;
                 break;

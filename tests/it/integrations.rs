@@ -52,23 +52,7 @@ fn example_repo() -> tempfile::TempDir {
             }
         }
     }
-    let git = |args: &[&str]| {
-        let o = Command::new("git")
-            .args(args)
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
-        assert!(
-            o.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-    };
-    git(&["init", "-q"]);
-    git(&["config", "user.email", "t@example.com"]);
-    git(&["config", "user.name", "t"]);
-    git(&["add", "."]);
-    git(&["commit", "-qm", "example"]);
+    crate::support::git_init_commit(dir.path(), "example");
     dir
 }
 

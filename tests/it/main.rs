@@ -9,3 +9,4 @@ mod integrations;
 mod policies;
 mod registry;
 mod security;
+mod support;

@@ -55,6 +55,17 @@ impl Rule for SyncPolicy {
             ];
         };
         check_spec(text, &spec_entry.key, &spec_entry.value, what, name)
+            .map(|mut f| {
+                // Unusual layouts (explicit `? key` entries, odd indentation) can defeat the
+                // edit helpers: a fix that would not leave valid YAML is not offered.
+                if f.fix
+                    .as_ref()
+                    .is_some_and(|fix| !edit::keeps_yaml_valid(text, &fix.edits))
+                {
+                    f.fix = None;
+                }
+                f
+            })
             .into_iter()
             .collect()
     }
@@ -104,12 +115,7 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
                 FLOW_AUTOMATED,
             )
         } else if sync_policy.is_null() {
-            Some(edit::fill_empty_value(
-                text,
-                &sp_entry.key,
-                sync_policy,
-                &owned(&BLOCK_AUTOMATED),
-            ))
+            edit::fill_empty_value(text, &sp_entry.key, sync_policy, &owned(&BLOCK_AUTOMATED))
         } else {
             None
         };
@@ -134,7 +140,7 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
                 replacement: FLOW_AUTOMATED.into(),
             }])
         } else {
-            Some(edit::fill_empty_value(
+            edit::fill_empty_value(
                 text,
                 &auto_entry.key,
                 automated,
@@ -144,7 +150,7 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
                         .map(|l| l.trim_start())
                         .collect::<Vec<_>>(),
                 ),
-            ))
+            )
         };
         return Some(
             Finding::new(
@@ -172,17 +178,19 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
     let mut edits = Vec::new();
     let mut missing = Vec::new();
     let mut applicability = Applicability::Safe;
-    if let Some(enabled) = automated.get("enabled")
-        && enabled.as_bool() == Some(false)
-    {
-        problems.push("`enabled: false`".to_string());
-        primary = Some(enabled.span);
-        edits.push(Edit {
-            span: enabled.span,
-            replacement: "true".into(),
-        });
-        // Someone paused automation on purpose: turning it back on needs review.
-        applicability = Applicability::Unsafe;
+    let mut unfixable = false;
+    if let Some(enabled) = automated.get("enabled") {
+        if enabled.as_bool() == Some(false) {
+            unfixable |= enabled.tag.is_some();
+            problems.push("`enabled: false`".to_string());
+            primary = Some(enabled.span);
+            edits.push(Edit {
+                span: enabled.span,
+                replacement: "true".into(),
+            });
+            // Someone paused automation on purpose: turning it back on needs review.
+            applicability = Applicability::Unsafe;
+        }
     }
     for key in ["prune", "selfHeal"] {
         match automated.get(key) {
@@ -198,6 +206,11 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
                     .map_or_else(|| "a non-boolean".to_string(), |s| format!("`{key}: {s}`"));
                 problems.push(shown);
                 primary.get_or_insert(v.span);
+                // A tagged value (`!custom false`) keeps its tag outside the node's span:
+                // replacing the value alone would not make it a boolean.
+                if v.tag.is_some() {
+                    unfixable = true;
+                }
                 edits.push(Edit {
                     span: v.span,
                     replacement: "true".into(),
@@ -215,7 +228,7 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
         }
     }
     let primary = primary.unwrap_or(auto_entry.key.span);
-    let fix = if edits.is_empty() {
+    let fix = if edits.is_empty() || unfixable {
         None
     } else {
         let title = if applicability == Applicability::Unsafe {

@@ -1,0 +1,27 @@
+//! Helpers shared by the integration tests.
+
+use std::path::Path;
+use std::process::Command;
+
+/// Runs git in `dir` and fails the test if git fails.
+pub fn git(dir: &Path, args: &[&str]) {
+    let o = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Makes `dir` a git repository with one commit of everything in it.
+pub fn git_init_commit(dir: &Path, message: &str) {
+    git(dir, &["init", "-q"]);
+    git(dir, &["config", "user.email", "t@example.com"]);
+    git(dir, &["config", "user.name", "t"]);
+    git(dir, &["add", "."]);
+    git(dir, &["commit", "-qm", message]);
+}
