@@ -111,34 +111,7 @@ impl Config {
 }
 
 /// A configuration problem, located in the config file when possible.
-#[derive(Debug)]
-pub struct ConfigError {
-    pub path: PathBuf,
-    pub text: String,
-    pub span: Option<(usize, usize)>,
-    pub message: String,
-    pub help: Option<String>,
-}
-
-impl std::fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if let Some((start, _)) = self.span {
-            let lc = crate::source::LineIndex::new(&self.text).line_col(&self.text, start);
-            write!(
-                f,
-                "{}:{}:{}: {}",
-                self.path.display(),
-                lc.line,
-                lc.column,
-                self.message
-            )
-        } else {
-            write!(f, "{}: {}", self.path.display(), self.message)
-        }
-    }
-}
-
-impl std::error::Error for ConfigError {}
+pub type ConfigError = crate::source::FileError;
 
 /// Finds the config file at `root`, if there is one.
 #[must_use]

@@ -100,35 +100,7 @@ pub struct PolicyFile {
 }
 
 /// A policy that does not load: exit 2, rendered at the `.rego` line.
-#[derive(Debug)]
-pub struct PolicyError {
-    pub path: PathBuf,
-    pub text: String,
-    /// Byte range in `text`, when the error names a position.
-    pub span: Option<(usize, usize)>,
-    pub message: String,
-    pub help: Option<String>,
-}
-
-impl std::fmt::Display for PolicyError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if let Some((start, _)) = self.span {
-            let lc = crate::source::LineIndex::new(&self.text).line_col(&self.text, start);
-            write!(
-                f,
-                "{}:{}:{}: {}",
-                self.path.display(),
-                lc.line,
-                lc.column,
-                self.message
-            )
-        } else {
-            write!(f, "{}: {}", self.path.display(), self.message)
-        }
-    }
-}
-
-impl std::error::Error for PolicyError {}
+pub type PolicyError = crate::source::FileError;
 
 impl PolicyError {
     fn plain(path: impl Into<PathBuf>, message: impl Into<String>) -> PolicyError {

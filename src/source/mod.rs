@@ -101,3 +101,35 @@ fn io_reason(e: &std::io::Error) -> String {
         _ => e.to_string(),
     }
 }
+
+/// A problem in a file that is read but not checked (the configuration, a policy), located
+/// in that file when possible: fatal for the run, rendered with a code frame.
+#[derive(Debug)]
+pub struct FileError {
+    pub path: PathBuf,
+    pub text: String,
+    /// Byte range in `text`, when the error names a position.
+    pub span: Option<(usize, usize)>,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+impl std::fmt::Display for FileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some((start, _)) = self.span {
+            let lc = LineIndex::new(&self.text).line_col(&self.text, start);
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.path.display(),
+                lc.line,
+                lc.column,
+                self.message
+            )
+        } else {
+            write!(f, "{}: {}", self.path.display(), self.message)
+        }
+    }
+}
+
+impl std::error::Error for FileError {}
