@@ -22,6 +22,19 @@ pub fn concrete(f: &Field) -> Option<&str> {
     (!is_unknown(v) && !v.contains("{{") && !v.contains("${")).then_some(v)
 }
 
+/// The project an Application uses: `spec.project`, with an empty or missing one meaning
+/// `default` as in Argo CD; `None` when the name is templated or unknown.
+#[must_use]
+pub fn app_project_name(project: Option<&Field>) -> Option<&str> {
+    match project {
+        Some(f) => match concrete(f)? {
+            "" => Some("default"),
+            n => Some(n),
+        },
+        None => Some("default"),
+    }
+}
+
 /// AppProjects of the repository by name (a name may be defined more than once, e.g. per
 /// cluster overlay).
 pub fn projects(project: &Project) -> BTreeMap<&str, Vec<&Document>> {

@@ -42,13 +42,8 @@ impl Rule for SourceOutOfProject {
             if !app.live {
                 continue;
             }
-            let name = match &app.project {
-                Some(f) => match bounds::concrete(f) {
-                    Some(n) if !n.is_empty() => n,
-                    Some(_) => "default",
-                    None => continue,
-                },
-                None => "default",
+            let Some(name) = bounds::app_project_name(app.project.as_ref()) else {
+                continue;
             };
             let Some(defs) = projects.get(name) else {
                 continue;
