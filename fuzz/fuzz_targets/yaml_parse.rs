@@ -4,7 +4,7 @@
 #![no_main]
 
 use gitops_lint::source::{FileId, Span};
-use gitops_lint::yaml::{self, Node, Value, YamlErrorKind};
+use gitops_lint::yaml::{self, YamlErrorKind};
 use libfuzzer_sys::fuzz_target;
 
 fn check_span(text: &str, s: Span) {
@@ -20,19 +20,8 @@ fuzz_target!(|text: &str| {
     }
     for d in &parsed.docs {
         check_span(text, d.span);
-        let mut stack: Vec<&Node> = vec![&d.root];
-        while let Some(n) = stack.pop() {
+        for n in d.root.descendants() {
             check_span(text, n.span);
-            match &n.value {
-                Value::Scalar(_) => {}
-                Value::Seq(items) => stack.extend(items),
-                Value::Map(entries) => {
-                    for e in entries {
-                        stack.push(&e.key);
-                        stack.push(&e.value);
-                    }
-                }
-            }
         }
         let _ = d.root.to_json();
     }

@@ -386,8 +386,9 @@ fn flatten(prefix: &str, v: &J, out: &mut Map<String, J>) {
     }
 }
 
-/// Argo CD's `basenameNormalized`: lowercase, characters other than `[a-z0-9.-]` as `-`.
-fn normalize(s: &str) -> String {
+/// Argo CD's `basenameNormalized` (and the template function `normalize`): lowercase,
+/// characters other than `[a-z0-9.-]` as `-`.
+pub(crate) fn normalize(s: &str) -> String {
     s.to_lowercase()
         .chars()
         .map(|c| {

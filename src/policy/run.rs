@@ -51,6 +51,22 @@ struct Hit {
     help: Option<String>,
 }
 
+impl Hit {
+    /// A result that is only a message (a string, or a boolean `deny`).
+    fn message(rule: &str, msg: String) -> Hit {
+        Hit {
+            rule: rule.to_string(),
+            msg,
+            id: None,
+            path: None,
+            file: None,
+            document: None,
+            loc_line: None,
+            help: None,
+        }
+    }
+}
+
 /// A rule that failed to evaluate.
 struct EvalFailure {
     rule: String,
@@ -156,16 +172,7 @@ fn collect_hits(
         serde_json::Value::Array(a) => a.iter().collect(),
         // A boolean `deny` (`deny if …`) has no message.
         serde_json::Value::Bool(true) => {
-            hits.push(Hit {
-                rule: rule.to_string(),
-                msg: format!("`{rule}` is true"),
-                id: None,
-                path: None,
-                file: None,
-                document: None,
-                loc_line: None,
-                help: None,
-            });
+            hits.push(Hit::message(rule, format!("`{rule}` is true")));
             return;
         }
         serde_json::Value::Bool(false) => return,
@@ -173,16 +180,7 @@ fn collect_hits(
     };
     for item in items {
         match item {
-            serde_json::Value::String(s) => hits.push(Hit {
-                rule: rule.to_string(),
-                msg: s.clone(),
-                id: None,
-                path: None,
-                file: None,
-                document: None,
-                loc_line: None,
-                help: None,
-            }),
+            serde_json::Value::String(s) => hits.push(Hit::message(rule, s.clone())),
             serde_json::Value::Object(o) => {
                 let Some(msg) = o.get("msg").and_then(|m| m.as_str()) else {
                     failures.push(EvalFailure {

@@ -164,13 +164,11 @@ impl Node {
         self.as_seq().unwrap_or(&[]).iter()
     }
 
-    /// Number of nodes in this subtree.
-    #[must_use]
-    pub fn size(&self) -> usize {
-        let mut n = 0;
+    /// Every node of this subtree (keys included), without recursion.
+    pub fn descendants(&self) -> impl Iterator<Item = &Node> {
         let mut stack = vec![self];
-        while let Some(node) = stack.pop() {
-            n += 1;
+        std::iter::from_fn(move || {
+            let node = stack.pop()?;
             match &node.value {
                 Value::Scalar(_) => {}
                 Value::Seq(items) => stack.extend(items),
@@ -181,8 +179,14 @@ impl Node {
                     }
                 }
             }
-        }
-        n
+            Some(node)
+        })
+    }
+
+    /// Number of nodes in this subtree.
+    #[must_use]
+    pub fn size(&self) -> usize {
+        self.descendants().count()
     }
 
     /// Converts to JSON the way sigs.k8s.io/yaml does (YAML 1.1 scalars, keys as strings).
