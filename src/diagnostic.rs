@@ -105,3 +105,14 @@ pub struct Diagnostic {
     pub help: Option<String>,
     pub fix: Option<Fix>,
 }
+
+/// "did you mean `x`?" for the closest known name, if any is close.
+#[must_use]
+pub fn did_you_mean(got: &str, known: &[&str]) -> Option<String> {
+    known
+        .iter()
+        .map(|k| (strsim::jaro_winkler(got, k), *k))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| format!("did you mean `{k}`?"))
+}

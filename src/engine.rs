@@ -8,11 +8,11 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::config::{self, Config, ConfigError, Level};
+use crate::config::{self, Config, ConfigErrors, Level};
 use crate::diagnostic::{Diagnostic, Finding, Label, Severity};
-use crate::model::{self, Document};
-use crate::project::Project;
-use crate::rules::{self, Context, Rule};
+use crate::model::{self, Document, Model, Project};
+use crate::registry;
+use crate::rule::{Context, Emitted, Rule};
 use crate::source::walk::{self, Filter};
 use crate::source::{FileId, LineIndex, SourceDb, SourceFile, Span};
 use crate::suppress::{self, Directive};
@@ -59,8 +59,8 @@ pub struct PolicyArgs {
 pub enum Error {
     /// Bad arguments: exit 2.
     Usage(String),
-    /// Bad configuration: exit 2, rendered with the config file's code frame.
-    Config(ConfigError),
+    /// Bad configuration: exit 2, each problem rendered with the config file's code frame.
+    Config(ConfigErrors),
     /// A policy that does not load: exit 2, rendered at the `.rego` line.
     Policy(Box<crate::policy::PolicyError>),
 }
@@ -96,7 +96,16 @@ pub struct Report {
     pub project: Project,
     pub config: Config,
     pub diagnostics: Vec<Diagnostic>,
+    /// Run-level notes of enabled rules, shown once by the text reporter.
+    pub notes: Vec<Note>,
     pub summary: Summary,
+}
+
+/// A rule's run-level note (e.g. a check replaced by a declaration in the configuration).
+#[derive(Clone, Debug)]
+pub struct Note {
+    pub rule: &'static str,
+    pub message: String,
 }
 
 impl Report {
@@ -208,7 +217,7 @@ struct Prepared {
 /// Root, config, walk, read, parse and classify: everything before the rules.
 fn prepare(opts: &Options) -> Result<Prepared, Error> {
     let (root, report_files) = resolve_root(&opts.paths)?;
-    let metas = rules::all_meta();
+    let metas = registry::all_meta();
     let config_path = opts.config.clone().or_else(|| config::find(&root));
     let config = match &config_path {
         Some(p) => config::load(p, &metas).map_err(Error::Config)?,
@@ -269,6 +278,7 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
             project,
             config,
             diagnostics: Vec::new(),
+            notes: Vec::new(),
             summary: Summary::default(),
         }
     } else {
@@ -487,66 +497,72 @@ fn parse_file(id: FileId, rel: String, abs: PathBuf, text: String) -> Loaded {
     }
 }
 
-/// Runs every enabled rule on a loaded project and builds the report (before path filtering).
+/// Runs every enabled rule, Rust and Rego, on a loaded project and builds the report (before
+/// path filtering). One path for every rule: each document is offered to each rule that
+/// applies to it, then each rule runs once on the whole repository; every finding is then
+/// stamped and suppressed the same way.
 fn check_project(
     loaded: (Project, Vec<(&'static str, Finding)>),
     config: Config,
     user_policies: Option<&crate::policy::run::UserPolicies>,
 ) -> Report {
     let (project, load_findings) = loaded;
-    let enabled: Vec<&dyn Rule> = rules::BUILTIN
-        .iter()
-        .copied()
-        .filter(|r| config.level(r.meta().id) != Some(Level::Off))
-        .collect();
-    let cx = Context {
-        project: &project,
-        config: &config,
-    };
-
-    let mut raw: Vec<(&'static str, Finding)> = project
-        .docs
-        .par_iter()
-        .flat_map_iter(|doc| {
-            let mut out = Vec::new();
-            for rule in &enabled {
-                if rule.meta().applies_to.contains(&doc.kind) {
-                    let meta = rule.meta();
-                    match catch_unwind(AssertUnwindSafe(|| rule.check(doc, &cx))) {
-                        Ok(found) => out.extend(found.into_iter().map(|f| (meta.id, f))),
-                        Err(p) => out.push(panic_finding(meta.id, doc.anchor_span(), &p)),
+    let options = config.rule_options();
+    let enabled = |id: &str| config.level(id) != Some(Level::Off);
+    let (raw, notes) = {
+        let model = Model::new(&project, config.settings());
+        let cx = Context::new(&model, &options);
+        let policy_rules = crate::policy::run::rules(&enabled, &options, user_policies);
+        let mut rules: Vec<&dyn Rule> = registry::builtin()
+            .filter(|r| enabled(r.meta().id))
+            .collect();
+        rules.extend(policy_rules.iter().map(AsRef::as_ref));
+        let mut raw: Vec<Emitted> = project
+            .docs
+            .par_iter()
+            .flat_map_iter(|doc| {
+                let mut out = Vec::new();
+                for rule in &rules {
+                    if rule.applies(doc, &cx) {
+                        match catch_unwind(AssertUnwindSafe(|| rule.check_emitting(doc, &cx))) {
+                            Ok(found) => out.extend(found),
+                            Err(p) => {
+                                out.push(panic_finding(rule.meta().id, doc.anchor_span(), &p))
+                            }
+                        }
                     }
                 }
-            }
-            out
-        })
-        .collect();
-    let project_findings: Vec<(&'static str, Finding)> = enabled
-        .par_iter()
-        .flat_map_iter(|rule| {
-            let meta = rule.meta();
-            match catch_unwind(AssertUnwindSafe(|| rule.check_project(&cx))) {
-                Ok(found) => found.into_iter().map(|f| (meta.id, f)).collect::<Vec<_>>(),
-                Err(p) => vec![panic_finding(meta.id, Span::default(), &p)],
-            }
-        })
-        .collect();
-    raw.extend(project_findings);
-    raw.extend(load_findings);
-    // Rego: the shipped pack and the user's policies.
-    match catch_unwind(AssertUnwindSafe(|| {
-        crate::policy::run::run(&project, &config, user_policies)
-    })) {
-        Ok(found) => raw.extend(found),
-        Err(p) => raw.push(panic_finding(
-            crate::policy::run::EVALUATION_ERROR,
-            Span::default(),
-            &p,
-        )),
-    }
+                out
+            })
+            .collect();
+        // After the document pass: rules of the whole repository (and reports that gather
+        // what the document pass saw).
+        let project_findings: Vec<Emitted> = rules
+            .par_iter()
+            .flat_map_iter(|rule| {
+                match catch_unwind(AssertUnwindSafe(|| rule.check_project_emitting(&cx))) {
+                    Ok(found) => found,
+                    Err(p) => vec![panic_finding(rule.meta().id, Span::default(), &p)],
+                }
+            })
+            .collect();
+        raw.extend(project_findings);
+        let notes: Vec<Note> = rules
+            .iter()
+            .flat_map(|r| {
+                let rule = r.meta().id;
+                r.notes(&cx)
+                    .into_iter()
+                    .map(move |message| Note { rule, message })
+            })
+            .collect();
+        (raw, notes)
+    };
 
     let mut diagnostics: Vec<Diagnostic> = raw
         .into_iter()
+        .map(|e| (e.rule, e.finding))
+        .chain(load_findings)
         .filter_map(|(id, f)| stamp(id, f, &config))
         .collect();
 
@@ -565,6 +581,7 @@ fn check_project(
         project,
         config,
         diagnostics,
+        notes,
         summary: Summary {
             suppressed,
             ..Summary::default()
@@ -576,25 +593,25 @@ fn panic_finding(
     rule: &'static str,
     span: Span,
     payload: &Box<dyn std::any::Any + Send>,
-) -> (&'static str, Finding) {
+) -> Emitted {
     let msg = payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_default();
-    (
+    Emitted {
         rule,
-        Finding::new(
+        finding: Finding::new(
             format!("internal error: rule `{rule}` crashed here: {msg}"),
             span,
         )
         .with_help("This is a bug in gitops-lint; please report it with this file."),
-    )
+    }
 }
 
 /// Gives a finding its rule id and effective severity; `None` when the rule is off.
 fn stamp(rule: &'static str, f: Finding, config: &Config) -> Option<Diagnostic> {
-    let severity = match (rules::find(rule), config.level(rule)) {
+    let severity = match (registry::find(rule), config.level(rule)) {
         (_, Some(Level::Off)) => return None,
         // A user policy's result: its own severity (deny → error, warn → warning) unless
         // configured.
@@ -657,12 +674,12 @@ fn apply_suppressions(
     if unused_level == Some(Level::Off) {
         return suppressed;
     }
-    let known: Vec<&str> = rules::all_meta().iter().map(|m| m.id).collect();
+    let known: Vec<&str> = registry::all_meta().iter().map(|m| m.id).collect();
     for dirs in directives {
         for dir in dirs {
             for sel in dir.selectors.iter().filter(|s| !s.used) {
                 let exists = known.iter().any(|k| sel.matches(k))
-                    || rules::is_dynamic_policy_id(&sel.pattern);
+                    || registry::is_dynamic_policy_id(&sel.pattern);
                 let f = if exists {
                     let matching: Vec<&&str> = known.iter().filter(|k| sel.matches(k)).collect();
                     let disabled = if matching.is_empty() {
@@ -683,10 +700,12 @@ fn apply_suppressions(
                         format!("suppression names unknown rule `{}`", sel.pattern),
                         sel.span,
                     );
-                    f.help = Some(match config::did_you_mean(&sel.pattern, &known) {
-                        Some(s) => format!("{}{}", s[..1].to_uppercase(), &s[1..]),
-                        None => "Run `gitops-lint rules` to list the rule ids.".to_string(),
-                    });
+                    f.help = Some(
+                        match crate::diagnostic::did_you_mean(&sel.pattern, &known) {
+                            Some(s) => format!("{}{}", s[..1].to_uppercase(), &s[1..]),
+                            None => "Run `gitops-lint rules` to list the rule ids.".to_string(),
+                        },
+                    );
                     f
                 };
                 let f = Finding {

@@ -12,8 +12,10 @@ pub mod fix;
 pub mod fixer;
 pub mod model;
 pub mod policy;
-pub mod project;
+pub mod registry;
+
 pub mod report;
+pub mod rule;
 pub mod rules;
 pub mod source;
 pub mod suppress;

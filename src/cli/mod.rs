@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use gitops_lint::diagnostic::Severity;
 use gitops_lint::engine::{self, Error, Options};
-use gitops_lint::{config, report, rules};
+use gitops_lint::{config, registry, report};
 
 #[derive(Parser)]
 #[command(
@@ -182,7 +182,7 @@ fn render(format: Format, report: &engine::Report, color: bool) -> String {
     match format {
         Format::Text => report::text::render(report, color),
         Format::Json => report::json::render(report),
-        Format::Sarif => report::sarif::render(report, &rules::all_meta()),
+        Format::Sarif => report::sarif::render(report, &registry::all_meta()),
         Format::Gitlab => report::gitlab::render(report),
         Format::Github => report::github::render(report),
         Format::Junit => report::junit::render(report),
@@ -245,22 +245,22 @@ pub fn run() -> ExitCode {
     match cli.command {
         Command::Check(args) => check(&args),
         Command::Rules { format } => {
-            let metas = rules::all_meta();
+            let metas = registry::all_meta();
             out(&match format {
                 ListFormat::Text => report::rules::table(&metas),
                 ListFormat::Json => report::rules::json(&metas),
             });
             ExitCode::SUCCESS
         }
-        Command::Explain { rule } => match rules::find(&rule) {
+        Command::Explain { rule } => match registry::find(&rule) {
             Some(m) => {
                 out(&report::rules::explain(m));
                 ExitCode::SUCCESS
             }
             None => {
-                let ids: Vec<&str> = rules::all_meta().iter().map(|m| m.id).collect();
+                let ids: Vec<&str> = registry::all_meta().iter().map(|m| m.id).collect();
                 eprintln!("error: unknown rule `{rule}`");
-                match config::did_you_mean(&rule, &ids) {
+                match gitops_lint::diagnostic::did_you_mean(&rule, &ids) {
                     Some(s) => eprintln!("help: {s}"),
                     None => eprintln!("help: run `gitops-lint rules` to list the rule ids"),
                 }
@@ -341,11 +341,13 @@ fn graph(path: Option<PathBuf>, format: GraphFormat, config: Option<PathBuf>) ->
     };
     let (project, config) = match engine::load(&opts) {
         Ok(r) => r,
-        Err(Error::Config(e)) => {
-            eprint!(
-                "{}",
-                report::text::render_config_error(&e, std::io::stderr().is_terminal())
-            );
+        Err(Error::Config(errors)) => {
+            for e in &errors.0 {
+                eprint!(
+                    "{}",
+                    report::text::render_config_error(e, std::io::stderr().is_terminal())
+                );
+            }
             return ExitCode::from(2);
         }
         Err(e) => {
@@ -353,7 +355,8 @@ fn graph(path: Option<PathBuf>, format: GraphFormat, config: Option<PathBuf>) ->
             return ExitCode::from(2);
         }
     };
-    let model = project.argocd(&config.resolve_options());
+    let model = gitops_lint::model::Model::new(&project, config.settings());
+    let model = model.argocd();
     out(&match format {
         GraphFormat::Text => report::graph::text(&project, model),
         GraphFormat::Dot => report::graph::dot(&project, model),
@@ -369,7 +372,7 @@ fn init(force: bool) -> ExitCode {
         eprintln!("help: pass --force to overwrite it");
         return ExitCode::from(2);
     }
-    match std::fs::write(&path, config::starter(&rules::all_meta())) {
+    match std::fs::write(&path, config::starter(&registry::all_meta())) {
         Ok(()) => {
             out(&format!("wrote {}\n", path.display()));
             ExitCode::SUCCESS
@@ -388,7 +391,11 @@ fn placeholder_report() -> engine::Report {
 
 fn fatal(e: &Error, color: bool) -> ExitCode {
     match e {
-        Error::Config(e) => eprint!("{}", report::text::render_config_error(e, color)),
+        Error::Config(errors) => {
+            for e in &errors.0 {
+                eprint!("{}", report::text::render_config_error(e, color));
+            }
+        }
         Error::Policy(e) => eprint!("{}", report::text::render_policy_error(e, color)),
         other => eprintln!("error: {other}"),
     }

@@ -6,10 +6,14 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::diagnostic::Severity;
-use crate::rules::RuleMeta;
+use crate::diagnostic::{Severity, did_you_mean};
+use crate::model::{ArgocdSettings, EdgeTls, Settings};
+
+mod rows;
+use crate::rule::{RuleMeta, RuleOptions};
 use crate::source::FileId;
 use crate::yaml::{self, Node};
+pub use rows::{Row, SECTIONS, Section, TOP_LEVEL};
 
 pub const FILE_NAMES: &[&str] = &[".gitops-lint.yaml", ".gitops-lint.yml"];
 
@@ -38,49 +42,8 @@ pub struct Config {
     /// Folders or files of Rego policies (conftest style), relative to the config file.
     pub policies: Vec<String>,
     /// The `argocd:` section.
-    pub argocd: ArgocdConfig,
+    pub argocd: ArgocdSettings,
     pub rules: BTreeMap<String, RuleConfig>,
-}
-
-/// The `argocd:` section of the configuration.
-#[derive(Clone, Debug, Default)]
-pub struct ArgocdConfig {
-    /// Files (relative to the root) whose Argo CD objects are applied by the bootstrap. When
-    /// set, only what is reachable from them through app-of-apps is live.
-    pub roots: Vec<String>,
-    /// AppProjects created outside this repository (`argocd/unknown-project`).
-    pub external_projects: Vec<String>,
-    /// Cluster-scoped kinds a project may whitelist, as `group/Kind` or `Kind` (core group);
-    /// `None`: only `Namespace` (`argocd/project-bounds`).
-    pub cluster_resources_allowed: Option<Vec<String>>,
-    /// Folders or files holding Argo CD's own installation (`argocd/self-managed`).
-    pub self_paths: Vec<String>,
-    /// Namespaces of the infrastructure; `None`: the default list (`argocd/infra-boundary`).
-    pub infra_namespaces: Option<Vec<String>>,
-    /// Helm charts of the infrastructure (`argocd/infra-boundary`).
-    pub infra_charts: Vec<String>,
-    /// Folders or files of the infrastructure (`argocd/infra-boundary`).
-    pub infra_paths: Vec<String>,
-    /// `argocd.server_service`: the Service of argocd-server (default `argocd-server`).
-    pub server_service: Option<String>,
-    /// `argocd.edge_tls`: where TLS in front of argocd-server is terminated.
-    pub edge_tls: Option<EdgeTls>,
-}
-
-/// `argocd.edge_tls: {mode: external, reason: "..."}`: TLS in front of argocd-server is
-/// terminated outside the repository (a cloud load balancer, a tunnel).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EdgeTls {
-    /// Why plain HTTP to argocd-server is safe; printed in `--format text`.
-    pub reason: String,
-}
-
-impl ArgocdConfig {
-    /// The Service name of argocd-server.
-    #[must_use]
-    pub fn server_service(&self) -> &str {
-        self.server_service.as_deref().unwrap_or("argocd-server")
-    }
 }
 
 impl Config {
@@ -90,13 +53,28 @@ impl Config {
         self.rules.get(rule).and_then(|r| r.level)
     }
 
-    /// What the Argo CD resolver needs.
+    /// What the model needs from the configuration.
     #[must_use]
-    pub fn resolve_options(&self) -> crate::model::resolve::ResolveOptions {
-        crate::model::resolve::ResolveOptions {
+    pub fn settings(&self) -> Settings {
+        Settings {
             repo_urls: self.repo_urls.clone(),
-            roots: self.argocd.roots.clone(),
+            argocd: self.argocd.clone(),
+            config_file: self
+                .path
+                .as_ref()
+                .and_then(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned()),
         }
+    }
+
+    /// Every rule's options, by rule id.
+    #[must_use]
+    pub fn rule_options(&self) -> RuleOptions {
+        self.rules
+            .iter()
+            .filter(|(_, r)| !r.options.is_empty())
+            .map(|(id, r)| (id.clone(), r.options.clone()))
+            .collect()
     }
 
     /// The options given for `rule` (empty when none).
@@ -113,6 +91,32 @@ impl Config {
 /// A configuration problem, located in the config file when possible.
 pub type ConfigError = crate::source::FileError;
 
+/// Every problem of one configuration file (at least one), in file order. Dereferences to
+/// the first.
+#[derive(Debug)]
+pub struct ConfigErrors(pub Vec<ConfigError>);
+
+impl std::ops::Deref for ConfigErrors {
+    type Target = ConfigError;
+    fn deref(&self) -> &ConfigError {
+        &self.0[0]
+    }
+}
+
+impl std::fmt::Display for ConfigErrors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            e.fmt(f)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConfigErrors {}
+
 /// Finds the config file at `root`, if there is one.
 #[must_use]
 pub fn find(root: &Path) -> Option<PathBuf> {
@@ -122,59 +126,47 @@ pub fn find(root: &Path) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-const TOP_LEVEL: &[&str] = &[
-    "include",
-    "exclude",
-    "policies",
-    "repo_urls",
-    "argocd",
-    "rules",
-];
-const ARGOCD_KEYS: &[&str] = &[
-    "roots",
-    "external_projects",
-    "cluster_resources_allowed",
-    "self_paths",
-    "infra_namespaces",
-    "infra_charts",
-    "infra_paths",
-    "server_service",
-    "edge_tls",
-];
-
 /// Reads and validates a configuration file against the rule registry.
-pub fn load(path: &Path, rules: &[&RuleMeta]) -> Result<Config, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-        path: path.to_path_buf(),
-        text: String::new(),
-        span: None,
-        message: format!("cannot read the configuration: {e}"),
-        help: None,
+pub fn load(path: &Path, rules: &[&RuleMeta]) -> Result<Config, ConfigErrors> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        ConfigErrors(vec![ConfigError {
+            path: path.to_path_buf(),
+            text: String::new(),
+            span: None,
+            message: format!("cannot read the configuration: {e}"),
+            help: None,
+        }])
     })?;
     parse(path, &text, rules)
 }
 
-/// Parses configuration text; `path` is only used in messages.
-pub fn parse(path: &Path, text: &str, rules: &[&RuleMeta]) -> Result<Config, ConfigError> {
-    let err = |span: Option<(usize, usize)>, message: String, help: Option<String>| ConfigError {
-        path: path.to_path_buf(),
-        text: text.to_string(),
-        span,
-        message,
-        help,
+/// Parses configuration text; `path` is only used in messages and to find policy folders.
+/// Every problem of the file is reported, not only the first.
+pub fn parse(path: &Path, text: &str, rules: &[&RuleMeta]) -> Result<Config, ConfigErrors> {
+    let mut errors: Vec<ConfigError> = Vec::new();
+    let mut push = |(node, message, help): FieldError<'_>| {
+        errors.push(ConfigError {
+            path: path.to_path_buf(),
+            text: text.to_string(),
+            span: Some((node.span.start as usize, node.span.end as usize)),
+            message,
+            help,
+        });
     };
-    let parsed = yaml::parse(FileId(0), text);
-    if let Some(e) = parsed.errors.first() {
-        return Err(err(
-            Some((e.span.start as usize, e.span.end as usize)),
-            format!("invalid configuration: {}", e.message),
-            None,
-        ));
-    }
     let mut config = Config {
         path: Some(path.to_path_buf()),
         ..Config::default()
     };
+    let parsed = yaml::parse(FileId(0), text);
+    if let Some(e) = parsed.errors.first() {
+        return Err(ConfigErrors(vec![ConfigError {
+            path: path.to_path_buf(),
+            text: text.to_string(),
+            span: Some((e.span.start as usize, e.span.end as usize)),
+            message: format!("invalid configuration: {}", e.message),
+            help: None,
+        }]));
+    }
     let Some(doc) = parsed.docs.first() else {
         return Ok(config);
     };
@@ -182,235 +174,143 @@ pub fn parse(path: &Path, text: &str, rules: &[&RuleMeta]) -> Result<Config, Con
     if root.is_null() {
         return Ok(config);
     }
-    let span_of = |n: &Node| Some((n.span.start as usize, n.span.end as usize));
     if root.as_map().is_none() {
-        return Err(err(
-            span_of(root),
-            "the configuration must be a mapping".into(),
-            None,
-        ));
+        push((root, "the configuration must be a mapping".into(), None));
     }
+    let dir = path.parent();
+    let mut known: Vec<&str> = TOP_LEVEL.iter().map(|r| r.key).collect();
+    known.extend(SECTIONS.iter().map(|s| s.key));
+    known.push("rules");
     for entry in root.entries() {
         let key = entry.key.scalar_text().unwrap_or("");
-        match key {
-            "include" => {
-                config.include = string_list(&entry.value).map_err(|n| {
-                    err(
-                        span_of(n),
-                        "`include` must be a list of glob strings".into(),
-                        None,
-                    )
-                })?
+        if let Some(row) = TOP_LEVEL.iter().find(|r| r.key == key) {
+            let field = rows::Field { name: key, dir };
+            if let Err(e) = (row.set)(&mut config, &entry.value, &field) {
+                push(e);
             }
-            "exclude" => {
-                config.exclude = string_list(&entry.value).map_err(|n| {
-                    err(
-                        span_of(n),
-                        "`exclude` must be a list of glob strings".into(),
-                        None,
-                    )
-                })?
-            }
-            "repo_urls" => {
-                config.repo_urls = string_list(&entry.value).map_err(|n| {
-                    err(
-                        span_of(n),
-                        "`repo_urls` must be a list of URLs".into(),
-                        None,
-                    )
-                })?
-            }
-            "policies" => {
-                config.policies = string_list(&entry.value).map_err(|n| {
-                    err(
-                        span_of(n),
-                        "`policies` must be a list of folders or `.rego` files".into(),
-                        None,
-                    )
-                })?;
-                if let Some(dir) = path.parent() {
-                    for (p, n) in config.policies.iter().zip(entry.value.items()) {
-                        let full = dir.join(p);
-                        if !full.exists() {
-                            return Err(err(
-                                span_of(n),
-                                format!("policy path `{p}` does not exist"),
-                                Some("paths are relative to the configuration file".into()),
-                            ));
-                        }
-                    }
-                }
-            }
-            "argocd" => {
-                if entry.value.is_null() {
-                    continue;
-                }
-                if entry.value.as_map().is_none() {
-                    return Err(err(
-                        span_of(&entry.value),
-                        format!(
-                            "`argocd` must be a mapping (keys: {})",
-                            ARGOCD_KEYS.join(", ")
-                        ),
-                        None,
-                    ));
-                }
-                for a in entry.value.entries() {
-                    let k = a.key.scalar_text().unwrap_or("");
-                    match k {
-                        "roots" => {
-                            config.argocd.roots = string_list(&a.value).map_err(|n| {
-                                err(
-                                    span_of(n),
-                                    "`argocd.roots` must be a list of file paths".into(),
-                                    None,
-                                )
-                            })?;
-                        }
-                        "external_projects" => {
-                            config.argocd.external_projects =
-                                string_list(&a.value).map_err(|n| {
-                                    err(
-                                    span_of(n),
-                                    "`argocd.external_projects` must be a list of AppProject names"
-                                        .into(),
-                                    None,
-                                )
-                                })?;
-                        }
-                        "cluster_resources_allowed" => {
-                            config.argocd.cluster_resources_allowed =
-                                Some(string_list(&a.value).map_err(|n| {
-                                    err(
-                                        span_of(n),
-                                        "`argocd.cluster_resources_allowed` must be a list of `group/Kind` strings".into(),
-                                        None,
-                                    )
-                                })?);
-                        }
-                        "self_paths" => {
-                            config.argocd.self_paths = string_list(&a.value).map_err(|n| {
-                                err(
-                                    span_of(n),
-                                    "`argocd.self_paths` must be a list of paths".into(),
-                                    None,
-                                )
-                            })?;
-                        }
-                        "infra_namespaces" => {
-                            config.argocd.infra_namespaces =
-                                Some(string_list(&a.value).map_err(|n| {
-                                    err(
-                                        span_of(n),
-                                        "`argocd.infra_namespaces` must be a list of namespaces"
-                                            .into(),
-                                        None,
-                                    )
-                                })?);
-                        }
-                        "infra_charts" => {
-                            config.argocd.infra_charts = string_list(&a.value).map_err(|n| {
-                                err(
-                                    span_of(n),
-                                    "`argocd.infra_charts` must be a list of chart names".into(),
-                                    None,
-                                )
-                            })?;
-                        }
-                        "infra_paths" => {
-                            config.argocd.infra_paths = string_list(&a.value).map_err(|n| {
-                                err(
-                                    span_of(n),
-                                    "`argocd.infra_paths` must be a list of paths".into(),
-                                    None,
-                                )
-                            })?;
-                        }
-                        "server_service" => {
-                            let name = a.value.as_str().filter(|s| !s.trim().is_empty());
-                            let Some(name) = name else {
-                                return Err(err(
-                                    span_of(&a.value),
-                                    "`argocd.server_service` must be a Service name".into(),
-                                    Some("e.g. `server_service: argocd-server`".into()),
-                                ));
-                            };
-                            config.argocd.server_service = Some(name.trim().to_string());
-                        }
-                        "edge_tls" => {
-                            config.argocd.edge_tls =
-                                edge_tls(&a.value).map_err(|(n, m, h)| err(span_of(n), m, h))?;
-                        }
-                        _ => {
-                            return Err(err(
-                                span_of(&a.key),
-                                format!("unknown configuration key `argocd.{k}`"),
-                                did_you_mean(k, ARGOCD_KEYS),
-                            ));
-                        }
-                    }
-                }
-            }
-            "rules" => {
-                if entry.value.is_null() {
-                    continue;
-                }
-                if entry.value.as_map().is_none() {
-                    return Err(err(
-                        span_of(&entry.value),
-                        "`rules` must map rule ids to a level or to options".into(),
-                        None,
-                    ));
-                }
-                for r in entry.value.entries() {
-                    let id = r.key.scalar_text().unwrap_or("");
-                    if id.starts_with("policy/") && !rules.iter().any(|m| m.id == id) {
-                        // A user policy's id, only known when the policy runs: a level only.
-                        let s = r.value.scalar_text().filter(|_| !r.value.is_null());
-                        let level = s.and_then(parse_level).ok_or_else(|| {
-                            err(
-                                span_of(&r.value),
-                                format!("`{id}` is a user policy rule: give it a level (off, info, warning, error)"),
-                                None,
-                            )
-                        })?;
-                        config.rules.insert(
-                            id.to_string(),
-                            RuleConfig {
-                                level: Some(level),
-                                options: serde_json::Map::new(),
-                            },
-                        );
-                        continue;
-                    }
-                    let Some(meta) = rules.iter().find(|m| m.id == id) else {
-                        let known: Vec<&str> = rules.iter().map(|m| m.id).collect();
-                        return Err(err(
-                            span_of(&r.key),
-                            format!("unknown rule `{id}`"),
-                            did_you_mean(id, &known).or_else(|| {
-                                Some("run `gitops-lint rules` to list the rule ids".into())
-                            }),
-                        ));
-                    };
-                    let rc =
-                        rule_config(meta, &r.value).map_err(|(n, m, h)| err(span_of(n), m, h))?;
-                    config.rules.insert(id.to_string(), rc);
-                }
-            }
-            _ => {
-                return Err(err(
-                    span_of(&entry.key),
-                    format!("unknown configuration key `{key}`"),
-                    did_you_mean(key, TOP_LEVEL),
-                ));
-            }
+        } else if let Some(section) = SECTIONS.iter().find(|s| s.key == key) {
+            parse_section(&mut config, section, &entry.value, dir, &mut push);
+        } else if key == "rules" {
+            parse_rules(&mut config, &entry.value, rules, &mut push);
+        } else {
+            push((
+                &entry.key,
+                format!("unknown configuration key `{key}`"),
+                did_you_mean(key, &known),
+            ));
         }
     }
-    Ok(config)
+    if errors.is_empty() {
+        Ok(config)
+    } else {
+        Err(ConfigErrors(errors))
+    }
 }
 
-type FieldError<'n> = (&'n Node, String, Option<String>);
+fn parse_section<'n>(
+    config: &mut Config,
+    section: &Section,
+    value: &'n Node,
+    dir: Option<&Path>,
+    push: &mut impl FnMut(FieldError<'n>),
+) {
+    if value.is_null() {
+        return;
+    }
+    let keys: Vec<&str> = section.rows.iter().map(|r| r.key).collect();
+    if value.as_map().is_none() {
+        push((
+            value,
+            format!(
+                "`{}` must be a mapping (keys: {})",
+                section.key,
+                keys.join(", ")
+            ),
+            None,
+        ));
+        return;
+    }
+    for e in value.entries() {
+        let k = e.key.scalar_text().unwrap_or("");
+        let name = format!("{}.{k}", section.key);
+        match section.rows.iter().find(|r| r.key == k) {
+            Some(row) => {
+                let field = rows::Field { name: &name, dir };
+                if let Err(err) = (row.set)(config, &e.value, &field) {
+                    push(err);
+                }
+            }
+            None => push((
+                &e.key,
+                format!("unknown configuration key `{name}`"),
+                did_you_mean(k, &keys),
+            )),
+        }
+    }
+}
+
+fn parse_rules<'n>(
+    config: &mut Config,
+    value: &'n Node,
+    rules: &[&RuleMeta],
+    push: &mut impl FnMut(FieldError<'n>),
+) {
+    if value.is_null() {
+        return;
+    }
+    if value.as_map().is_none() {
+        push((
+            value,
+            "`rules` must map rule ids to a level or to options".into(),
+            None,
+        ));
+        return;
+    }
+    for r in value.entries() {
+        let id = r.key.scalar_text().unwrap_or("");
+        if id.starts_with("policy/") && !rules.iter().any(|m| m.id == id) {
+            // A user policy's id, only known when the policy runs: a level only.
+            let s = r.value.scalar_text().filter(|_| !r.value.is_null());
+            match s.and_then(parse_level) {
+                Some(level) => {
+                    config.rules.insert(
+                        id.to_string(),
+                        RuleConfig {
+                            level: Some(level),
+                            options: serde_json::Map::new(),
+                        },
+                    );
+                }
+                None => push((
+                    &r.value,
+                    format!(
+                        "`{id}` is a user policy rule: give it a level (off, info, warning, error)"
+                    ),
+                    None,
+                )),
+            }
+            continue;
+        }
+        let Some(meta) = rules.iter().find(|m| m.id == id) else {
+            let known: Vec<&str> = rules.iter().map(|m| m.id).collect();
+            push((
+                &r.key,
+                format!("unknown rule `{id}`"),
+                did_you_mean(id, &known)
+                    .or_else(|| Some("run `gitops-lint rules` to list the rule ids".into())),
+            ));
+            continue;
+        };
+        match rule_config(meta, &r.value) {
+            Ok(rc) => {
+                config.rules.insert(id.to_string(), rc);
+            }
+            Err(e) => push(e),
+        }
+    }
+}
+
+pub(crate) type FieldError<'n> = (&'n Node, String, Option<String>);
 
 const EDGE_TLS_KEYS: &[&str] = &["mode", "reason"];
 const EDGE_TLS_MODES: &[&str] = &["repository", "external"];
@@ -419,7 +319,7 @@ const EDGE_TLS_EXAMPLE: &str =
 
 /// `argocd.edge_tls`: `{mode: repository}` (the default: prove edge TLS from the repository)
 /// or `{mode: external, reason: "..."}`.
-fn edge_tls(value: &Node) -> Result<Option<EdgeTls>, FieldError<'_>> {
+pub(crate) fn edge_tls(value: &Node) -> Result<Option<EdgeTls>, FieldError<'_>> {
     if value.is_null() {
         return Ok(None);
     }
@@ -554,7 +454,7 @@ fn parse_level(s: &str) -> Option<Level> {
     Severity::parse(s).map(Level::On)
 }
 
-fn string_list(node: &Node) -> Result<Vec<String>, &Node> {
+pub(crate) fn string_list(node: &Node) -> Result<Vec<String>, &Node> {
     if node.is_null() {
         return Ok(Vec::new());
     }
@@ -565,81 +465,24 @@ fn string_list(node: &Node) -> Result<Vec<String>, &Node> {
         .collect()
 }
 
-/// "did you mean `x`?" for the closest known name, if any is close.
-#[must_use]
-pub fn did_you_mean(got: &str, known: &[&str]) -> Option<String> {
-    known
-        .iter()
-        .map(|k| (strsim::jaro_winkler(got, k), *k))
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, k)| format!("did you mean `{k}`?"))
-}
-
-/// The kinds of value a rule option takes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum OptionKind {
-    Bool,
-    String,
-    StringList,
-}
-
-impl OptionKind {
-    fn accepts(self, v: &serde_json::Value) -> bool {
-        match self {
-            OptionKind::Bool => v.is_boolean(),
-            OptionKind::String => v.is_string(),
-            OptionKind::StringList => v
-                .as_array()
-                .is_some_and(|a| a.iter().all(serde_json::Value::is_string)),
-        }
-    }
-
-    fn describe(self) -> &'static str {
-        match self {
-            OptionKind::Bool => "true or false",
-            OptionKind::String => "a string",
-            OptionKind::StringList => "a list of strings",
-        }
-    }
-}
-
-/// The commented starter configuration written by `gitops-lint init`.
+/// The commented starter configuration written by `gitops-lint init`, generated from the rows
+/// and the registry.
 #[must_use]
 pub fn starter(rules: &[&RuleMeta]) -> String {
     let mut out = String::from(
-        "# gitops-lint configuration. Docs: `gitops-lint explain RULE`, `gitops-lint rules`.\n\
-         \n\
-         # Only lint files matching these globs (relative to this file's folder). Empty: all YAML.\n\
-         include: []\n\
-         # Never lint files matching these globs (in addition to .gitignore).\n\
-         exclude: []\n\
-         # URLs under which Argo CD knows this repository (default: the git `origin` remote).\n\
-         repo_urls: []\n\
-         # Folders of Rego policies (conftest style: `deny`, `warn`, `violation` in package `main`).\n\
-         policies: []\n\
-         # Argo CD: files the bootstrap applies. Empty: every Argo CD object found is live.\n\
-         argocd:\n\
-         \x20\x20roots: []\n\
-         \x20\x20# AppProjects created outside this repository (argocd/unknown-project).\n\
-         \x20\x20external_projects: []\n\
-         \x20\x20# Cluster-scoped kinds a project may whitelist, `group/Kind` (argocd/project-bounds).\n\
-         \x20\x20cluster_resources_allowed: [Namespace]\n\
-         \x20\x20# Folders holding Argo CD's own installation (argocd/self-managed).\n\
-         \x20\x20self_paths: []\n\
-         \x20\x20# Namespaces, charts and folders of the infrastructure (argocd/infra-boundary).\n\
-         \x20\x20infra_namespaces: [kube-system, kube-public, kube-node-lease, cert-manager, cilium, rook-ceph, metallb-system, ingress-nginx, gateway-system]\n\
-         \x20\x20infra_charts: []\n\
-         \x20\x20infra_paths: []\n\
-         \x20\x20# The Service of argocd-server (argocd/insecure-without-edge-tls).\n\
-         \x20\x20server_service: argocd-server\n\
-         \x20\x20# Where TLS in front of argocd-server ends: `repository` (proved from the manifests)\n\
-         \x20\x20# or `{mode: external, reason: \"...\"}` for a load balancer or tunnel outside the repository.\n\
-         \x20\x20edge_tls:\n\
-         \x20\x20\x20\x20mode: repository\n\
-         \n\
-         # Per rule: a level (off, info, warning, error), or a mapping with `severity` and options.\n\
-         rules:\n",
+        "# gitops-lint configuration. Docs: `gitops-lint explain RULE`, `gitops-lint rules`.\n",
+    );
+    for row in TOP_LEVEL {
+        out.push_str(&format!("\n# {}\n{}: {}\n", row.doc, row.key, row.init));
+    }
+    for section in SECTIONS {
+        out.push_str(&format!("\n# {}\n{}:\n", section.doc, section.key));
+        for row in section.rows {
+            out.push_str(&format!("  # {}\n  {}: {}\n", row.doc, row.key, row.init));
+        }
+    }
+    out.push_str(
+        "\n# Per rule: a level (off, info, warning, error), or a mapping with `severity` and options.\nrules:\n",
     );
     for m in rules {
         out.push_str(&format!("  # {}\n", m.summary));

@@ -10,7 +10,7 @@ use serde_json::{Map, Value as J};
 
 use super::Document;
 use super::template::{self, Params};
-use crate::project::Project;
+use crate::model::Project;
 use crate::source::Span;
 use crate::yaml::{Node, Value};
 
@@ -265,12 +265,18 @@ impl Ctx<'_> {
         let mut path = Map::new();
         path.insert("path".into(), J::String(dir.to_string()));
         path.insert("basename".into(), J::String(basename.to_string()));
-        path.insert("basenameNormalized".into(), J::String(normalize(basename)));
+        path.insert(
+            "basenameNormalized".into(),
+            J::String(template::normalize(basename)),
+        );
         path.insert("segments".into(), J::Array(segments));
         if let Some(f) = file {
             let name = f.rsplit('/').next().unwrap_or(f);
             path.insert("filename".into(), J::String(name.to_string()));
-            path.insert("filenameNormalized".into(), J::String(normalize(name)));
+            path.insert(
+                "filenameNormalized".into(),
+                J::String(template::normalize(name)),
+            );
         }
         let key = if prefix.is_empty() {
             "path".to_string()
@@ -384,21 +390,6 @@ fn flatten(prefix: &str, v: &J, out: &mut Map<String, J>) {
             out.insert(prefix.to_string(), J::String(other.to_string()));
         }
     }
-}
-
-/// Argo CD's `basenameNormalized` (and the template function `normalize`): lowercase,
-/// characters other than `[a-z0-9.-]` as `-`.
-pub(crate) fn normalize(s: &str) -> String {
-    s.to_lowercase()
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect()
 }
 
 fn glob(p: &str) -> Option<globset::GlobMatcher> {

@@ -1,17 +1,56 @@
-//! Documents classified by what they are to Argo CD, Helm, kustomize or CI.
+//! The domain model: documents classified by what they are to Argo CD, Helm, kustomize or
+//! CI, and the facts computed from them once per run ([`Model`]), which rules and the Rego
+//! `data.gitops` view both read.
 
 pub mod appproject;
 pub mod appset;
 pub mod argocd;
 pub mod ci;
+pub mod project;
 pub mod repo;
 pub mod resolve;
+pub mod settings;
 pub mod shell;
 pub mod template;
 pub mod values;
 
+use std::sync::OnceLock;
+
+pub use project::Project;
+pub use settings::{ArgocdSettings, EdgeTls, Settings};
+
 use crate::source::{FileId, Span};
 use crate::yaml::Node;
+
+/// The repository and the facts computed from it, each built on first use, once per run, and
+/// shared by every rule (they run in parallel) and by the Rego `data.gitops` view.
+pub struct Model<'p> {
+    pub project: &'p Project,
+    pub settings: Settings,
+    argocd: OnceLock<resolve::ArgoModel>,
+}
+
+impl<'p> Model<'p> {
+    #[must_use]
+    pub fn new(project: &'p Project, settings: Settings) -> Self {
+        Model {
+            project,
+            settings,
+            argocd: OnceLock::new(),
+        }
+    }
+
+    /// The Argo CD reachability model.
+    pub fn argocd(&self) -> &resolve::ArgoModel {
+        self.argocd.get_or_init(|| {
+            let opts = resolve::ResolveOptions {
+                repo_urls: self.settings.repo_urls.clone(),
+                roots: self.settings.argocd.roots.clone(),
+            };
+            resolve::resolve(self.project, &opts)
+        })
+    }
+}
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DocKind {

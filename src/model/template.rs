@@ -367,7 +367,7 @@ fn call(name: &str, args: Vec<Value>) -> Option<Value> {
         "toString" | "toJson" if args.len() == 1 => Some(Value::String(text_of(&args[0]))),
         "base" => str_fn(&|x| x.rsplit('/').next().unwrap_or(x).to_string()),
         "dir" => str_fn(&|x| super::repo::parent(x).to_string()),
-        "normalize" => str_fn(&|x| super::appset::normalize(x)),
+        "normalize" => str_fn(&|x| normalize(x)),
         "replace" => Some(Value::String(s(2)?.replace(&s(0)?, &s(1)?))),
         "trimPrefix" => {
             let (p, x) = (s(0)?, s(1)?);
@@ -411,6 +411,21 @@ fn call(name: &str, args: Vec<Value>) -> Option<Value> {
         }
         _ => None,
     }
+}
+
+/// Argo CD's `basenameNormalized` (and the template function `normalize`): lowercase,
+/// characters other than `[a-z0-9.-]` as `-`.
+pub(crate) fn normalize(s: &str) -> String {
+    s.to_lowercase()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -8,12 +8,10 @@
 use rayon::prelude::*;
 use serde_json::{Value as J, json};
 
-use crate::config::Config;
 use crate::model::ci;
 use crate::model::resolve::{App, Location, ResolvedSource};
 use crate::model::values::Values;
-use crate::model::{DocKind, Document};
-use crate::project::Project;
+use crate::model::{DocKind, Document, Model, Project};
 use crate::yaml::{Node, Resolved};
 
 /// Version of the `data.gitops` schema.
@@ -256,8 +254,9 @@ fn job_json(
 /// The `data.gitops` object for a project. Without `with_values`, sources' `values` are `null`
 /// (no loaded policy mentions `values`; they are most of the model's size).
 #[must_use]
-pub fn model(project: &Project, config: &Config, with_values: bool) -> J {
-    let argo = project.argocd(&config.resolve_options());
+pub fn model(model: &Model<'_>, with_values: bool) -> J {
+    let project = model.project;
+    let argo = model.argocd();
     // Built in parallel: with 1000s of Applications this is most of the model's cost.
     let mut applications: Vec<J> = argo
         .apps

@@ -11,10 +11,10 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 use super::{CompileOptions, PolicyFile, PolicySet, RegoVersion};
-use crate::config::OptionKind;
 use crate::diagnostic::Severity;
 use crate::model::DocKind;
-use crate::rules::{FixAvailability, RuleMeta, RuleOption};
+use crate::rule::OptionKind;
+use crate::rule::{FixAvailability, Rule, RuleMeta, RuleOption};
 
 macro_rules! pack_files {
     ($($path:literal),* $(,)?) => {
@@ -60,6 +60,14 @@ pub struct PackRule {
     pub paths: Vec<String>,
     /// The `.rego` file.
     pub file: &'static str,
+}
+
+/// For the registry: a shipped rule's metadata. What runs is built per run by
+/// [`super::run::rules`].
+impl Rule for PackRule {
+    fn meta(&self) -> &'static RuleMeta {
+        self.meta
+    }
 }
 
 /// The compiled pack.

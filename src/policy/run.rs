@@ -1,20 +1,25 @@
-//! Evaluating the shipped pack and user policies on a project: the policy step of the
-//! pipeline. Results become findings with exact locations.
+//! Rego rules as rules: the shipped pack and the user's policies become [`Rule`]s that the
+//! engine runs through the same path as the Rust rules (per document, then once per run),
+//! with one stamping and suppression step. Results become findings with exact locations.
+//!
+//! A run's policies share a [`Runtime`]: the compiled engines with `data` loaded (built on
+//! first use, from the model), cloned once per worker thread, with each document's `input`
+//! converted once per thread however many rules read it.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
-use rayon::prelude::*;
 use regorus::{Engine, Value};
 
 use super::location::{self, Current};
 use super::pack::{self, PackRule, Scope};
 use super::{Package, PolicySet, data, exception_name, is_warning_rule};
-use crate::config::{Config, Level};
 use crate::diagnostic::{Finding, Severity};
-use crate::model::{DocKind, Document};
-use crate::project::Project;
+use crate::model::{DocKind, Document, Model, Project};
+use crate::rule::{Context, Emitted, FixAvailability, Rule, RuleMeta, RuleOptions};
+use crate::source::glob::Patterns;
 use crate::source::{FileId, LineIndex, Span};
 use crate::yaml::path::Step;
 
@@ -72,8 +77,6 @@ struct EvalFailure {
     rule: String,
     message: String,
 }
-
-type Out = Vec<(&'static str, Finding)>;
 
 /// Rules that exceeded the time limit, skipped for the rest of the run.
 #[derive(Default)]
@@ -292,29 +295,36 @@ impl<'a> Env<'a> {
     }
 }
 
+/// Where a policy rule is written, for messages: ` (file.rego:LINE)`.
+fn site(pkg: &Package, rule: &str) -> String {
+    pkg.sites
+        .get(rule)
+        .map(|s| format!(" ({}:{})", s.file, s.line))
+        .unwrap_or_default()
+}
+
+/// A rule that failed on the repository-scope input: said once, at the first document.
 fn failure_finding(
     pkg: &Package,
     f: &EvalFailure,
     doc: Option<&Document>,
     project: &Project,
-) -> Option<(&'static str, Finding)> {
+) -> Option<Emitted> {
     let doc = doc.or_else(|| project.docs.first())?;
-    let site = pkg
-        .sites
-        .get(&f.rule)
-        .map(|s| format!(" ({}:{})", s.file, s.line))
-        .unwrap_or_default();
-    Some((
-        EVALUATION_ERROR,
-        Finding::new(
+    Some(Emitted {
+        rule: EVALUATION_ERROR,
+        finding: Finding::new(
             format!(
                 "policy rule `data.{}.{}`{} failed on this document: {}",
-                pkg.name, f.rule, site, f.message
+                pkg.name,
+                f.rule,
+                site(pkg, &f.rule),
+                f.message
             ),
             doc.anchor_span(),
         )
         .with_help("Fix the policy; its other results are still reported."),
-    ))
+    })
 }
 
 fn user_rule_id(pkg: &Package, hit: &Hit) -> &'static str {
@@ -322,14 +332,6 @@ fn user_rule_id(pkg: &Package, hit: &Hit) -> &'static str {
         Some(id) => super::intern(id),
         None => super::intern(&format!("policy/{}/{}", pkg.name, hit.rule)),
     }
-}
-
-fn glob_set(patterns: &[String]) -> Option<GlobSet> {
-    let mut b = GlobSetBuilder::new();
-    for p in patterns {
-        b.add(Glob::new(p).ok()?);
-    }
-    b.build().ok()
 }
 
 /// A file's id, path, text and line index, shared with `gitops.location`.
@@ -364,224 +366,488 @@ fn set_location_document(project: &Project, doc: &Document) {
     }));
 }
 
-/// Runs the enabled shipped rules and the user's policies. Findings carry their rule id.
-#[must_use]
-pub fn run(project: &Project, config: &Config, user: Option<&UserPolicies>) -> Out {
-    let pack = pack::get();
-    let enabled: Vec<(&PackRule, Option<GlobSet>)> = pack
-        .rules
-        .iter()
-        .filter(|r| config.level(r.meta.id) != Some(Level::Off))
-        .map(|r| {
-            let configured: Option<Vec<String>> = config
-                .options(r.meta.id)
-                .get("paths")
-                .and_then(|v| serde_json::from_value(v.clone()).ok());
-            let paths = configured.unwrap_or_else(|| r.paths.clone());
-            let globs = if paths.is_empty() {
-                None
+/// What the policies of one run share: the engines with `data` loaded (built on first use,
+/// from the model), the rules skipped after a time-out, and the per-document failures,
+/// reported once per rule at the end of the document pass.
+pub struct Runtime {
+    /// Tells this run's per-thread engine clones from an earlier run's.
+    id: u64,
+    user: Option<UserPolicies>,
+    /// `data.gitops_lint.options`: the enabled pack rules' options.
+    options: Value,
+    needs_model: bool,
+    with_values: bool,
+    uses_location: bool,
+    engines: OnceLock<(Engine, Option<Engine>, Value)>,
+    disabled: Disabled,
+    /// `(set, package, rule)` → (documents it failed on, the first of them, its message).
+    failures: Mutex<BTreeMap<(usize, String, String), (usize, (FileId, usize), String)>>,
+}
+
+/// A worker thread's engines of the current run, with the document they hold as `input`.
+struct Worker {
+    run: u64,
+    pack: Engine,
+    user: Option<Engine>,
+    /// The document each engine has as `input` (pack, user).
+    input_of: [Option<(FileId, usize)>; 2],
+    /// The current document converted once for both engines.
+    input: Option<((FileId, usize), Value)>,
+}
+
+thread_local! {
+    static WORKER: RefCell<Option<Worker>> = const { RefCell::new(None) };
+}
+
+impl Runtime {
+    fn engines(&self, model: &Model<'_>) -> &(Engine, Option<Engine>, Value) {
+        self.engines.get_or_init(|| {
+            let pack = pack::get();
+            let model_value = if self.needs_model {
+                Value::from(data::model(model, self.with_values))
             } else {
-                glob_set(&paths)
+                Value::Null
             };
-            (r, globs)
+            // `data.gitops` shares the one converted model (regorus values are
+            // reference-counted).
+            let data_object = |extra: Option<(&str, Value)>| {
+                let mut m = BTreeMap::new();
+                if self.needs_model {
+                    m.insert(Value::from("gitops"), model_value.clone());
+                }
+                if let Some((k, v)) = extra {
+                    m.insert(Value::from(k), v);
+                }
+                Value::from(m)
+            };
+            let mut pack_engine = pack.set.engine.clone();
+            let _ = pack_engine.add_data(data_object(Some(("gitops_lint", self.options.clone()))));
+            let user_engine = self.user.as_ref().map(|u| {
+                let mut e = u.set.engine.clone();
+                if u.set.mentions_gitops {
+                    let _ = e.add_data(data_object(None));
+                }
+                e
+            });
+            (pack_engine, user_engine, model_value)
         })
-        .collect();
-    if enabled.is_empty() && user.is_none() {
+    }
+
+    /// Evaluates `pkg` of set `set` (0: pack, 1: user) with `doc` as `input`, on this
+    /// thread's clone of the engine.
+    fn eval_on_document(
+        &self,
+        cx: &Context<'_>,
+        set: usize,
+        pkg: &Package,
+        doc: &Document,
+    ) -> (Vec<Hit>, Vec<EvalFailure>) {
+        let (pack_engine, user_engine, _) = self.engines(cx.model);
+        let key = (doc.file, doc.index);
+        WORKER.with(|w| {
+            let mut w = w.borrow_mut();
+            if w.as_ref().is_none_or(|w| w.run != self.id) {
+                *w = Some(Worker {
+                    run: self.id,
+                    pack: pack_engine.clone(),
+                    user: user_engine.clone(),
+                    input_of: [None, None],
+                    input: None,
+                });
+            }
+            let Some(w) = w.as_mut() else {
+                return (Vec::new(), Vec::new());
+            };
+            if w.input.as_ref().is_none_or(|(k, _)| *k != key) {
+                w.input = Some((key, Value::from(doc.root.to_json())));
+                if self.uses_location {
+                    set_location_document(cx.project, doc);
+                }
+            }
+            let input = w.input.as_ref().map_or(Value::Null, |(_, v)| v.clone());
+            let engine = if set == 0 {
+                &mut w.pack
+            } else {
+                match w.user.as_mut() {
+                    Some(e) => e,
+                    None => return (Vec::new(), Vec::new()),
+                }
+            };
+            if w.input_of[set] != Some(key) {
+                engine.set_input(input);
+                w.input_of[set] = Some(key);
+            }
+            eval_package(engine, set, pkg, &self.disabled)
+        })
+    }
+
+    /// Evaluates `pkg` once with `input` (the repository model, or `--combine`'s array).
+    fn eval_once(
+        &self,
+        cx: &Context<'_>,
+        set: usize,
+        pkg: &Package,
+        input: Value,
+    ) -> (Vec<Hit>, Vec<EvalFailure>) {
+        let (pack_engine, user_engine, _) = self.engines(cx.model);
+        let mut engine = if set == 0 {
+            pack_engine.clone()
+        } else {
+            match user_engine {
+                Some(e) => e.clone(),
+                None => return (Vec::new(), Vec::new()),
+            }
+        };
+        if self.uses_location {
+            location::set_current(None);
+        }
+        engine.set_input(input);
+        eval_package(&mut engine, set, pkg, &self.disabled)
+    }
+
+    /// Keeps a per-document failure for the report at the end of the document pass.
+    fn record_failures(
+        &self,
+        set: usize,
+        pkg: &Package,
+        doc: &Document,
+        failures: Vec<EvalFailure>,
+    ) {
+        if failures.is_empty() {
+            return;
+        }
+        let Ok(mut map) = self.failures.lock() else {
+            return;
+        };
+        for f in failures {
+            let at = (doc.file, doc.index);
+            let entry =
+                map.entry((set, pkg.name.clone(), f.rule))
+                    .or_insert((0, at, f.message.clone()));
+            entry.0 += 1;
+            if at < entry.1 {
+                entry.1 = at;
+                entry.2 = f.message;
+            }
+        }
+    }
+
+    fn package(&self, set: usize, name: &str) -> Option<&Package> {
+        if set == 0 {
+            pack::get().set.packages.get(name)
+        } else {
+            self.user.as_ref()?.set.packages.get(name)
+        }
+    }
+}
+
+/// Severity of a result: `warn*` rules warn; user `deny`/`violation` rules are errors, pack
+/// ones take the rule's configured severity.
+fn hit_severity(set: usize, hit: &Hit) -> Option<Severity> {
+    if is_warning_rule(&hit.rule) {
+        Some(Severity::Warning)
+    } else if set == 1 {
+        Some(Severity::Error)
+    } else {
+        None
+    }
+}
+
+fn hits_to_findings(
+    cx: &Context<'_>,
+    set: usize,
+    pkg: &Package,
+    hits: Vec<Hit>,
+    doc: Option<&Document>,
+    pack_id: Option<&'static str>,
+) -> Vec<Emitted> {
+    let env = Env::new(cx.project);
+    hits.into_iter()
+        .filter_map(|h| {
+            let finding = env.finding(&h, doc, hit_severity(set, &h))?;
+            let rule = pack_id.unwrap_or_else(|| user_rule_id(pkg, &h));
+            Some(Emitted { rule, finding })
+        })
+        .collect()
+}
+
+/// A shipped rule evaluated on each document of its kinds (and `paths`).
+struct PackDocumentRule {
+    rt: Arc<Runtime>,
+    rule: &'static PackRule,
+    paths: Option<Patterns>,
+}
+
+impl Rule for PackDocumentRule {
+    fn meta(&self) -> &'static RuleMeta {
+        self.rule.meta
+    }
+
+    fn applies(&self, doc: &Document, cx: &Context<'_>) -> bool {
+        doc.kind != DocKind::Config
+            && self.rule.meta.applies_to.contains(&doc.kind)
+            && self
+                .paths
+                .as_ref()
+                .is_none_or(|p| p.is_match(&cx.project.source(doc.file).path))
+    }
+
+    fn check_emitting(&self, doc: &Document, cx: &Context<'_>) -> Vec<Emitted> {
+        let Some(pkg) = self.rt.package(0, &self.rule.package) else {
+            return Vec::new();
+        };
+        let (hits, failures) = self.rt.eval_on_document(cx, 0, pkg, doc);
+        self.rt.record_failures(0, pkg, doc, failures);
+        hits_to_findings(cx, 0, pkg, hits, Some(doc), Some(self.rule.meta.id))
+    }
+}
+
+/// A shipped rule evaluated once, on the repository model.
+struct PackRepoRule {
+    rt: Arc<Runtime>,
+    rule: &'static PackRule,
+}
+
+impl Rule for PackRepoRule {
+    fn meta(&self) -> &'static RuleMeta {
+        self.rule.meta
+    }
+
+    fn applies(&self, _: &Document, _: &Context<'_>) -> bool {
+        false
+    }
+
+    fn check_project_emitting(&self, cx: &Context<'_>) -> Vec<Emitted> {
+        let Some(pkg) = self.rt.package(0, &self.rule.package) else {
+            return Vec::new();
+        };
+        let model = self.rt.engines(cx.model).2.clone();
+        let (hits, failures) = self.rt.eval_once(cx, 0, pkg, model);
+        let mut out = hits_to_findings(cx, 0, pkg, hits, None, Some(self.rule.meta.id));
+        out.extend(
+            failures
+                .iter()
+                .filter_map(|f| failure_finding(pkg, f, None, cx.project)),
+        );
+        out
+    }
+}
+
+/// How a user package is evaluated.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum UserScope {
+    /// On each document (conftest's default).
+    Document,
+    /// Once, on the repository model (`gitops.repo.*` packages).
+    Repo,
+    /// Once, on every document's `{path, contents}` (`--combine`).
+    Combined,
+}
+
+/// One package of the user's policies. Its results name their rule (`policy/<package>/<rule>`
+/// or the result's own `id`), so its metadata is only a stand-in.
+struct UserPackageRule {
+    rt: Arc<Runtime>,
+    package: String,
+    scope: UserScope,
+}
+
+static USER_POLICY_META: RuleMeta = RuleMeta {
+    id: "policy/user",
+    summary: "a rule of the user's Rego policies",
+    default_severity: Severity::Error,
+    fix: FixAvailability::None,
+    applies_to: &[],
+    options: &[],
+    docs: "",
+};
+
+impl Rule for UserPackageRule {
+    fn meta(&self) -> &'static RuleMeta {
+        &USER_POLICY_META
+    }
+
+    fn applies(&self, doc: &Document, _: &Context<'_>) -> bool {
+        self.scope == UserScope::Document && doc.kind != DocKind::Config
+    }
+
+    fn check_emitting(&self, doc: &Document, cx: &Context<'_>) -> Vec<Emitted> {
+        let Some(pkg) = self.rt.package(1, &self.package) else {
+            return Vec::new();
+        };
+        let (hits, failures) = self.rt.eval_on_document(cx, 1, pkg, doc);
+        self.rt.record_failures(1, pkg, doc, failures);
+        hits_to_findings(cx, 1, pkg, hits, Some(doc), None)
+    }
+
+    fn check_project_emitting(&self, cx: &Context<'_>) -> Vec<Emitted> {
+        let Some(pkg) = self.rt.package(1, &self.package) else {
+            return Vec::new();
+        };
+        let input = match self.scope {
+            UserScope::Document => return Vec::new(),
+            UserScope::Repo => self.rt.engines(cx.model).2.clone(),
+            UserScope::Combined => Value::from(serde_json::Value::Array(
+                cx.project
+                    .docs
+                    .iter()
+                    .filter(|d| d.kind != DocKind::Config)
+                    .map(|d| {
+                        serde_json::json!({
+                            "path": cx.project.source(d.file).path,
+                            "contents": d.root.to_json(),
+                        })
+                    })
+                    .collect(),
+            )),
+        };
+        let (hits, failures) = self.rt.eval_once(cx, 1, pkg, input);
+        let mut out = hits_to_findings(cx, 1, pkg, hits, None, None);
+        out.extend(
+            failures
+                .iter()
+                .filter_map(|f| failure_finding(pkg, f, None, cx.project)),
+        );
+        out
+    }
+}
+
+/// Reports the per-document evaluation failures once per rule, after the document pass: the
+/// number of documents and the first of them.
+struct FailureReport {
+    rt: Arc<Runtime>,
+}
+
+impl Rule for FailureReport {
+    /// A stand-in: its findings name `policy/evaluation-error`, registered with the engine's
+    /// own rules.
+    fn meta(&self) -> &'static RuleMeta {
+        &USER_POLICY_META
+    }
+
+    fn applies(&self, _: &Document, _: &Context<'_>) -> bool {
+        false
+    }
+
+    fn check_project_emitting(&self, cx: &Context<'_>) -> Vec<Emitted> {
+        let failures = match self.rt.failures.lock() {
+            Ok(mut m) => std::mem::take(&mut *m),
+            Err(_) => return Vec::new(),
+        };
+        let mut out = Vec::new();
+        for ((set, pkg_name, rule), (count, (file, index), message)) in failures {
+            let Some(pkg) = self.rt.package(set, &pkg_name) else {
+                continue;
+            };
+            let Some(doc) = cx.project.file_docs(file).iter().find(|d| d.index == index) else {
+                continue;
+            };
+            let others = match count {
+                1 => String::new(),
+                n => format!(" and {} more", n - 1),
+            };
+            out.push(Emitted {
+                rule: EVALUATION_ERROR,
+                finding: Finding::new(
+                    format!(
+                        "policy rule `data.{}.{rule}`{} failed on this document{others}: {message}",
+                        pkg.name,
+                        site(pkg, &rule),
+                    ),
+                    doc.anchor_span(),
+                )
+                .with_help("Fix the policy; its other results are still reported."),
+            });
+        }
+        out
+    }
+}
+
+/// The rules the policies of this run contribute: the enabled shipped rules (`enabled`
+/// tells which), the user's packages, and the report of evaluation failures.
+#[must_use]
+pub fn rules(
+    enabled: &dyn Fn(&str) -> bool,
+    options: &RuleOptions,
+    user: Option<&UserPolicies>,
+) -> Vec<Box<dyn Rule>> {
+    static RUNS: AtomicU64 = AtomicU64::new(0);
+    let pack = pack::get();
+    let pack_rules: Vec<&'static PackRule> =
+        pack.rules.iter().filter(|r| enabled(r.meta.id)).collect();
+    if pack_rules.is_empty() && user.is_none() {
         return Vec::new();
     }
-    let env = Env::new(project);
-    let needs_model = enabled.iter().any(|(r, _)| r.scope == Scope::Repo)
+    let mut options_data = serde_json::Map::new();
+    for r in &pack_rules {
+        if let Some(o) = options.get(r.meta.id).filter(|o| !o.is_empty()) {
+            options_data.insert(r.meta.id.to_string(), serde_json::Value::Object(o.clone()));
+        }
+    }
+    let needs_model = pack_rules.iter().any(|r| r.scope == Scope::Repo)
         || user.is_some_and(|u| u.set.mentions_gitops);
-    // Effective Helm values are most of the model's size: built only when a policy may read them.
-    let with_values = pack.set.mentions_values || user.is_some_and(|u| u.set.mentions_values);
-    let model_value = if needs_model {
-        Value::from(data::model(project, config, with_values))
-    } else {
-        Value::Null
-    };
-    let mut options = serde_json::Map::new();
-    for (r, _) in &enabled {
-        let o = config.options(r.meta.id);
-        if !o.is_empty() {
-            options.insert(r.meta.id.to_string(), serde_json::Value::Object(o.clone()));
-        }
-    }
-    // `data.gitops` shares the one converted model (regorus values are reference-counted).
-    let data_object = |extra: Option<(&str, Value)>| {
-        let mut m = std::collections::BTreeMap::new();
-        if needs_model {
-            m.insert(Value::from("gitops"), model_value.clone());
-        }
-        if let Some((k, v)) = extra {
-            m.insert(Value::from(k), v);
-        }
-        Value::from(m)
-    };
-    let mut pack_engine = pack.set.engine.clone();
-    let _ = pack_engine.add_data(data_object(Some((
-        "gitops_lint",
-        Value::from(serde_json::json!({ "options": options })),
-    ))));
-    let mut user_engine = user.map(|u| {
-        let mut e = u.set.engine.clone();
-        if u.set.mentions_gitops {
-            let _ = e.add_data(data_object(None));
-        }
-        e
+    let rt = Arc::new(Runtime {
+        id: RUNS.fetch_add(1, Ordering::Relaxed),
+        user: user.cloned(),
+        options: Value::from(serde_json::json!({ "options": options_data })),
+        needs_model,
+        // Effective Helm values are most of the model's size: built only when a policy may
+        // read them.
+        with_values: pack.set.mentions_values || user.is_some_and(|u| u.set.mentions_values),
+        uses_location: pack.set.uses_location || user.is_some_and(|u| u.set.uses_location),
+        engines: OnceLock::new(),
+        disabled: Disabled::default(),
+        failures: Mutex::new(BTreeMap::new()),
     });
-    let disabled = Disabled::default();
-
-    let user_doc_pkgs: Vec<&Package> = user
-        .filter(|u| !u.combine)
-        .map(|u| {
-            u.set
-                .namespaces(&u.namespaces, u.all_namespaces)
-                .into_iter()
-                .filter(|p| !is_repo_package(&p.name) && !p.rules.is_empty())
-                .collect()
-        })
-        .unwrap_or_default();
-    let uses_location = pack.set.uses_location || user.is_some_and(|u| u.set.uses_location);
-
-    let doc_rules = |doc: &Document| -> Vec<&PackRule> {
-        if doc.kind == DocKind::Config {
-            return Vec::new();
+    let mut out: Vec<Box<dyn Rule>> = Vec::new();
+    for r in pack_rules {
+        match r.scope {
+            Scope::Document => {
+                let configured: Option<Vec<String>> = options
+                    .get(r.meta.id)
+                    .and_then(|o| o.get("paths"))
+                    .and_then(|v| serde_json::from_value(v.clone()).ok());
+                let paths = configured.unwrap_or_else(|| r.paths.clone());
+                out.push(Box::new(PackDocumentRule {
+                    rt: rt.clone(),
+                    rule: r,
+                    paths: (!paths.is_empty())
+                        .then(|| Patterns::new(&paths).ok())
+                        .flatten(),
+                }));
+            }
+            Scope::Repo => out.push(Box::new(PackRepoRule {
+                rt: rt.clone(),
+                rule: r,
+            })),
         }
-        let path = &project.source(doc.file).path;
-        enabled
-            .iter()
-            .filter(|(r, globs)| {
-                r.scope == Scope::Document
-                    && r.meta.applies_to.contains(&doc.kind)
-                    && globs.as_ref().is_none_or(|g| g.is_match(path))
-            })
-            .map(|(r, _)| *r)
-            .collect()
-    };
-
-    let mut out: Out = project
-        .docs
-        .par_iter()
-        .map_init(
-            || (pack_engine.clone(), user_engine.clone()),
-            |(pe, ue), doc| {
-                let mut out = Vec::new();
-                let rules = doc_rules(doc);
-                let user_here = !user_doc_pkgs.is_empty() && doc.kind != DocKind::Config;
-                if rules.is_empty() && !user_here {
-                    return out;
-                }
-                let input = Value::from(doc.root.to_json());
-                if uses_location {
-                    set_location_document(project, doc);
-                }
-                if !rules.is_empty() {
-                    pe.set_input(input.clone());
-                    for r in rules {
-                        let Some(pkg) = pack.set.packages.get(&r.package) else {
-                            continue;
-                        };
-                        let (hits, failures) = eval_package(pe, 0, pkg, &disabled);
-                        for h in hits {
-                            let sev = is_warning_rule(&h.rule).then_some(Severity::Warning);
-                            if let Some(f) = env.finding(&h, Some(doc), sev) {
-                                out.push((r.meta.id, f));
-                            }
-                        }
-                        for f in failures {
-                            out.extend(failure_finding(pkg, &f, Some(doc), project));
-                        }
-                    }
-                }
-                if let (true, Some(ue)) = (user_here, ue.as_mut()) {
-                    ue.set_input(input);
-                    for pkg in &user_doc_pkgs {
-                        let (hits, failures) = eval_package(ue, 1, pkg, &disabled);
-                        for h in hits {
-                            let sev = Some(if is_warning_rule(&h.rule) {
-                                Severity::Warning
-                            } else {
-                                Severity::Error
-                            });
-                            if let Some(f) = env.finding(&h, Some(doc), sev) {
-                                out.push((user_rule_id(pkg, &h), f));
-                            }
-                        }
-                        for f in failures {
-                            out.extend(failure_finding(pkg, &f, Some(doc), project));
-                        }
-                    }
-                }
-                if uses_location {
-                    location::set_current(None);
-                }
-                out
-            },
-        )
-        .flatten()
-        .collect();
-
-    // Once per run: pack rules of scope "repo", user `gitops.repo.*` packages, `--combine`.
-    for (r, _) in enabled.iter().filter(|(r, _)| r.scope == Scope::Repo) {
-        let Some(pkg) = pack.set.packages.get(&r.package) else {
-            continue;
+    }
+    if let Some(u) = user {
+        let mut add = |package: &str, scope| {
+            out.push(Box::new(UserPackageRule {
+                rt: rt.clone(),
+                package: package.to_string(),
+                scope,
+            }));
         };
-        pack_engine.set_input(model_value.clone());
-        let (hits, failures) = eval_package(&mut pack_engine, 0, pkg, &disabled);
-        for h in hits {
-            let sev = is_warning_rule(&h.rule).then_some(Severity::Warning);
-            if let Some(f) = env.finding(&h, None, sev) {
-                out.push((r.meta.id, f));
+        for p in u.set.packages.values() {
+            if is_repo_package(&p.name) && !p.rules.is_empty() {
+                add(&p.name, UserScope::Repo);
             }
         }
-        for f in failures {
-            out.extend(failure_finding(pkg, &f, None, project));
-        }
-    }
-    if let (Some(u), Some(ue)) = (user, user_engine.as_mut()) {
-        let mut once: Vec<(&Package, Value)> = u
-            .set
-            .packages
-            .values()
-            .filter(|p| is_repo_package(&p.name) && !p.rules.is_empty())
-            .map(|p| (p, model_value.clone()))
-            .collect();
-        if u.combine {
-            let combined: Vec<serde_json::Value> = project
-                .docs
-                .iter()
-                .filter(|d| d.kind != DocKind::Config)
-                .map(|d| {
-                    serde_json::json!({
-                        "path": project.source(d.file).path,
-                        "contents": d.root.to_json(),
-                    })
-                })
-                .collect();
-            let input = Value::from(serde_json::Value::Array(combined));
-            for p in u.set.namespaces(&u.namespaces, u.all_namespaces) {
-                if !is_repo_package(&p.name) && !p.rules.is_empty() {
-                    once.push((p, input.clone()));
-                }
-            }
-        }
-        for (pkg, input) in once {
-            ue.set_input(input);
-            let (hits, failures) = eval_package(ue, 1, pkg, &disabled);
-            for h in hits {
-                let sev = Some(if is_warning_rule(&h.rule) {
-                    Severity::Warning
-                } else {
-                    Severity::Error
-                });
-                if let Some(f) = env.finding(&h, None, sev) {
-                    out.push((user_rule_id(pkg, &h), f));
-                }
-            }
-            for f in failures {
-                out.extend(failure_finding(pkg, &f, None, project));
+        for p in u.set.namespaces(&u.namespaces, u.all_namespaces) {
+            if !is_repo_package(&p.name) && !p.rules.is_empty() {
+                add(
+                    &p.name,
+                    if u.combine {
+                        UserScope::Combined
+                    } else {
+                        UserScope::Document
+                    },
+                );
             }
         }
     }
+    out.push(Box::new(FailureReport { rt }));
     out
 }

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use crate::diagnostic::Diagnostic;
-use crate::project::Project;
+use crate::model::Project;
 use crate::source::Span;
 use crate::yaml::{Node, Value};
 

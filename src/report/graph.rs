@@ -7,9 +7,9 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::model::DocKind;
+use crate::model::Project;
 use crate::model::argocd::is_argocd_kind;
 use crate::model::resolve::{ArgoModel, Location, RepoIdentity, ResolvedSource};
-use crate::project::Project;
 
 #[derive(Serialize)]
 struct Graph {

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::rules::{FixAvailability, RuleMeta};
+use crate::rule::{FixAvailability, RuleMeta};
 
 #[derive(Serialize)]
 struct JsonRule<'a> {

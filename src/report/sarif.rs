@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 use super::fingerprint::fingerprints;
 use crate::diagnostic::Severity;
 use crate::engine::Report;
-use crate::rules::RuleMeta;
+use crate::rule::RuleMeta;
 use crate::source::{SourceDb, Span};
 
 fn level(s: Severity) -> &'static str {

@@ -199,36 +199,12 @@ pub fn render(report: &Report, color: bool) -> String {
         }
         out.push('\n');
     }
-    if let Some(note) = edge_tls_note(report) {
-        out.push_str(&note);
-        out.push('\n');
+    for note in &report.notes {
+        out.push_str(&format!("note[{}]: {}\n\n", note.rule, note.message));
     }
     out.push_str(&summary_line(report));
     out.push('\n');
     out
-}
-
-/// `argocd.edge_tls: {mode: external}` replaces a check by a declaration: say so, with its
-/// reason, every time.
-fn edge_tls_note(report: &Report) -> Option<String> {
-    const RULE: &str = "argocd/insecure-without-edge-tls";
-    let edge = report.config.argocd.edge_tls.as_ref()?;
-    if report.config.level(RULE) == Some(crate::config::Level::Off) {
-        return None;
-    }
-    let file = report
-        .config
-        .path
-        .as_ref()
-        .and_then(|p| p.file_name())
-        .map_or_else(
-            || ".gitops-lint.yaml".to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
-    Some(format!(
-        "note[{RULE}]: TLS in front of argocd-server is declared terminated outside the repository (`argocd.edge_tls: {{mode: external}}` in {file}): {}\n",
-        edge.reason
-    ))
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {

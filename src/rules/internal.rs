@@ -1,8 +1,8 @@
 //! Rules the engine itself reports: unreadable files, YAML problems, suppression hygiene.
 //! They have metadata and docs like any rule, so they can be configured and explained.
 
-use super::{FixAvailability, Rule, RuleMeta};
 use crate::diagnostic::Severity;
+use crate::rule::{FixAvailability, Rule, RuleMeta};
 
 macro_rules! internal_rule {
     ($ty:ident, $id:literal, $sev:expr, $summary:literal, $doc:literal) => {
@@ -73,3 +73,14 @@ internal_rule!(
     "a file is not valid YAML",
     "yaml_syntax.md"
 );
+
+/// The engine's own rules, sorted by id.
+pub static RULES: &[&dyn Rule] = &[
+    &IoUnreadable,
+    &LintFixFailed,
+    &LintUnusedSuppression,
+    &PolicyEvaluationError,
+    &YamlDuplicateKey,
+    &YamlResourceLimit,
+    &YamlSyntax,
+];

@@ -1,5 +1,6 @@
 //! Source files: discovery, reading, and byte-offset → line/column mapping.
 
+pub mod glob;
 pub mod span;
 pub mod walk;
 

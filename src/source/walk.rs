@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use super::glob::Patterns;
 
 /// A YAML file to read.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -24,12 +24,12 @@ pub struct WalkProblem {
     pub skipped: bool,
 }
 
-/// Include and exclude globs, matched against root-relative paths. A pattern without `/`
-/// also matches a file's name in any folder, as in `.gitignore`.
+/// Include and exclude globs (the dialect of [`super::glob`]), matched against root-relative
+/// paths.
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
-    include: Option<GlobSet>,
-    exclude: GlobSet,
+    include: Option<Patterns>,
+    exclude: Patterns,
 }
 
 impl Filter {
@@ -38,11 +38,11 @@ impl Filter {
         let include = if include.is_empty() {
             None
         } else {
-            Some(build_set(include)?)
+            Some(Patterns::new(include)?)
         };
         Ok(Filter {
             include,
-            exclude: build_set(exclude)?,
+            exclude: Patterns::new(exclude)?,
         })
     }
 
@@ -58,30 +58,6 @@ impl Filter {
     pub fn excludes_dir(&self, rel: &str) -> bool {
         self.exclude.is_match(rel)
     }
-}
-
-fn build_set(patterns: &[String]) -> Result<GlobSet, (String, String)> {
-    let mut b = GlobSetBuilder::new();
-    for p in patterns {
-        let trimmed = p.trim_start_matches("./").trim_end_matches('/');
-        let mut add = |pat: &str| -> Result<(), (String, String)> {
-            let g: Glob = GlobBuilder::new(pat)
-                .literal_separator(true)
-                .build()
-                .map_err(|e| (p.clone(), e.kind().to_string()))?;
-            b.add(g);
-            Ok(())
-        };
-        add(trimmed)?;
-        if !trimmed.contains('/') {
-            add(&format!("**/{trimmed}"))?;
-        }
-        // `dir` and `dir/**` also select everything below `dir`.
-        if !trimmed.ends_with("/**") {
-            add(&format!("{trimmed}/**"))?;
-        }
-    }
-    b.build().map_err(|e| (patterns.join(", "), e.to_string()))
 }
 
 #[must_use]

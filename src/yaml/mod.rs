@@ -15,7 +15,8 @@ use std::collections::HashMap;
 
 use granit_parser::{Event, Options, Parser, StructureStyle};
 
-pub use node::{Entry, Node, Resolved, Scalar, ScalarStyle, Value};
+pub use node::{Entry, Node, Scalar, ScalarStyle, Value};
+pub use scalar::Resolved;
 
 use crate::source::{FileId, Span};
 

@@ -1,5 +1,6 @@
 //! The span-aware YAML tree that rules read.
 
+use super::scalar::Resolved;
 use crate::source::Span;
 
 /// How a scalar was written. Quoted and block scalars are always strings.
@@ -46,16 +47,6 @@ pub struct Node {
     /// Flow style (`{}` / `[]`) for collections.
     pub flow: bool,
     pub value: Value,
-}
-
-/// A scalar resolved the way Kubernetes and Argo CD read YAML (sigs.k8s.io/yaml, YAML 1.1).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Resolved<'a> {
-    Null,
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-    Str(&'a str),
 }
 
 impl Node {

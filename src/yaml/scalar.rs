@@ -1,7 +1,15 @@
 //! Plain-scalar resolution as sigs.k8s.io/yaml (go-yaml v2, YAML 1.1) performs it, because
 //! that is how Kubernetes, Helm and Argo CD read manifests: `selfHeal: yes` is `true` to them.
 
-use super::node::Resolved;
+/// A scalar resolved the way Kubernetes and Argo CD read YAML (sigs.k8s.io/yaml, YAML 1.1).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Resolved<'a> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(&'a str),
+}
 
 #[must_use]
 pub fn resolve_plain(text: &str) -> Resolved<'_> {

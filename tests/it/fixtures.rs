@@ -8,17 +8,24 @@
 //! - A `.gitops-lint.yaml` in the rule folder (or in a folder case) configures the rule.
 //! - For a single-file `bad` case with fixes, `<case>.fixed.yaml` holds the file after every fix
 //!   of the rule is applied (`UPDATE_FIXTURES=1` writes it). The fixed file must parse, give no
-//!   fixable finding of the rule again, and fixing it again changes nothing.
+//!   fixable finding of the rule again, and fixing it again changes nothing. A folder case with
+//!   fixes has `<case>.fixed/`, holding each file the fixes change, as it ends up.
+//! - `<case>.messages` (optional; create it empty, then `UPDATE_FIXTURES=1` fills it) holds the
+//!   rule's findings as `path:line:column: severity: message`, one per line, so a change of
+//!   wording is a visible diff.
+//! - A rule declared fixable must offer a fix in at least one case; a rule declared not
+//!   fixable must never offer one.
 //!
 //! Only the rule named by the folder is looked at; other rules' findings are ignored.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use gitops_lint::config::{self, Config};
 use gitops_lint::engine::{self, Report};
 use gitops_lint::fix;
-use gitops_lint::rules;
+use gitops_lint::registry as rules;
+use gitops_lint::rule::FixAvailability;
 
 pub fn fixtures_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/rules")
@@ -135,48 +142,101 @@ fn check_spans(report: &Report, case: &str) {
     }
 }
 
-/// Applies every fix of `rule` to `path` until nothing changes; returns the final text.
+/// Applies every fix of `rule` until nothing changes; returns the files the fixes changed,
+/// as they end up.
 fn fix_until_stable(
     files: &[(String, String)],
-    path: &str,
     rule: &str,
     config: &Config,
     case: &str,
-) -> String {
+) -> BTreeMap<String, String> {
     let mut files = files.to_vec();
     for _ in 0..10 {
         let report = run_case(&files, config.clone());
-        let file = report.project.sources.by_path(path).unwrap();
-        let fixes: Vec<&fix::Fix> = report
-            .diagnostics
-            .iter()
-            .filter(|d| d.rule == rule)
-            .filter_map(|d| d.fix.as_ref())
-            .filter(|f| f.edits.iter().all(|e| e.span.file == file.id))
-            .collect();
-        if fixes.is_empty() {
-            return file.text.clone();
-        }
-        let (new, _) = fix::apply_fixes(&file.text, &fixes);
-        if new == file.text {
-            return new;
-        }
+        let mut changed = false;
         for f in &mut files {
-            if f.0 == path {
-                f.1.clone_from(&new);
+            let Some(file) = report.project.sources.by_path(&f.0) else {
+                continue;
+            };
+            let fixes: Vec<&fix::Fix> = report
+                .diagnostics
+                .iter()
+                .filter(|d| d.rule == rule)
+                .filter_map(|d| d.fix.as_ref())
+                .filter(|fx| fx.edits.iter().all(|e| e.span.file == file.id))
+                .collect();
+            if fixes.is_empty() {
+                continue;
             }
+            let (new, _) = fix::apply_fixes(&file.text, &fixes);
+            if new != f.1 {
+                f.1 = new;
+                changed = true;
+            }
+        }
+        if !changed {
+            return files.into_iter().collect();
         }
     }
     panic!("{case}: fixes of {rule} did not converge in 10 passes");
 }
 
-fn check_case(rule: &str, rule_dir: &Path, case: &Path) -> Result<(), String> {
+/// What a case's findings of `rule` say, one line each, for `<case>.messages`.
+fn messages(report: &Report, found: &[&gitops_lint::diagnostic::Diagnostic]) -> String {
+    found
+        .iter()
+        .map(|d| {
+            let f = report.project.source(d.span.file);
+            let lc = f.line_col(d.span.start as usize);
+            format!(
+                "{}:{}:{}: {}: {}\n",
+                f.path,
+                lc.line,
+                lc.column,
+                d.severity.as_str(),
+                d.message
+            )
+        })
+        .collect()
+}
+
+/// Compares `actual` with the golden file, or writes it under `UPDATE_FIXTURES=1`.
+fn golden(label: &str, path: &Path, actual: &str) -> Result<(), String> {
+    if std::env::var_os("UPDATE_FIXTURES").is_some() {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        std::fs::write(path, actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(path).map_err(|_| {
+        format!(
+            "{label}: missing {} (run with UPDATE_FIXTURES=1 and review it)",
+            path.display()
+        )
+    })?;
+    if expected != actual {
+        return Err(format!(
+            "{label}: output differs from {}:\n{}",
+            path.display(),
+            fix::unified_diff(&path.to_string_lossy(), &expected, actual)
+        ));
+    }
+    Ok(())
+}
+
+/// What a case showed about fixes: whether the rule offered one.
+#[derive(Default)]
+struct CaseOutcome {
+    offered_fix: bool,
+}
+
+fn check_case(rule: &str, rule_dir: &Path, case: &Path) -> Result<CaseOutcome, String> {
     let name = case.file_name().unwrap().to_string_lossy().to_string();
-    if name.ends_with(".fixed.yaml")
+    if name.contains(".fixed")
         || name.starts_with('.')
         || (case.is_file() && !name.ends_with(".yaml") && !name.ends_with(".yml"))
     {
-        return Ok(());
+        return Ok(CaseOutcome::default());
     }
     let label = format!("{rule}/{name}");
     let good = name.starts_with("good");
@@ -251,34 +311,34 @@ fn check_case(rule: &str, rule_dir: &Path, case: &Path) -> Result<(), String> {
             ));
         }
     }
-    // Fix expectations for single-file bad cases.
-    if bad && case.is_file() && found.iter().any(|d| d.fix.is_some()) {
-        let fixed = fix_until_stable(&files, &files[0].0, rule, &config, &label);
-        let golden = case.with_file_name(name.replace(".yaml", ".fixed.yaml"));
-        if std::env::var_os("UPDATE_FIXTURES").is_some() {
-            std::fs::write(&golden, &fixed).unwrap();
+    let messages_golden = case.with_file_name(format!("{}.messages", stem(&name)));
+    if messages_golden.is_file() {
+        golden(&label, &messages_golden, &messages(&report, &found))?;
+    }
+    let offered_fix = found.iter().any(|d| d.fix.is_some());
+    // Fix expectations for bad cases.
+    if bad && offered_fix {
+        let fixed = fix_until_stable(&files, rule, &config, &label);
+        if case.is_file() {
+            let golden_file = case.with_file_name(name.replace(".yaml", ".fixed.yaml"));
+            golden(&label, &golden_file, &fixed[&files[0].0])?;
+        } else {
+            let dir = case.with_file_name(format!("{name}.fixed"));
+            for (path, text) in &files {
+                if fixed[path] != *text {
+                    golden(&label, &dir.join(path), &fixed[path])?;
+                }
+            }
         }
-        let expected = std::fs::read_to_string(&golden).map_err(|_| {
-            format!(
-                "{label}: missing {} (run with UPDATE_FIXTURES=1 and review it)",
-                golden.display()
-            )
-        })?;
-        if expected != fixed {
-            return Err(format!(
-                "{label}: fixed output differs from {}:\n{}",
-                golden.display(),
-                fix::unified_diff(&name, &expected, &fixed)
-            ));
-        }
-        let again = run_case(&[(files[0].0.clone(), fixed.clone())], config.clone());
+        let fixed_files: Vec<(String, String)> = fixed.into_iter().collect();
+        let again = run_case(&fixed_files, config.clone());
         if let Some(d) = again
             .diagnostics
             .iter()
             .find(|d| d.rule.starts_with("yaml/"))
         {
             return Err(format!(
-                "{label}: the fixed file no longer parses: {}",
+                "{label}: a fixed file no longer parses: {}",
                 d.message
             ));
         }
@@ -288,11 +348,18 @@ fn check_case(rule: &str, rule_dir: &Path, case: &Path) -> Result<(), String> {
             .any(|d| d.rule == rule && d.fix.is_some())
         {
             return Err(format!(
-                "{label}: the fixed file still has a fixable `{rule}` finding"
+                "{label}: the fixed files still have a fixable `{rule}` finding"
             ));
         }
     }
-    Ok(())
+    Ok(CaseOutcome { offered_fix })
+}
+
+/// A case's name without `.yaml`/`.yml`.
+fn stem(name: &str) -> &str {
+    name.strip_suffix(".yaml")
+        .or_else(|| name.strip_suffix(".yml"))
+        .unwrap_or(name)
 }
 
 #[test]
@@ -304,11 +371,25 @@ fn every_fixture_case() {
             rules::find(&rule).is_some(),
             "testdata/rules/{rule}: no rule with this id"
         );
+        let mut offered_fix = false;
         for case in read_dir_sorted(&dir) {
             cases += 1;
-            if let Err(e) = check_case(&rule, &dir, &case) {
-                failures.push(e);
+            match check_case(&rule, &dir, &case) {
+                Ok(outcome) => offered_fix |= outcome.offered_fix,
+                Err(e) => failures.push(e),
             }
+        }
+        let declared = rules::find(&rule).map(|m| m.fix);
+        match declared {
+            Some(FixAvailability::None) if offered_fix => failures.push(format!(
+                "{rule}: declared not fixable (`fix: FixAvailability::None`) but offers a fix"
+            )),
+            Some(FixAvailability::Sometimes | FixAvailability::Always) if !offered_fix => {
+                failures.push(format!(
+                    "{rule}: declared fixable but no fixture case offers a fix: add a bad case that does"
+                ));
+            }
+            _ => {}
         }
     }
     assert!(cases > 0, "no fixture cases found");

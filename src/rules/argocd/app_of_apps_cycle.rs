@@ -24,7 +24,7 @@ impl Rule for AppOfAppsCycle {
 
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         let project = cx.project;
-        let model = project.argocd(&cx.config.resolve_options());
+        let model = cx.model.argocd();
         let mut out = Vec::new();
         for scc in strongly_connected(&model.manages) {
             if scc.len() < 2 {

@@ -4,11 +4,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::diagnostic::Finding;
+use crate::model::Project;
 use crate::model::appproject::{AppDest, ProjectDest};
 use crate::model::resolve::{App, ArgoModel, Field, ResolvedSource};
 use crate::model::template::is_unknown;
 use crate::model::{DocKind, Document};
-use crate::project::Project;
 use crate::source::{FileId, Span};
 use crate::yaml::Node;
 

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::config::OptionKind;
+use crate::rule::OptionKind;
 use crate::diagnostic::{Finding, Severity};
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta, RuleOption};
 use crate::source::Span;
@@ -29,8 +29,8 @@ impl Rule for ImageTagNone {
     }
 
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
-        let model = cx.project.argocd(&cx.config.resolve_options());
-        let placeholders: Vec<String> = match cx.config.options(META.id).get("placeholders") {
+        let model = cx.model.argocd();
+        let placeholders: Vec<String> = match cx.options(META.id).get("placeholders") {
             Some(serde_json::Value::Array(a)) => a
                 .iter()
                 .filter_map(|v| v.as_str().map(str::to_lowercase))

@@ -68,9 +68,9 @@ impl Rule for InfraBoundary {
     }
 
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
-        let model = cx.project.argocd(&cx.config.resolve_options());
+        let model = cx.model.argocd();
         let project = cx.project;
-        let conf = &cx.config.argocd;
+        let conf = &cx.settings.argocd;
         let namespaces: Vec<&str> = match &conf.infra_namespaces {
             Some(list) => list.iter().map(String::as_str).collect(),
             None => DEFAULT_NAMESPACES.to_vec(),

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use crate::diagnostic::{Finding, Severity};
 use crate::model::repo::{self, join};
 use crate::model::{DocKind, Document};
-use crate::project::Project;
+use crate::model::Project;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::source::{FileId, Span};
 use crate::yaml::Node;
@@ -43,12 +43,25 @@ impl Rule for InsecureWithoutEdgeTls {
         &META
     }
 
+    /// `argocd.edge_tls: {mode: external}` replaces the check by a declaration: say so, with
+    /// its reason, every time.
+    fn notes(&self, cx: &Context<'_>) -> Vec<String> {
+        let Some(edge) = &cx.settings.argocd.edge_tls else {
+            return Vec::new();
+        };
+        let file = cx.settings.config_file.as_deref().unwrap_or(".gitops-lint.yaml");
+        vec![format!(
+            "TLS in front of argocd-server is declared terminated outside the repository (`argocd.edge_tls: {{mode: external}}` in {file}): {}",
+            edge.reason
+        )]
+    }
+
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
-        // TLS ends outside the repository: the text report prints the configured reason.
-        if cx.config.argocd.edge_tls.is_some() {
+        // TLS ends outside the repository: the note above says so.
+        if cx.settings.argocd.edge_tls.is_some() {
             return Vec::new();
         }
-        let service = cx.config.argocd.server_service();
+        let service = cx.settings.argocd.server_service();
         let objs = Objects::new(cx.project);
         let settings = find_insecure(cx, &objs, service);
         let mut by_span: BTreeMap<Span, Vec<(&Insecure, Verdict)>> = BTreeMap::new();
@@ -263,10 +276,9 @@ mod tests {
     fn edges(text: &str) -> Vec<Result<String, String>> {
         let report =
             crate::engine::check_texts(&[("x.yaml", text)], crate::config::Config::default());
-        let cx = Context {
-            project: &report.project,
-            config: &report.config,
-        };
+        let model = crate::model::Model::new(&report.project, report.config.settings());
+        let options = crate::rule::RuleOptions::new();
+        let cx = Context::new(&model, &options);
         let objs = Objects::new(cx.project);
         find_insecure(&cx, &objs, "argocd-server")
             .iter()

@@ -25,7 +25,7 @@ impl Rule for MissingSource {
     }
 
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
-        let model = cx.project.argocd(&cx.config.resolve_options());
+        let model = cx.model.argocd();
         let mut by_node: BTreeMap<(Span, &str), Vec<usize>> = BTreeMap::new();
         for m in &model.missing {
             let apps = by_node.entry((m.span, m.message.as_str())).or_default();

@@ -1,14 +1,17 @@
 //! Rules about Argo CD Applications, ApplicationSets and AppProjects.
 
-pub mod app_of_apps_cycle;
 pub mod bounds;
-pub mod destination_out_of_project;
-pub mod image_tag_none;
-pub mod infra_boundary;
-pub mod insecure_without_edge_tls;
-pub mod missing_source;
-pub mod project_bounds;
-pub mod self_managed;
-pub mod source_out_of_project;
-pub mod sync_policy;
-pub mod unknown_project;
+
+rule_group!(
+    app_of_apps_cycle::AppOfAppsCycle,
+    destination_out_of_project::DestinationOutOfProject,
+    image_tag_none::ImageTagNone,
+    infra_boundary::InfraBoundary,
+    insecure_without_edge_tls::InsecureWithoutEdgeTls,
+    missing_source::MissingSource,
+    project_bounds::ProjectBounds,
+    self_managed::SelfManaged,
+    source_out_of_project::SourceOutOfProject,
+    sync_policy::SyncPolicy,
+    unknown_project::UnknownProject,
+);

@@ -93,9 +93,7 @@ impl Rule for ProjectBounds {
             }
         }
         let default_allowed = vec!["Namespace".to_string()];
-        let allowed = cx
-            .config
-            .argocd
+        let allowed = cx.settings.argocd
             .cluster_resources_allowed
             .as_ref()
             .unwrap_or(&default_allowed);

@@ -54,7 +54,7 @@ impl Rule for SelfManaged {
     }
 
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
-        let model = cx.project.argocd(&cx.config.resolve_options());
+        let model = cx.model.argocd();
         let project = cx.project;
         let mut items = Vec::new();
         for (i, app) in model.apps.iter().enumerate() {
@@ -78,9 +78,7 @@ impl Rule for SelfManaged {
                     }
                 }
                 if let Location::InRepo(dir) = &src.location {
-                    if let Some(p) = cx
-                        .config
-                        .argocd
+                    if let Some(p) = cx.settings.argocd
                         .self_paths
                         .iter()
                         .find(|p| bounds::under(dir, p))

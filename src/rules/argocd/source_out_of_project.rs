@@ -32,7 +32,7 @@ impl Rule for SourceOutOfProject {
     }
 
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
-        let model = cx.project.argocd(&cx.config.resolve_options());
+        let model = cx.model.argocd();
         let projects = bounds::projects(cx.project);
         let patched = bounds::patched_projects(cx.project);
         let globals = bounds::global_projects(cx.project);

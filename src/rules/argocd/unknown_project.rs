@@ -1,6 +1,6 @@
 //! `argocd/unknown-project`: an Application names an AppProject that does not exist.
 
-use crate::config::did_you_mean;
+use crate::diagnostic::did_you_mean;
 use crate::diagnostic::{Finding, Severity};
 use crate::rules::argocd::bounds;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
@@ -23,9 +23,9 @@ impl Rule for UnknownProject {
     }
 
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
-        let model = cx.project.argocd(&cx.config.resolve_options());
+        let model = cx.model.argocd();
         let projects = bounds::projects(cx.project);
-        let external = &cx.config.argocd.external_projects;
+        let external = &cx.settings.argocd.external_projects;
         let mut known: Vec<&str> = projects.keys().copied().collect();
         known.extend(external.iter().map(String::as_str));
         let mut items = Vec::new();

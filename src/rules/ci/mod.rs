@@ -1,3 +1,3 @@
 //! Rules about CI definitions (GitLab CI, GitHub Actions) that drive a GitOps repository.
 
-pub mod writeback_skip_ci;
+rule_group!(writeback_skip_ci::WritebackSkipCi);

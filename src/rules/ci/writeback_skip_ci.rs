@@ -2,13 +2,13 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::config::OptionKind;
+use crate::rule::OptionKind;
 use crate::diagnostic::{Finding, Severity};
 use crate::fix::{Edit, Fix};
 use crate::model::ci::{self, GithubStep, GitlabConfig};
 use crate::model::shell::{self, Action, Message, Word};
 use crate::model::{DocKind, Document};
-use crate::project::Project;
+use crate::model::Project;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta, RuleOption};
 use crate::source::{FileId, Span};
 use crate::yaml::{self, Node, ScalarStyle, locate};
@@ -48,17 +48,13 @@ impl Rule for WritebackSkipCi {
         {
             return Vec::new();
         }
-        let always = cx
-            .config
-            .options(ID)
+        let always = cx.options(ID)
             .get("require_skip_ci")
             .and_then(serde_json::Value::as_str)
             == Some("always");
         let env = Env {
             project: cx.project,
-            repo_urls: cx
-                .config
-                .repo_urls
+            repo_urls: cx.settings.repo_urls
                 .iter()
                 .map(|u| normalize_url(u))
                 .collect(),
@@ -1208,7 +1204,7 @@ mod tests {
     fn github_token_pushes_are_reported_only_with_always() {
         let src = "on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - uses: actions/checkout@v4\n      - run: git commit -am bump && git push\n";
         assert!(lint_with(".github/workflows/b.yml", src, Config::default()).is_empty());
-        let metas = crate::rules::all_meta();
+        let metas = crate::registry::all_meta();
         let config = crate::config::parse(
             std::path::Path::new(".gitops-lint.yaml"),
             "rules:\n  ci/writeback-skip-ci:\n    require_skip_ci: always\n",

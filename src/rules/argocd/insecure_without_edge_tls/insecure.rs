@@ -8,7 +8,7 @@ use crate::model::repo::{self, join};
 use crate::model::resolve::{Location, SourceKind};
 use crate::model::values::Values;
 use crate::model::{DocKind, Document, is_values_file_name};
-use crate::project::Project;
+use crate::model::Project;
 use crate::rules::Context;
 use crate::source::Span;
 use crate::yaml::Node;
@@ -536,7 +536,7 @@ pub(super) fn depends_on_argo_cd(chart: &Node) -> bool {
 /// Application deploys (installed by another tool).
 pub(super) fn chart_values(cx: &Context<'_>, service: &str, out: &mut Vec<Insecure>) {
     let project = cx.project;
-    let model = project.argocd(&cx.config.resolve_options());
+    let model = cx.model.argocd();
     let mut deployed_dirs: HashSet<&str> = HashSet::new();
     for app in model.apps.iter().filter(|a| a.live) {
         let doc = &project.docs[app.doc];

@@ -1,12 +1,10 @@
-//! The repository index rules query: every document, by kind, by file.
+//! The repository as read: every file and document, indexed by kind and by file. The facts
+//! computed from it live in [`super::Model`].
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use std::sync::OnceLock;
-
-use crate::model::resolve::{self, ArgoModel, ResolveOptions};
-use crate::model::{DocKind, Document};
+use super::{DocKind, Document};
 use crate::source::{FileId, SourceDb, SourceFile};
 
 pub struct Project {
@@ -22,7 +20,6 @@ pub struct Project {
     pub on_disk: bool,
     by_kind: BTreeMap<DocKind, Vec<usize>>,
     by_file: Vec<std::ops::Range<usize>>,
-    argocd: OnceLock<ArgoModel>,
 }
 
 impl Project {
@@ -48,13 +45,7 @@ impl Project {
             on_disk: false,
             by_kind,
             by_file,
-            argocd: OnceLock::new(),
         }
-    }
-
-    /// The Argo CD reachability model, built on first use (once per run).
-    pub fn argocd(&self, opts: &ResolveOptions) -> &ArgoModel {
-        self.argocd.get_or_init(|| resolve::resolve(self, opts))
     }
 
     /// Indexes in [`Project::docs`] of one file's documents.

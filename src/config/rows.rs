@@ -1,0 +1,188 @@
+//! The configuration's keys, declared as rows: name, what it takes, its `init` value and one
+//! line of docs. Parsing, "did you mean" and the `init` template are generated from them.
+
+use std::path::Path;
+
+use super::{Config, FieldError, edge_tls};
+use crate::yaml::Node;
+
+/// Where a value is read: its dotted name (for messages) and the config file's folder.
+pub struct Field<'a> {
+    pub name: &'a str,
+    pub dir: Option<&'a Path>,
+}
+
+type Setter = for<'n> fn(&mut Config, &'n Node, &Field<'_>) -> Result<(), FieldError<'n>>;
+
+/// One configuration key.
+pub struct Row {
+    pub key: &'static str,
+    /// One line, shown as a comment by `init`.
+    pub doc: &'static str,
+    /// The value `init` writes (YAML).
+    pub init: &'static str,
+    pub(super) set: Setter,
+}
+
+/// A mapping of rows under one top-level key (`argocd:`).
+pub struct Section {
+    pub key: &'static str,
+    pub doc: &'static str,
+    pub rows: &'static [Row],
+}
+
+/// A list of strings, or the message "`name` must be `what`" at the offending node.
+fn list<'n>(node: &'n Node, field: &Field<'_>, what: &str) -> Result<Vec<String>, FieldError<'n>> {
+    super::string_list(node).map_err(|n| (n, format!("`{}` must be {what}", field.name), None))
+}
+
+/// Top-level keys with a plain value. `argocd:` and `rules:` are sections of their own.
+pub const TOP_LEVEL: &[Row] = &[
+    Row {
+        key: "include",
+        doc: "Only lint files matching these globs (relative to this file's folder). Empty: all YAML.",
+        init: "[]",
+        set: |c, n, f| {
+            c.include = list(n, f, "a list of glob strings")?;
+            Ok(())
+        },
+    },
+    Row {
+        key: "exclude",
+        doc: "Never lint files matching these globs (in addition to .gitignore).",
+        init: "[]",
+        set: |c, n, f| {
+            c.exclude = list(n, f, "a list of glob strings")?;
+            Ok(())
+        },
+    },
+    Row {
+        key: "repo_urls",
+        doc: "URLs under which Argo CD knows this repository (default: the git `origin` remote).",
+        init: "[]",
+        set: |c, n, f| {
+            c.repo_urls = list(n, f, "a list of URLs")?;
+            Ok(())
+        },
+    },
+    Row {
+        key: "policies",
+        doc: "Folders of Rego policies (conftest style: `deny`, `warn`, `violation` in package `main`).",
+        init: "[]",
+        set: |c, n, f| {
+            c.policies = list(n, f, "a list of folders or `.rego` files")?;
+            if let Some(dir) = f.dir {
+                for (p, item) in c.policies.iter().zip(n.items()) {
+                    if !dir.join(p).exists() {
+                        return Err((
+                            item,
+                            format!("policy path `{p}` does not exist"),
+                            Some("paths are relative to the configuration file".into()),
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        },
+    },
+];
+
+/// Sections: mappings of rows.
+pub const SECTIONS: &[Section] = &[Section {
+    key: "argocd",
+    doc: "Argo CD: what the bootstrap applies and what belongs to the platform.",
+    rows: ARGOCD,
+}];
+
+const ARGOCD: &[Row] = &[
+    Row {
+        key: "roots",
+        doc: "Files the bootstrap applies. Empty: every Argo CD object found is live.",
+        init: "[]",
+        set: |c, n, f| {
+            c.argocd.roots = list(n, f, "a list of file paths")?;
+            Ok(())
+        },
+    },
+    Row {
+        key: "external_projects",
+        doc: "AppProjects created outside this repository (argocd/unknown-project).",
+        init: "[]",
+        set: |c, n, f| {
+            c.argocd.external_projects = list(n, f, "a list of AppProject names")?;
+            Ok(())
+        },
+    },
+    Row {
+        key: "cluster_resources_allowed",
+        doc: "Cluster-scoped kinds a project may whitelist, `group/Kind` (argocd/project-bounds).",
+        init: "[Namespace]",
+        set: |c, n, f| {
+            c.argocd.cluster_resources_allowed =
+                Some(list(n, f, "a list of `group/Kind` strings")?);
+            Ok(())
+        },
+    },
+    Row {
+        key: "self_paths",
+        doc: "Folders holding Argo CD's own installation (argocd/self-managed).",
+        init: "[]",
+        set: |c, n, f| {
+            c.argocd.self_paths = list(n, f, "a list of paths")?;
+            Ok(())
+        },
+    },
+    Row {
+        key: "infra_namespaces",
+        doc: "Namespaces of the infrastructure (argocd/infra-boundary).",
+        init: "[kube-system, kube-public, kube-node-lease, cert-manager, cilium, rook-ceph, metallb-system, ingress-nginx, gateway-system]",
+        set: |c, n, f| {
+            c.argocd.infra_namespaces = Some(list(n, f, "a list of namespaces")?);
+            Ok(())
+        },
+    },
+    Row {
+        key: "infra_charts",
+        doc: "Helm charts of the infrastructure (argocd/infra-boundary).",
+        init: "[]",
+        set: |c, n, f| {
+            c.argocd.infra_charts = list(n, f, "a list of chart names")?;
+            Ok(())
+        },
+    },
+    Row {
+        key: "infra_paths",
+        doc: "Folders or files of the infrastructure (argocd/infra-boundary).",
+        init: "[]",
+        set: |c, n, f| {
+            c.argocd.infra_paths = list(n, f, "a list of paths")?;
+            Ok(())
+        },
+    },
+    Row {
+        key: "server_service",
+        doc: "The Service of argocd-server (argocd/insecure-without-edge-tls).",
+        init: "argocd-server",
+        set: |c, n, f| {
+            let name = n.as_str().map(str::trim).filter(|s| !s.is_empty());
+            let Some(name) = name else {
+                return Err((
+                    n,
+                    format!("`{}` must be a Service name", f.name),
+                    Some("e.g. `server_service: argocd-server`".into()),
+                ));
+            };
+            c.argocd.server_service = Some(name.to_string());
+            Ok(())
+        },
+    },
+    Row {
+        key: "edge_tls",
+        doc: "Where TLS in front of argocd-server ends: `{mode: repository}` (proved from the manifests) or `{mode: external, reason: \"...\"}` (a load balancer or tunnel outside the repository).",
+        init: "{mode: repository}",
+        set: |c, n, _| {
+            c.argocd.edge_tls = edge_tls(n)?;
+            Ok(())
+        },
+    },
+];

@@ -1,0 +1,159 @@
+//! What a rule is: its metadata, the option types it declares, the context it reads and the
+//! trait every rule implements, Rust or Rego. This sits below `rules/` and `policy/` (both
+//! implement [`Rule`]) and below `registry` and `config` (both read [`RuleMeta`]).
+
+use std::collections::BTreeMap;
+
+use crate::diagnostic::{Finding, Severity};
+use crate::model::{DocKind, Document, Model, Project, Settings};
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FixAvailability {
+    None,
+    Sometimes,
+    Always,
+}
+
+/// The kinds of value an option takes, in a rule's `options` or a config row.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    Bool,
+    String,
+    StringList,
+}
+
+impl OptionKind {
+    #[must_use]
+    pub fn accepts(self, v: &serde_json::Value) -> bool {
+        match self {
+            OptionKind::Bool => v.is_boolean(),
+            OptionKind::String => v.is_string(),
+            OptionKind::StringList => v
+                .as_array()
+                .is_some_and(|a| a.iter().all(serde_json::Value::is_string)),
+        }
+    }
+
+    #[must_use]
+    pub fn describe(self) -> &'static str {
+        match self {
+            OptionKind::Bool => "true or false",
+            OptionKind::String => "a string",
+            OptionKind::StringList => "a list of strings",
+        }
+    }
+}
+
+/// A rule option accepted in `.gitops-lint.yaml` under `rules: {<id>: {<name>: ...}}`.
+#[derive(Debug)]
+pub struct RuleOption {
+    pub name: &'static str,
+    pub kind: OptionKind,
+    /// One line; shown by `explain`, `init` and the docs.
+    pub doc: &'static str,
+}
+
+#[derive(Debug)]
+pub struct RuleMeta {
+    /// `<group>/<kebab-name>`: the only identifier.
+    pub id: &'static str,
+    /// One line, lowercase, no trailing period.
+    pub summary: &'static str,
+    pub default_severity: Severity,
+    pub fix: FixAvailability,
+    /// Document kinds `check` is called for.
+    pub applies_to: &'static [DocKind],
+    pub options: &'static [RuleOption],
+    /// Markdown: What it does / Why is this bad? / Example / Options.
+    pub docs: &'static str,
+}
+
+/// Each rule's configured options, by rule id (validated against its [`RuleMeta::options`]).
+pub type RuleOptions = BTreeMap<String, serde_json::Map<String, serde_json::Value>>;
+
+/// Read-only view handed to every rule: the repository and the facts computed from it once
+/// per run, the model settings and the rules' options.
+pub struct Context<'a> {
+    pub model: &'a Model<'a>,
+    pub project: &'a Project,
+    pub settings: &'a Settings,
+    pub options: &'a RuleOptions,
+}
+
+impl<'a> Context<'a> {
+    #[must_use]
+    pub fn new(model: &'a Model<'a>, options: &'a RuleOptions) -> Self {
+        Context {
+            model,
+            project: model.project,
+            settings: &model.settings,
+            options,
+        }
+    }
+
+    #[must_use]
+    pub fn text(&self, doc: &Document) -> &str {
+        &self.project.source(doc.file).text
+    }
+
+    /// The options given for `rule` (empty when none).
+    #[must_use]
+    pub fn options(&self, rule: &str) -> &serde_json::Map<String, serde_json::Value> {
+        static EMPTY: std::sync::OnceLock<serde_json::Map<String, serde_json::Value>> =
+            std::sync::OnceLock::new();
+        self.options
+            .get(rule)
+            .unwrap_or_else(|| EMPTY.get_or_init(serde_json::Map::new))
+    }
+}
+
+/// A finding and the rule it belongs to. Rules whose ids are only known at run time (a user
+/// policy result naming its own `id`) set it; otherwise the engine uses the rule's id.
+pub struct Emitted {
+    pub rule: &'static str,
+    pub finding: Finding,
+}
+
+/// A rule: a pure function of a document, or of the whole repository, returning findings.
+/// The engine stamps ids and severities and applies suppressions, for Rust and Rego alike.
+pub trait Rule: Send + Sync {
+    fn meta(&self) -> &'static RuleMeta;
+
+    /// Called once per document whose kind is in `meta().applies_to`.
+    fn check(&self, _doc: &Document, _cx: &Context<'_>) -> Vec<Finding> {
+        Vec::new()
+    }
+
+    /// Called once per run, for rules that relate documents to each other.
+    fn check_project(&self, _cx: &Context<'_>) -> Vec<Finding> {
+        Vec::new()
+    }
+
+    /// Whether `check` applies to `doc` (by default: its kind is in `applies_to`).
+    fn applies(&self, doc: &Document, _cx: &Context<'_>) -> bool {
+        self.meta().applies_to.contains(&doc.kind)
+    }
+
+    /// Like [`Rule::check`], for rules that name the rule of each finding themselves.
+    fn check_emitting(&self, doc: &Document, cx: &Context<'_>) -> Vec<Emitted> {
+        let rule = self.meta().id;
+        self.check(doc, cx)
+            .into_iter()
+            .map(|finding| Emitted { rule, finding })
+            .collect()
+    }
+
+    /// Like [`Rule::check_project`], for rules that name the rule of each finding themselves.
+    fn check_project_emitting(&self, cx: &Context<'_>) -> Vec<Emitted> {
+        let rule = self.meta().id;
+        self.check_project(cx)
+            .into_iter()
+            .map(|finding| Emitted { rule, finding })
+            .collect()
+    }
+
+    /// Run-level notes the reporter shows once (e.g. a check replaced by a declaration).
+    fn notes(&self, _cx: &Context<'_>) -> Vec<String> {
+        Vec::new()
+    }
+}
