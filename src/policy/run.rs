@@ -380,9 +380,14 @@ pub struct Runtime {
     uses_location: bool,
     engines: OnceLock<(Engine, Option<Engine>, Value)>,
     disabled: Disabled,
-    /// `(set, package, rule)` → (documents it failed on, the first of them, its message).
-    failures: Mutex<BTreeMap<(usize, String, String), (usize, (FileId, usize), String)>>,
+    failures: Mutex<BTreeMap<FailingRule, Failures>>,
 }
+
+/// `(set, package, rule)`: set 0 is the pack, 1 the user's policies.
+type FailingRule = (usize, String, String);
+
+/// How a rule failed on documents: how many, the first of them, and its message there.
+type Failures = (usize, (FileId, usize), String);
 
 /// A worker thread's engines of the current run, with the document they hold as `input`.
 struct Worker {
