@@ -229,6 +229,7 @@ fn prepare(opts: &Options) -> Result<Prepared, Error> {
         .map_err(|(p, e)| Error::Usage(format!("invalid glob `{p}`: {e}")))?;
     let (found, problems) = walk::discover(&root, &filter);
     let (project, load_findings) = load_project(root, found, problems, &opts.overlay);
+    check_roots(&config, &project)?;
     Ok(Prepared {
         project,
         config,
@@ -236,6 +237,36 @@ fn prepare(opts: &Options) -> Result<Prepared, Error> {
         load_findings,
         config_path,
     })
+}
+
+/// `argocd.roots` must name files that are checked: a root that matches nothing would make
+/// every Argo CD object dead, and every Argo CD rule silent.
+fn check_roots(config: &Config, project: &Project) -> Result<(), Error> {
+    let errors: Vec<config::ConfigError> = config
+        .argocd
+        .roots
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| {
+            model::repo::join("", r).is_none_or(|p| project.file_by_path(&p).is_none())
+        })
+        .map(|(i, r)| {
+            config::item_error(
+                config,
+                &["argocd", "roots"],
+                i,
+                format!("`argocd.roots` entry `{r}` matches no checked file"),
+                Some(
+                    "name a YAML file relative to the repository root that is not excluded".into(),
+                ),
+            )
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Config(ConfigErrors(errors)))
+    }
 }
 
 /// Loads the repository of `opts` (walk, read, parse, classify) without running rules: what

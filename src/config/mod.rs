@@ -76,16 +76,6 @@ impl Config {
             .map(|(id, r)| (id.clone(), r.options.clone()))
             .collect()
     }
-
-    /// The options given for `rule` (empty when none).
-    #[must_use]
-    pub fn options(&self, rule: &str) -> &serde_json::Map<String, serde_json::Value> {
-        static EMPTY: std::sync::OnceLock<serde_json::Map<String, serde_json::Value>> =
-            std::sync::OnceLock::new();
-        self.rules
-            .get(rule)
-            .map_or_else(|| EMPTY.get_or_init(serde_json::Map::new), |r| &r.options)
-    }
 }
 
 /// A configuration problem, located in the config file when possible.
@@ -124,6 +114,34 @@ pub fn find(root: &Path) -> Option<PathBuf> {
         .iter()
         .map(|n| root.join(n))
         .find(|p| p.is_file())
+}
+
+/// An error at item `index` of the list at `path` (e.g. `["argocd", "roots"]`) of the
+/// configuration file `config` was read from: for checks that need the repository.
+#[must_use]
+pub fn item_error(
+    config: &Config,
+    path: &[&str],
+    index: usize,
+    message: String,
+    help: Option<String>,
+) -> ConfigError {
+    let file = config.path.clone().unwrap_or_default();
+    let text = std::fs::read_to_string(&file).unwrap_or_default();
+    let parsed = yaml::parse(FileId(0), &text);
+    let span = parsed
+        .docs
+        .first()
+        .and_then(|d| d.root.path(path))
+        .and_then(|list| list.items().nth(index))
+        .map(|n| (n.span.start as usize, n.span.end as usize));
+    ConfigError {
+        path: file,
+        text,
+        span,
+        message,
+        help,
+    }
 }
 
 /// Reads and validates a configuration file against the rule registry.

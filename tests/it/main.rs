@@ -2,6 +2,7 @@
 
 mod architecture;
 mod cli;
+mod config;
 mod fix;
 mod fixtures;
 mod formats;

@@ -1,0 +1,99 @@
+//! The configuration as the binary reads it: every problem of a file at once, and the keys
+//! that need the repository to be checked.
+
+use std::path::Path;
+use std::process::Command;
+
+fn check(dir: &Path) -> (Option<i32>, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_gitops-lint"))
+        .arg("check")
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (p, t) in files {
+        let path = dir.path().join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, t).unwrap();
+    }
+    dir
+}
+
+const APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec: {project: p}\n";
+
+#[test]
+fn every_error_of_a_config_file_is_reported_at_once() {
+    let dir = repo(&[
+        ("app.yaml", APP),
+        (
+            ".gitops-lint.yaml",
+            "exclud: []\nargocd:\n  root: [a.yaml]\nrules:\n  argocd/sync-polcy: error\n",
+        ),
+    ]);
+    let (code, err) = check(dir.path());
+    assert_eq!(code, Some(2), "{err}");
+    for want in [
+        ".gitops-lint.yaml:1:1",
+        "did you mean `exclude`?",
+        ".gitops-lint.yaml:3:3",
+        "did you mean `roots`?",
+        ".gitops-lint.yaml:5:3",
+        "did you mean `argocd/sync-policy`?",
+    ] {
+        assert!(err.contains(want), "missing {want:?} in:\n{err}");
+    }
+}
+
+#[test]
+fn argocd_roots_must_name_checked_files() {
+    let dir = repo(&[
+        ("bootstrap/root.yaml", APP),
+        (
+            ".gitops-lint.yaml",
+            "argocd:\n  roots:\n    - bootstrap/root.yaml\n    - bootstrap/rot.yaml\n",
+        ),
+    ]);
+    let (code, err) = check(dir.path());
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains(".gitops-lint.yaml:4:7"), "{err}");
+    assert!(
+        err.contains("`bootstrap/rot.yaml` matches no checked file"),
+        "{err}"
+    );
+    assert!(!err.contains("`bootstrap/root.yaml`"), "{err}");
+    std::fs::write(
+        dir.path().join(".gitops-lint.yaml"),
+        "argocd:\n  roots: [./bootstrap/root.yaml]\n",
+    )
+    .unwrap();
+    let (code, err) = check(dir.path());
+    assert_ne!(code, Some(2), "{err}");
+}
+
+#[test]
+fn init_is_generated_from_the_config_rows() {
+    let metas = gitops_lint::registry::all_meta();
+    let text = gitops_lint::config::starter(&metas);
+    for row in gitops_lint::config::TOP_LEVEL {
+        assert!(text.contains(&format!("\n{}: ", row.key)), "{}", row.key);
+        assert!(text.contains(row.doc), "{}", row.key);
+    }
+    for section in gitops_lint::config::SECTIONS {
+        for row in section.rows {
+            assert!(
+                text.contains(&format!("\n  {}: {}\n", row.key, row.init)),
+                "{}.{}",
+                section.key,
+                row.key
+            );
+        }
+    }
+}
