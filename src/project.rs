@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use std::sync::OnceLock;
 
+use crate::model::ci::{self, CiModel};
 use crate::model::resolve::{self, ArgoModel, ResolveOptions};
 use crate::model::{DocKind, Document};
 use crate::source::{FileId, SourceDb, SourceFile};
@@ -23,6 +24,7 @@ pub struct Project {
     by_kind: BTreeMap<DocKind, Vec<usize>>,
     by_file: Vec<std::ops::Range<usize>>,
     argocd: OnceLock<ArgoModel>,
+    ci: OnceLock<CiModel>,
 }
 
 impl Project {
@@ -49,12 +51,18 @@ impl Project {
             by_kind,
             by_file,
             argocd: OnceLock::new(),
+            ci: OnceLock::new(),
         }
     }
 
     /// The Argo CD reachability model, built on first use (once per run).
     pub fn argocd(&self, opts: &ResolveOptions) -> &ArgoModel {
         self.argocd.get_or_init(|| resolve::resolve(self, opts))
+    }
+
+    /// The assembled CI pipelines and workflows, built on first use (once per run).
+    pub fn ci(&self) -> &CiModel {
+        self.ci.get_or_init(|| ci::build(self))
     }
 
     /// Indexes in [`Project::docs`] of one file's documents.

@@ -6,7 +6,6 @@ pub mod argocd;
 pub mod ci;
 pub mod repo;
 pub mod resolve;
-pub mod shell;
 pub mod template;
 pub mod values;
 
