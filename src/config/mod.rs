@@ -39,6 +39,8 @@ pub struct Config {
     pub policies: Vec<String>,
     /// The `argocd:` section.
     pub argocd: ArgocdConfig,
+    /// The `ci:` section.
+    pub ci: CiConfig,
     pub rules: BTreeMap<String, RuleConfig>,
 }
 
@@ -65,6 +67,23 @@ pub struct ArgocdConfig {
     pub server_service: Option<String>,
     /// `argocd.edge_tls`: where TLS in front of argocd-server is terminated.
     pub edge_tls: Option<EdgeTls>,
+}
+
+/// The `ci:` section of the configuration.
+#[derive(Clone, Debug, Default)]
+pub struct CiConfig {
+    /// `ci.other_repositories`: the level of a write-back to another repository without
+    /// `[skip ci]` (`ci/writeback-skip-ci`); `None`: warning.
+    pub other_repositories: Option<Level>,
+}
+
+impl CiConfig {
+    /// The level of a write-back to another repository.
+    #[must_use]
+    pub fn other_repositories(&self) -> Level {
+        self.other_repositories
+            .unwrap_or(Level::On(Severity::Warning))
+    }
 }
 
 /// `argocd.edge_tls: {mode: external, reason: "..."}`: TLS in front of argocd-server is
@@ -128,6 +147,7 @@ const TOP_LEVEL: &[&str] = &[
     "policies",
     "repo_urls",
     "argocd",
+    "ci",
     "rules",
 ];
 const ARGOCD_KEYS: &[&str] = &[
@@ -351,6 +371,9 @@ pub fn parse(path: &Path, text: &str, rules: &[&RuleMeta]) -> Result<Config, Con
                     }
                 }
             }
+            "ci" => {
+                config.ci = ci_section(&entry.value).map_err(|(n, m, h)| err(span_of(n), m, h))?;
+            }
             "rules" => {
                 if entry.value.is_null() {
                     continue;
@@ -411,6 +434,49 @@ pub fn parse(path: &Path, text: &str, rules: &[&RuleMeta]) -> Result<Config, Con
 }
 
 type FieldError<'n> = (&'n Node, String, Option<String>);
+
+const CI_KEYS: &[&str] = &["other_repositories"];
+const CI_LEVELS: &[&str] = &["error", "warning", "off"];
+
+/// The `ci:` section: `{other_repositories: error|warning|off}`.
+fn ci_section(node: &Node) -> Result<CiConfig, FieldError<'_>> {
+    let mut ci = CiConfig::default();
+    if node.is_null() {
+        return Ok(ci);
+    }
+    if node.as_map().is_none() {
+        return Err((
+            node,
+            format!("`ci` must be a mapping (keys: {})", CI_KEYS.join(", ")),
+            None,
+        ));
+    }
+    for e in node.entries() {
+        let k = e.key.scalar_text().unwrap_or("");
+        if k != "other_repositories" {
+            return Err((
+                &e.key,
+                format!("unknown configuration key `ci.{k}`"),
+                did_you_mean(k, CI_KEYS),
+            ));
+        }
+        // `off` is a YAML 1.1 boolean: read the scalar's text, as rule levels do.
+        let level = e
+            .value
+            .scalar_text()
+            .filter(|s| !e.value.is_null() && CI_LEVELS.contains(s))
+            .and_then(parse_level)
+            .ok_or_else(|| {
+                (
+                    &e.value,
+                    "`ci.other_repositories` must be `error`, `warning` or `off`".to_string(),
+                    Some("e.g. `ci: {other_repositories: warning}`".to_string()),
+                )
+            })?;
+        ci.other_repositories = Some(level);
+    }
+    Ok(ci)
+}
 
 const EDGE_TLS_KEYS: &[&str] = &["mode", "reason"];
 const EDGE_TLS_MODES: &[&str] = &["repository", "external"];
@@ -637,6 +703,10 @@ pub fn starter(rules: &[&RuleMeta]) -> String {
          \x20\x20# or `{mode: external, reason: \"...\"}` for a load balancer or tunnel outside the repository.\n\
          \x20\x20edge_tls:\n\
          \x20\x20\x20\x20mode: repository\n\
+         # CI write-backs (ci/writeback-skip-ci): a push to this repository without `[skip ci]` is an\n\
+         # error (a loop); a push to another repository is `error`, `warning` or `off`.\n\
+         ci:\n\
+         \x20\x20other_repositories: warning\n\
          \n\
          # Per rule: a level (off, info, warning, error), or a mapping with `severity` and options.\n\
          rules:\n",

@@ -8,7 +8,7 @@ mod fix;
 #[cfg(test)]
 mod tests;
 
-use crate::config::OptionKind;
+use crate::config::{Level, OptionKind};
 use crate::diagnostic::{Finding, Severity};
 use crate::model::ci::git::{self, Cred, Event, EventKind, GitTrace, MessageSource, Site, Target};
 use crate::model::repo;
@@ -66,12 +66,14 @@ impl Rule for WritebackSkipCi {
             .iter()
             .map(|u| repo::normalize_url(u))
             .collect();
+        let other_repositories = cx.config.ci.other_repositories();
         let ci = project.ci();
         let judge = |github: bool, name: &str, key: Span, trace: GitTrace<'_>| {
             Job {
                 project,
                 github,
                 always,
+                other_repositories,
                 name,
                 key,
                 trace,
@@ -111,6 +113,8 @@ struct Job<'a> {
     github: bool,
     /// `require_skip_ci: always`.
     always: bool,
+    /// `ci.other_repositories`: the level of a write-back to another repository.
+    other_repositories: Level,
     name: &'a str,
     key: Span,
     trace: GitTrace<'a>,
@@ -261,6 +265,14 @@ impl<'a> Job<'a> {
         push: Option<&Event<'a>>,
         verdict: &Verdict,
     ) -> Option<Finding> {
+        // A loop is always an error; an unwanted pipeline elsewhere is the configured level.
+        let elsewhere = match target {
+            Target::This => None,
+            Target::Other(_) | Target::Project(_) => Some(self.other_repositories),
+        };
+        if elsewhere == Some(Level::Off) {
+            return None;
+        }
         let run = if self.github {
             "workflow run"
         } else {
@@ -303,11 +315,17 @@ impl<'a> Job<'a> {
         let span = self.span_of(ev.site);
         let mut f = match verdict {
             Verdict::Skips => return None,
-            Verdict::Missing => Finding::new(
-                format!("job `{job}` {what} {whither} without `[skip ci]` in the message: {consequence}"),
-                span,
-            )
-            .with_fix(self.fix(src)),
+            Verdict::Missing => {
+                let f = Finding::new(
+                    format!("job `{job}` {what} {whither} without `[skip ci]` in the message: {consequence}"),
+                    span,
+                )
+                .with_fix(self.fix(src));
+                match elsewhere {
+                    Some(Level::On(severity)) => f.with_severity(severity),
+                    _ => f,
+                }
+            }
             Verdict::Unknown(reason) => Finding::new(
                 format!(
                     "cannot verify that job `{job}`, which {what} {whither}, marks its commit `[skip ci]`: {reason}"

@@ -184,3 +184,69 @@ fn odd_inputs_do_not_panic() {
         let _ = lint_with(".github/workflows/x.yml", src, Config::default());
     }
 }
+
+#[test]
+fn other_repositories_are_a_warning_unless_configured() {
+    let src = "b:\n  script:\n    - git clone https://h.example/g/gitops.git && cd gitops\n    - git commit -am x && git push\n    - cd .. && git commit -am y && git push\n    - 'curl -X POST -d \"{\\\"commit_message\\\": \\\"z\\\"}\" \"$API/projects/7/repository/commits\"'\n";
+    let with = |yaml: &str| {
+        let metas = crate::rules::all_meta();
+        let config =
+            crate::config::parse(std::path::Path::new(".gitops-lint.yaml"), yaml, &metas).unwrap();
+        lint_with(".gitlab-ci.yml", src, config)
+            .into_iter()
+            .map(|d| (d.message.contains("to this repository"), d.severity))
+            .collect::<Vec<_>>()
+    };
+    let (this, other) = (true, false);
+    assert_eq!(
+        with(""),
+        [
+            (other, Severity::Warning),
+            (this, Severity::Error),
+            (other, Severity::Warning)
+        ]
+    );
+    assert_eq!(
+        with("ci:\n  other_repositories: error\n"),
+        [
+            (other, Severity::Error),
+            (this, Severity::Error),
+            (other, Severity::Error)
+        ]
+    );
+    assert_eq!(
+        with("ci: {other_repositories: off}\n"),
+        [(this, Severity::Error)]
+    );
+    // A rule configured lower lowers both.
+    assert_eq!(
+        with("ci: {other_repositories: error}\nrules: {ci/writeback-skip-ci: warning}\n"),
+        [
+            (other, Severity::Warning),
+            (this, Severity::Warning),
+            (other, Severity::Warning)
+        ]
+    );
+    let metas = crate::rules::all_meta();
+    let bad = crate::config::parse(
+        std::path::Path::new(".gitops-lint.yaml"),
+        "ci: {other_repositories: info}\n",
+        &metas,
+    )
+    .unwrap_err();
+    assert!(
+        bad.message.contains("`error`, `warning` or `off`"),
+        "{}",
+        bad.message
+    );
+    let typo = crate::config::parse(
+        std::path::Path::new(".gitops-lint.yaml"),
+        "ci: {other_repository: off}\n",
+        &metas,
+    )
+    .unwrap_err();
+    assert_eq!(
+        typo.help.as_deref(),
+        Some("did you mean `other_repositories`?")
+    );
+}
