@@ -78,11 +78,14 @@ pub struct CiConfig {
 }
 
 impl CiConfig {
-    /// The level of a write-back to another repository.
+    /// The severity of a write-back to another repository; `None` when it is `off`.
     #[must_use]
-    pub fn other_repositories(&self) -> Level {
-        self.other_repositories
-            .unwrap_or(Level::On(Severity::Warning))
+    pub fn other_repositories(&self) -> Option<Severity> {
+        match self.other_repositories {
+            None => Some(Severity::Warning),
+            Some(Level::On(severity)) => Some(severity),
+            Some(Level::Off) => None,
+        }
     }
 }
 

@@ -8,7 +8,7 @@ mod fix;
 #[cfg(test)]
 mod tests;
 
-use crate::config::{Level, OptionKind};
+use crate::config::OptionKind;
 use crate::diagnostic::{Finding, Severity};
 use crate::model::ci::git::{self, Cred, Event, EventKind, GitTrace, MessageSource, Site, Target};
 use crate::model::repo;
@@ -113,8 +113,9 @@ struct Job<'a> {
     github: bool,
     /// `require_skip_ci: always`.
     always: bool,
-    /// `ci.other_repositories`: the level of a write-back to another repository.
-    other_repositories: Level,
+    /// `ci.other_repositories`: the severity of a write-back to another repository, `None`
+    /// when they are not checked.
+    other_repositories: Option<Severity>,
     name: &'a str,
     key: Span,
     trace: GitTrace<'a>,
@@ -268,11 +269,8 @@ impl<'a> Job<'a> {
         // A loop is always an error; an unwanted pipeline elsewhere is the configured level.
         let elsewhere = match target {
             Target::This => None,
-            Target::Other(_) | Target::Project(_) => Some(self.other_repositories),
+            Target::Other(_) | Target::Project(_) => Some(self.other_repositories?),
         };
-        if elsewhere == Some(Level::Off) {
-            return None;
-        }
         let run = if self.github {
             "workflow run"
         } else {
@@ -322,8 +320,8 @@ impl<'a> Job<'a> {
                 )
                 .with_fix(self.fix(src));
                 match elsewhere {
-                    Some(Level::On(severity)) => f.with_severity(severity),
-                    _ => f,
+                    Some(severity) => f.with_severity(severity),
+                    None => f,
                 }
             }
             Verdict::Unknown(reason) => Finding::new(
