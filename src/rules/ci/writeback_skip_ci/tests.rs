@@ -13,6 +13,20 @@ fn lint_with(path: &str, text: &str, config: Config) -> Vec<Diagnostic> {
         .collect()
 }
 
+/// Asserts that a finding's message holds `text`.
+fn assert_says(d: &Diagnostic, text: &str) {
+    assert!(d.message.contains(text), "{}", d.message);
+}
+
+/// A configuration from `.gitops-lint.yaml` text.
+fn parse_config(yaml: &str) -> Result<Config, crate::config::ConfigError> {
+    crate::config::parse(
+        std::path::Path::new(".gitops-lint.yaml"),
+        yaml,
+        &crate::rules::all_meta(),
+    )
+}
+
 /// Applies every fix of the rule and checks the result lints clean.
 fn fixed(path: &str, text: &str) -> String {
     let ds = lint_with(path, text, Config::default());
@@ -104,69 +118,39 @@ fn cannot_verify_is_info_and_other_repositories_are_named() {
     let ds = lint_with(".gitlab-ci.yml", src, Config::default());
     assert_eq!(ds.len(), 1);
     assert_eq!(ds[0].severity, Severity::Info);
-    assert!(ds[0].message.contains("cannot verify"), "{}", ds[0].message);
-    assert!(
-        ds[0]
-            .message
-            .contains("another repository (`https://gitlab.example.com/platform/gitops.git`)"),
-        "{}",
-        ds[0].message
+    assert_says(&ds[0], "cannot verify");
+    assert_says(
+        &ds[0],
+        "another repository (`https://gitlab.example.com/platform/gitops.git`)",
     );
     // `cd` is followed through relative paths and `..`.
     let src2 = "b:\n  script:\n    - cd /tmp && git clone https://h.example/g/gitops.git\n    - cd gitops\n    - cd apps/../apps\n    - git commit -m x\n    - git push\n    - cd ../..\n    - git commit -m y\n    - git push\n";
     let ds = lint_with(".gitlab-ci.yml", src2, Config::default());
     assert_eq!(ds.len(), 2);
-    assert!(
-        ds[0].message.contains("another repository"),
-        "{}",
-        ds[0].message
-    );
-    assert!(
-        ds[1].message.contains("this repository"),
-        "{}",
-        ds[1].message
-    );
+    assert_says(&ds[0], "another repository");
+    assert_says(&ds[1], "this repository");
     // A remote URL built from predefined variables still names this repository.
     let src3 = "b:\n  script:\n    - git remote set-url origin \"https://oauth2:${TOKEN}@${CI_SERVER_HOST}/${CI_PROJECT_PATH}.git\"\n    - git commit -m x\n    - git push origin HEAD:main\n";
     let ds = lint_with(".gitlab-ci.yml", src3, Config::default());
-    assert!(
-        ds[0].message.contains("this repository"),
-        "{}",
-        ds[0].message
-    );
+    assert_says(&ds[0], "this repository");
     let src4 = "b:\n  script:\n    - git clone \"https://oauth2:${TOKEN}@${GITOPS_HOST}/platform/gitops.git\"\n    - cd gitops && git commit -m x && git push\n";
     let ds = lint_with(".gitlab-ci.yml", src4, Config::default());
-    assert!(
-        ds[0]
-            .message
-            .contains("(`https://${GITOPS_HOST}/platform/gitops.git`)"),
-        "{}",
-        ds[0].message
-    );
+    assert_says(&ds[0], "(`https://${GITOPS_HOST}/platform/gitops.git`)");
     // The repository's own URL (from `repo_urls`) is this repository: a loop.
     let config = Config {
         repo_urls: vec!["https://gitlab.example.com/platform/gitops".into()],
         ..Config::default()
     };
     let ds = lint_with(".gitlab-ci.yml", src, config);
-    assert!(
-        ds[0].message.contains("to this repository"),
-        "{}",
-        ds[0].message
-    );
+    assert_says(&ds[0], "to this repository");
 }
 
 #[test]
 fn github_token_pushes_are_reported_only_with_always() {
     let src = "on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - uses: actions/checkout@v4\n      - run: git commit -am bump && git push\n";
     assert!(lint_with(".github/workflows/b.yml", src, Config::default()).is_empty());
-    let metas = crate::rules::all_meta();
-    let config = crate::config::parse(
-        std::path::Path::new(".gitops-lint.yaml"),
-        "rules:\n  ci/writeback-skip-ci:\n    require_skip_ci: always\n",
-        &metas,
-    )
-    .unwrap();
+    let config =
+        parse_config("rules:\n  ci/writeback-skip-ci:\n    require_skip_ci: always\n").unwrap();
     assert_eq!(lint_with(".github/workflows/b.yml", src, config).len(), 1);
 }
 
@@ -189,10 +173,7 @@ fn odd_inputs_do_not_panic() {
 fn other_repositories_are_a_warning_unless_configured() {
     let src = "b:\n  script:\n    - git clone https://h.example/g/gitops.git && cd gitops\n    - git commit -am x && git push\n    - cd .. && git commit -am y && git push\n    - 'curl -X POST -d \"{\\\"commit_message\\\": \\\"z\\\"}\" \"$API/projects/7/repository/commits\"'\n";
     let with = |yaml: &str| {
-        let metas = crate::rules::all_meta();
-        let config =
-            crate::config::parse(std::path::Path::new(".gitops-lint.yaml"), yaml, &metas).unwrap();
-        lint_with(".gitlab-ci.yml", src, config)
+        lint_with(".gitlab-ci.yml", src, parse_config(yaml).unwrap())
             .into_iter()
             .map(|d| (d.message.contains("to this repository"), d.severity))
             .collect::<Vec<_>>()
@@ -227,24 +208,13 @@ fn other_repositories_are_a_warning_unless_configured() {
             (other, Severity::Warning)
         ]
     );
-    let metas = crate::rules::all_meta();
-    let bad = crate::config::parse(
-        std::path::Path::new(".gitops-lint.yaml"),
-        "ci: {other_repositories: info}\n",
-        &metas,
-    )
-    .unwrap_err();
+    let bad = parse_config("ci: {other_repositories: info}\n").unwrap_err();
     assert!(
         bad.message.contains("`error`, `warning` or `off`"),
         "{}",
         bad.message
     );
-    let typo = crate::config::parse(
-        std::path::Path::new(".gitops-lint.yaml"),
-        "ci: {other_repository: off}\n",
-        &metas,
-    )
-    .unwrap_err();
+    let typo = parse_config("ci: {other_repository: off}\n").unwrap_err();
     assert_eq!(
         typo.help.as_deref(),
         Some("did you mean `other_repositories`?")
