@@ -154,16 +154,18 @@ impl Scanner<'_> {
     }
 
     /// Copies raw text `[self.i, to)` into the current word.
-    /// The end of a `$(...)`, `${...}` or backtick substitution starting here, if one does:
-    /// its text is kept as written (it is not expanded).
-    fn substitution_end(&self) -> Option<usize> {
-        match self.byte(self.i)? {
-            b'$' if matches!(self.byte(self.i + 1), Some(b'(' | b'{')) => {
-                Some(skip_expansion(self.s, self.i))
+    /// Copies a `$(...)`, `${...}` or backtick substitution starting here into the word as
+    /// written (it is not expanded); false when none starts here.
+    fn take_substitution(&mut self) -> bool {
+        let end = match self.byte(self.i) {
+            Some(b'$') if matches!(self.byte(self.i + 1), Some(b'(' | b'{')) => {
+                skip_expansion(self.s, self.i)
             }
-            b'`' => Some(skip_backticks(self.s, self.i)),
-            _ => None,
-        }
+            Some(b'`') => skip_backticks(self.s, self.i),
+            _ => return false,
+        };
+        self.push_raw(end);
+        true
     }
 
     fn push_raw(&mut self, to: usize) {
@@ -200,8 +202,7 @@ impl Scanner<'_> {
     fn run(mut self) -> Vec<Command> {
         while self.i < self.s.len() {
             let Some(c) = self.ch(self.i) else { break };
-            if let Some(to) = self.substitution_end() {
-                self.push_raw(to);
+            if self.take_substitution() {
                 continue;
             }
             match c {
@@ -246,8 +247,7 @@ impl Scanner<'_> {
                     self.i += 1;
                     while self.i < self.s.len() {
                         let Some(ch) = self.ch(self.i) else { break };
-                        if let Some(to) = self.substitution_end() {
-                            self.push_raw(to);
+                        if self.take_substitution() {
                             continue;
                         }
                         match ch {
