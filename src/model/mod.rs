@@ -10,14 +10,13 @@ pub mod project;
 pub mod repo;
 pub mod resolve;
 pub mod settings;
-pub mod shell;
 pub mod template;
 pub mod values;
 
 use std::sync::OnceLock;
 
 pub use project::Project;
-pub use settings::{ArgocdSettings, EdgeTls, Settings};
+pub use settings::{ArgocdSettings, CiSettings, EdgeTls, OtherRepositories, Settings};
 
 use crate::source::{FileId, Span};
 use crate::yaml::Node;
@@ -28,6 +27,7 @@ pub struct Model<'p> {
     pub project: &'p Project,
     pub settings: Settings,
     argocd: OnceLock<resolve::ArgoModel>,
+    ci: OnceLock<ci::CiModel>,
 }
 
 impl<'p> Model<'p> {
@@ -37,6 +37,7 @@ impl<'p> Model<'p> {
             project,
             settings,
             argocd: OnceLock::new(),
+            ci: OnceLock::new(),
         }
     }
 
@@ -49,6 +50,11 @@ impl<'p> Model<'p> {
             };
             resolve::resolve(self.project, &opts)
         })
+    }
+
+    /// The assembled CI pipelines (GitLab) and workflows (GitHub).
+    pub fn ci(&self) -> &ci::CiModel {
+        self.ci.get_or_init(|| ci::build(self.project))
     }
 }
 
