@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use std::sync::OnceLock;
 
+use crate::model::k8s::{self, K8sIndex, Objects};
+use crate::model::kustomize::{self, Kustomizations};
 use crate::model::resolve::{self, ArgoModel, ResolveOptions};
 use crate::model::{DocKind, Document};
 use crate::source::{FileId, SourceDb, SourceFile};
@@ -23,6 +25,8 @@ pub struct Project {
     by_kind: BTreeMap<DocKind, Vec<usize>>,
     by_file: Vec<std::ops::Range<usize>>,
     argocd: OnceLock<ArgoModel>,
+    kustomize: OnceLock<Kustomizations>,
+    k8s: OnceLock<K8sIndex>,
 }
 
 impl Project {
@@ -49,12 +53,27 @@ impl Project {
             by_kind,
             by_file,
             argocd: OnceLock::new(),
+            kustomize: OnceLock::new(),
+            k8s: OnceLock::new(),
         }
     }
 
     /// The Argo CD reachability model, built on first use (once per run).
     pub fn argocd(&self, opts: &ResolveOptions) -> &ArgoModel {
         self.argocd.get_or_init(|| resolve::resolve(self, opts))
+    }
+
+    /// The kustomization graph, built on first use (once per run).
+    pub fn kustomize(&self) -> &Kustomizations {
+        self.kustomize.get_or_init(|| kustomize::build(self))
+    }
+
+    /// The index of Kubernetes objects, built on first use (once per run).
+    pub fn k8s(&self) -> Objects<'_> {
+        let index = self
+            .k8s
+            .get_or_init(|| k8s::index(&self.docs, self.kustomize()));
+        Objects::new(&self.docs, index)
     }
 
     /// Indexes in [`Project::docs`] of one file's documents.

@@ -11,14 +11,17 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
+pub use super::Field;
 use super::argocd::{self, is_argocd_kind, is_set};
+use super::kustomize::{Flow, Reference, Step};
 use super::repo::{self, join, normalize_url};
 use super::template::is_unknown;
 use super::values::{self, Values};
-use super::{DocKind, appset};
+use super::{DocKind, KUSTOMIZATION_FILE_NAMES, appset};
 use crate::project::Project;
 use crate::source::{FileId, Span};
-use crate::yaml::{self, Node, ScalarStyle};
+use crate::yaml::embedded::{block_offsets, remap};
+use crate::yaml::{self, Node};
 
 /// What the resolver needs from the configuration.
 #[derive(Clone, Debug, Default)]
@@ -82,24 +85,6 @@ pub struct App {
     pub project: Option<Field>,
     /// `spec.destination`.
     pub destination: Option<Destination>,
-}
-
-/// A scalar of an Application spec and the node that sets it (a template node for a generated
-/// Application).
-#[derive(Clone, Debug)]
-pub struct Field {
-    pub value: String,
-    pub span: Span,
-}
-
-impl Field {
-    fn of(node: Option<&Node>) -> Option<Field> {
-        let n = node.filter(|n| !n.is_null())?;
-        Some(Field {
-            value: n.scalar_text()?.to_string(),
-            span: n.span,
-        })
-    }
 }
 
 /// `spec.destination`.
@@ -199,8 +184,6 @@ pub struct AppInput<'p> {
     pub spec: Cow<'p, Node>,
     pub appset: Option<String>,
 }
-
-const KUSTOMIZATION_NAMES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
 /// Builds the model.
 #[must_use]
@@ -545,8 +528,7 @@ impl<'p> Resolver<'p> {
             }
             SourceKind::Kustomize => {
                 let mut k = Kustomized::default();
-                let mut visited = HashSet::new();
-                self.kustomize(app, &dir, &mut k, &mut visited);
+                self.kustomize(app, &dir, &mut k);
                 out.files.extend(k.files.iter().copied());
                 self.kustomize_tags(app, src, k);
             }
@@ -579,17 +561,10 @@ impl<'p> Resolver<'p> {
         {
             return SourceKind::Helm;
         }
-        if self.kustomization_in(dir).is_some() {
+        if self.project.kustomize().in_dir(dir).is_some() {
             return SourceKind::Kustomize;
         }
         SourceKind::Directory
-    }
-
-    fn kustomization_in(&self, dir: &str) -> Option<FileId> {
-        KUSTOMIZATION_NAMES
-            .iter()
-            .filter_map(|n| join(dir, n))
-            .find_map(|p| self.project.file_by_path(&p).map(|f| f.id))
     }
 
     fn values_of(&mut self, file: FileId) -> Values {
@@ -788,79 +763,73 @@ impl<'p> Resolver<'p> {
         }
     }
 
-    fn kustomize(
-        &mut self,
-        app: usize,
-        dir: &str,
-        k: &mut Kustomized,
-        visited: &mut HashSet<String>,
-    ) {
-        if !visited.insert(dir.to_string()) || visited.len() > 256 {
-            return;
-        }
-        let Some(kfile) = self.kustomization_in(dir) else {
-            return;
-        };
-        k.files.push(kfile);
+    /// Follows the kustomization in `dir` and what it includes: the files it reads, the image
+    /// tags it sets, and `Missing` records for entries that are not in the repository.
+    fn kustomize(&mut self, app: usize, dir: &str, k: &mut Kustomized) {
         let project = self.project;
-        let Some(doc) = project.file_docs(kfile).first() else {
+        let graph = project.kustomize();
+        let Some(start) = graph.in_dir(dir) else {
             return;
         };
-        for img in doc.root.get("images").into_iter().flat_map(Node::items) {
-            let Some(name) = img.get_str("name") else {
-                continue;
-            };
-            // The outermost kustomization is applied last: the first one seen wins.
-            if let Some(tag) = img.get("newTag").filter(|t| !t.is_null()) {
-                k.images.entry(name.to_string()).or_insert(ImageSetting {
-                    tag: tag.scalar_text().unwrap_or("").to_string(),
-                    span: tag.span,
-                });
-            }
-        }
-        for key in ["resources", "bases", "components"] {
-            for item in doc.root.get(key).into_iter().flat_map(Node::items) {
-                let Some(raw) = item.as_str() else {
-                    continue;
-                };
-                if repo::is_remote(raw) || is_unknown(raw) {
-                    continue;
+        let mut visited = HashSet::new();
+        graph.walk(start, &mut |step| match step {
+            Step::Enter { node, .. } => {
+                if !visited.insert(node.file) || visited.len() > 256 {
+                    return Flow::Skip;
                 }
-                let Some(rel) = join(dir, raw) else {
-                    self.missing(
+                k.files.push(node.file);
+                for img in &node.images {
+                    let (Some(name), Some(tag)) = (&img.name, &img.new_tag) else {
+                        continue;
+                    };
+                    // The outermost kustomization is applied last: the first one seen wins.
+                    k.images
+                        .entry(name.value.clone())
+                        .or_insert(ImageSetting {
+                            tag: tag.value.clone(),
+                            span: tag.span,
+                        });
+                }
+                Flow::Into
+            }
+            Step::Entry { entry, .. } => {
+                let (key, raw) = (entry.field.as_str(), entry.raw.as_str());
+                if is_unknown(raw) {
+                    return Flow::Skip;
+                }
+                match &entry.reference {
+                    Reference::Remote | Reference::Kustomization(_) => {}
+                    Reference::OutsideRoot => self.missing(
                         app,
-                        item.span,
+                        entry.span,
                         format!("kustomize {key} entry `{raw}` leaves the repository"),
-                    );
-                    continue;
-                };
-                if let Some(f) = project.file_by_path(&rel) {
-                    k.files.push(f.id);
-                } else if self.dir_exists(&rel) {
-                    if self.kustomization_in(&rel).is_some() {
-                        self.kustomize(app, &rel, k, visited);
-                    } else if !(project.on_disk
-                        && KUSTOMIZATION_NAMES
-                            .iter()
-                            .any(|n| project.root.join(&rel).join(n).is_file()))
-                    {
-                        self.missing(
-                            app,
-                            item.span,
-                            format!(
-                                "kustomize {key} entry `{raw}` is a folder without a kustomization"
-                            ),
-                        );
+                    ),
+                    Reference::File(f) => k.files.push(*f),
+                    Reference::Other(rel) if self.dir_exists(rel) => {
+                        if !(project.on_disk
+                            && KUSTOMIZATION_FILE_NAMES
+                                .iter()
+                                .any(|n| project.root.join(rel).join(n).is_file()))
+                        {
+                            self.missing(
+                                app,
+                                entry.span,
+                                format!(
+                                    "kustomize {key} entry `{raw}` is a folder without a kustomization"
+                                ),
+                            );
+                        }
                     }
-                } else if !self.file_exists(&rel) {
-                    self.missing(
+                    Reference::Other(rel) if !self.file_exists(rel) => self.missing(
                         app,
-                        item.span,
+                        entry.span,
                         format!("kustomize {key} entry `{rel}` does not exist in this repository"),
-                    );
+                    ),
+                    Reference::Other(_) => {}
                 }
+                Flow::Into
             }
-        }
+        });
     }
 
     fn kustomize_tags(&mut self, app: usize, src: &Node, mut k: Kustomized) {
@@ -1005,47 +974,6 @@ impl<'p> Resolver<'p> {
     }
 }
 
-/// Parses YAML written in a string node (a kustomize inline `patch: |`): the documents' roots,
-/// with spans mapped back into the file when the node is a literal block scalar that can be
-/// located, else every node at the string's span. Nothing when it does not parse.
-#[must_use]
-pub fn parse_embedded(file_text: &str, node: &Node) -> Vec<Node> {
-    let Some(text) = node.scalar_text() else {
-        return Vec::new();
-    };
-    let parsed = yaml::parse(node.span.file, text);
-    if !parsed.errors.is_empty() {
-        return Vec::new();
-    }
-    let map = block_offsets(file_text, node, text);
-    parsed
-        .docs
-        .into_iter()
-        .map(|d| {
-            let mut root = d.root;
-            match &map {
-                Some(m) => remap(&mut root, m, node.span.file),
-                None => pin(&mut root, node.span),
-            }
-            root
-        })
-        .collect()
-}
-
-fn pin(node: &mut Node, span: Span) {
-    node.span = span;
-    match &mut node.value {
-        yaml::Value::Scalar(_) => {}
-        yaml::Value::Seq(items) => items.iter_mut().for_each(|n| pin(n, span)),
-        yaml::Value::Map(entries) => {
-            for e in entries {
-                pin(&mut e.key, span);
-                pin(&mut e.value, span);
-            }
-        }
-    }
-}
-
 /// A repoURL that names a repository (not empty, not a placeholder to substitute).
 fn is_concrete_url(url: &str) -> bool {
     let url = url.trim();
@@ -1072,63 +1000,4 @@ fn glob_set(patterns: &str) -> Option<GlobSet> {
         .ok()?;
     b.add(g);
     b.build().ok()
-}
-
-/// For a literal block scalar `node` whose content is `text`, the file offset of each byte
-/// of `text` (plus one past the end), or `None` when it cannot be located exactly.
-fn block_offsets(file_text: &str, node: &Node, text: &str) -> Option<Vec<usize>> {
-    let s = node.as_scalar()?;
-    if s.style != ScalarStyle::Literal {
-        return None;
-    }
-    // The span starts at the first content character; take its whole line.
-    let start = node.span.start as usize;
-    let line_start = file_text.get(..start)?.rfind('\n').map_or(0, |i| i + 1);
-    let body = file_text.get(line_start..node.span.end as usize)?;
-    let indent = body
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .map(|l| l.len() - l.trim_start_matches(' ').len())?;
-    let mut map = Vec::with_capacity(text.len() + 1);
-    let mut rebuilt = String::with_capacity(text.len());
-    let mut offset = line_start;
-    for line in body.split_inclusive('\n') {
-        let content_start = if line.trim().is_empty() {
-            line.len() - usize::from(line.ends_with('\n'))
-        } else {
-            indent.min(line.len())
-        };
-        let content = &line[content_start..];
-        for i in 0..content.len() {
-            map.push(offset + content_start + i);
-        }
-        rebuilt.push_str(content);
-        offset += line.len();
-    }
-    // Chomping may drop or keep trailing newlines; the prefix must match exactly.
-    if !rebuilt.starts_with(text) {
-        return None;
-    }
-    map.truncate(text.len());
-    map.push(map.last().map_or(offset, |&l| l + 1));
-    Some(map)
-}
-
-fn remap(node: &mut Node, map: &[usize], file: FileId) {
-    let at = |o: u32| {
-        map.get(o as usize)
-            .copied()
-            .unwrap_or(*map.last().unwrap_or(&0))
-    };
-    node.span = Span::new(file, at(node.span.start), at(node.span.end));
-    match &mut node.value {
-        yaml::Value::Scalar(_) => {}
-        yaml::Value::Seq(items) => items.iter_mut().for_each(|n| remap(n, map, file)),
-        yaml::Value::Map(entries) => {
-            for e in entries {
-                remap(&mut e.key, map, file);
-                remap(&mut e.value, map, file);
-            }
-        }
-    }
 }

@@ -263,7 +263,7 @@ pub(super) fn kustomize_patches(
         let t_kind = target.and_then(|t| t.get_str("kind"));
         let t_name = target.and_then(|t| t.get_str("name"));
         let t_ns = target.and_then(|t| t.get_str("namespace"));
-        for root in crate::model::resolve::parse_embedded(text, body) {
+        for root in crate::yaml::embedded::parse_embedded(text, body) {
             if root.as_seq().is_some() {
                 json6902(&root, t_kind, t_name, service, &mut |span, what| {
                     add(span, what, t_ns.or(k_ns).map(str::to_string));
