@@ -113,6 +113,12 @@ impl Field {
         })
     }
 
+    /// The value of an optional field.
+    #[must_use]
+    pub fn text(field: &Option<Field>) -> Option<&str> {
+        field.as_ref().map(|f| f.value.as_str())
+    }
+
     /// A string (after YAML 1.1 resolution: `true` and `1` are not strings).
     #[must_use]
     pub fn string(node: Option<&Node>) -> Option<Field> {
