@@ -153,3 +153,86 @@ pub fn namespaces_may_match(a: Option<&str>, b: Option<&str>) -> bool {
         _ => true,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::kustomize::test_project;
+
+    fn names(objs: impl Iterator<Item = Object<'static>>) -> Vec<String> {
+        objs.map(|o| format!("{}/{}", o.namespace.unwrap_or("?"), o.name))
+            .collect()
+    }
+
+    #[test]
+    fn objects_by_group_kind_namespace_and_name() {
+        let project = Box::leak(Box::new(test_project(&[
+            (
+                "a.yaml",
+                "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: prod}\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\n",
+            ),
+            (
+                "b.yaml",
+                "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata: {name: old, namespace: prod}\n---\napiVersion: serving.knative.dev/v1\nkind: Service\nmetadata: {name: web, namespace: prod}\n---\napiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: team, namespace: argocd}\n",
+            ),
+            ("kustomization.yaml", "resources: [c.yaml]\n"),
+            (
+                "c.yaml",
+                "apiVersion: v1\nkind: Service\nmetadata: {name: api}\n",
+            ),
+        ])));
+        let objs = project.k8s();
+        // Core group `""`, in document order; the Knative Service is another kind.
+        assert_eq!(
+            names(objs.of("", "Service")),
+            ["prod/web", "?/web", "?/api"]
+        );
+        assert_eq!(
+            names(objs.of("serving.knative.dev", "Service")),
+            ["prod/web"]
+        );
+        assert_eq!(names(objs.of("extensions", "Ingress")), ["prod/old"]);
+        assert_eq!(names(objs.of("networking.k8s.io", "Ingress")), ["?/web"]);
+        assert_eq!(names(objs.of("argoproj.io", "AppProject")), ["argocd/team"]);
+        assert_eq!(objs.of("apps", "Deployment").count(), 0);
+        // A namespace unknown on either side may match.
+        assert_eq!(
+            names(objs.find("", "Service", Some("prod"), "web")),
+            ["prod/web", "?/web"]
+        );
+        assert_eq!(
+            names(objs.find("", "Service", Some("dev"), "web")),
+            ["?/web"]
+        );
+        assert_eq!(
+            names(objs.find("", "Service", None, "web")),
+            ["prod/web", "?/web"]
+        );
+        assert_eq!(names(objs.named("", "Service", "api")), ["?/api"]);
+        let svc = objs.named("", "Service", "web").next().expect("web");
+        assert_eq!((svc.group, svc.kind, svc.doc_index), ("", "Service", 0));
+        assert!(svc.spec().is_none());
+    }
+
+    #[test]
+    fn a_kustomization_namespace_is_the_object_namespace() {
+        let project = Box::leak(Box::new(test_project(&[
+            (
+                "kustomization.yaml",
+                "namespace: argocd\nresources: [svc.yaml]\n",
+            ),
+            (
+                "svc.yaml",
+                "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: other}\n",
+            ),
+        ])));
+        assert_eq!(names(project.k8s().of("", "Service")), ["argocd/web"]);
+        assert!(
+            project
+                .k8s()
+                .find("", "Service", Some("other"), "web")
+                .next()
+                .is_none()
+        );
+    }
+}

@@ -84,6 +84,9 @@ fn build_set(patterns: &[String]) -> Result<GlobSet, (String, String)> {
     b.build().map_err(|e| (patterns.join(", "), e.to_string()))
 }
 
+/// YAML by extension, and kustomize's extensionless `Kustomization`. The model's list of
+/// kustomization file names (`model::KUSTOMIZATION_FILE_NAMES`) is above this layer; a test
+/// beside it checks that every name there is discovered here.
 #[must_use]
 pub fn is_yaml_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
