@@ -522,6 +522,14 @@ impl Kustomizations {
         &self.nodes[index]
     }
 
+    /// The kustomization read from `file`, if it is one.
+    #[must_use]
+    pub fn of_file(&self, file: FileId) -> Option<&Kustomization> {
+        // Nodes are in file order.
+        let i = self.nodes.binary_search_by_key(&file, |k| k.file).ok()?;
+        self.nodes.get(i)
+    }
+
     /// The kustomization kustomize reads in folder `dir`.
     #[must_use]
     pub fn in_dir(&self, dir: &str) -> Option<usize> {

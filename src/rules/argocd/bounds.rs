@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::diagnostic::Finding;
 use crate::model::appproject::{AppDest, ProjectDest};
-use crate::model::kustomize::{Flow, Reference, Step};
+use crate::model::kustomize::{Flow, Kustomization, Reference, Step};
 use crate::model::resolve::{App, ArgoModel, Field, ResolvedSource};
 use crate::model::template::is_unknown;
 use crate::model::{DocKind, Document};
@@ -193,13 +193,10 @@ pub fn deployed<'p>(project: &'p Project, src: &ResolvedSource) -> Vec<Deployed<
     out
 }
 
-/// Kustomization documents a kustomize source reads.
-pub fn kustomizations<'p>(project: &'p Project, src: &ResolvedSource) -> Vec<&'p Document> {
-    src.files
-        .iter()
-        .flat_map(|&f| project.file_docs(f))
-        .filter(|d| d.kind == DocKind::Kustomization)
-        .collect()
+/// Kustomizations a kustomize source reads.
+pub fn kustomizations<'p>(project: &'p Project, src: &ResolvedSource) -> Vec<&'p Kustomization> {
+    let graph = project.kustomize();
+    src.files.iter().filter_map(|&f| graph.of_file(f)).collect()
 }
 
 /// The chart name and dependency names of an in-repository Helm chart source.
