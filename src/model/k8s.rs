@@ -157,7 +157,7 @@ pub fn namespaces_may_match(a: Option<&str>, b: Option<&str>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::kustomize::test_project;
+    use crate::model::kustomize::tests::test_project;
 
     fn names(objs: impl Iterator<Item = Object<'static>>) -> Vec<String> {
         objs.map(|o| format!("{}/{}", o.namespace.unwrap_or("?"), o.name))

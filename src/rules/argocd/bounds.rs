@@ -303,12 +303,11 @@ pub fn patched_projects(project: &Project) -> HashSet<(FileId, usize)> {
     }
     // What the patching kustomizations reach through `resources` (`../projects` too).
     let mut files: HashSet<FileId> = HashSet::new();
-    let mut seen: HashSet<usize> = HashSet::new();
+    let mut seen: HashSet<FileId> = HashSet::new();
     for start in dirs.iter().filter_map(|dir| graph.in_dir(dir)) {
         graph.walk(start, &mut |step| match step {
-            Step::Enter { chain, .. } => {
-                let node = chain.last().copied().unwrap_or(start);
-                if seen.insert(node) && seen.len() <= 10_000 {
+            Step::Enter { node, .. } => {
+                if seen.insert(node.file) && seen.len() <= 10_000 {
                     Flow::Into
                 } else {
                     Flow::Skip
