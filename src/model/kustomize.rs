@@ -653,24 +653,30 @@ impl Kustomization {
 }
 
 impl Patch {
-    /// The kinds a patch applies to: its target's, and those its documents name (for a file,
-    /// `file_docs` gives the documents).
-    pub fn kinds<'a>(&'a self, file_docs: &dyn Fn(FileId) -> &'a [Document]) -> Vec<&'a str> {
-        let mut out: Vec<&str> = Vec::new();
-        if let Some(kind) = self.target.as_ref().and_then(|t| t.kind.as_ref()) {
-            out.push(&kind.value);
-        }
+    /// The patch's documents: written inline, or those of its file (`file_docs` gives a file's
+    /// documents). Nothing for a file that is not in the repository.
+    pub fn docs<'a>(&'a self, file_docs: &dyn Fn(FileId) -> &'a [Document]) -> Vec<&'a Node> {
         match &self.body {
-            PatchBody::Inline { docs, .. } => {
-                out.extend(docs.iter().filter_map(|d| d.get_str("kind")))
-            }
+            PatchBody::Inline { docs, .. } => docs.iter().collect(),
             PatchBody::File {
                 reference: Reference::File(f),
                 ..
-            } => out.extend(file_docs(*f).iter().filter_map(Document::k8s_kind)),
-            PatchBody::File { .. } => {}
+            } => file_docs(*f).iter().map(|d| &d.root).collect(),
+            PatchBody::File { .. } => Vec::new(),
         }
-        out
+    }
+
+    /// The kinds a patch applies to: its target's, and those its documents name.
+    pub fn kinds<'a>(&'a self, file_docs: &dyn Fn(FileId) -> &'a [Document]) -> Vec<&'a str> {
+        let target = self.target.as_ref().and_then(|t| Field::text(&t.kind));
+        target
+            .into_iter()
+            .chain(
+                self.docs(file_docs)
+                    .into_iter()
+                    .filter_map(|d| d.get_str("kind")),
+            )
+            .collect()
     }
 }
 
