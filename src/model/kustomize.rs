@@ -4,8 +4,8 @@
 //! Built once per run ([`crate::project::Project::kustomize`]). Nothing is applied here: the
 //! `namespace`, `namePrefix`/`nameSuffix`, patches, generators, `helmCharts` and `images` of
 //! each kustomization are kept as written, each with its span, for the model and the rules to
-//! read. References leave the repository never: remote URLs are recorded as remote and not
-//! followed, and a path climbing above the root is recorded as such.
+//! read. No reference leaves the repository: a remote URL is recorded as remote and not
+//! followed, a path climbing above the root as such.
 
 use std::collections::{HashMap, HashSet};
 
@@ -16,8 +16,8 @@ use crate::source::{FileId, Span};
 use crate::yaml::Node;
 use crate::yaml::embedded::parse_embedded;
 
-/// Kustomizations one walk enters at most (a walk follows every path, as kustomize renders a
-/// base included twice twice).
+/// Kustomizations one walk enters at most (a walk follows every path: kustomize renders a base
+/// that two overlays include once for each).
 const WALK_BUDGET: usize = 100_000;
 
 /// Every kustomization of the repository.

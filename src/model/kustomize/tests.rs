@@ -100,6 +100,12 @@ fn walks_in_kustomize_order_and_stops_at_cycles() {
 }
 
 #[test]
+fn a_kustomization_that_includes_itself_is_entered_once() {
+    let p = test_project(&[("k/kustomization.yaml", "resources: [., ../k, './']\n")]);
+    assert_eq!(walk_from(&p, "k"), [">k", "k:.", "k:../k", "k:./"]);
+}
+
+#[test]
 fn remote_and_escaping_paths_are_never_followed() {
     let p = test_project(&[
         (
