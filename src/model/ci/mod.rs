@@ -1,4 +1,4 @@
-//! CI definitions as the runner sees them, assembled once per run ([`crate::model::Project::ci`]):
+//! CI definitions as the runner sees them, assembled once per run ([`crate::model::Model::ci`]):
 //!
 //! - [`gitlab`]: GitLab CI pipelines, a root file with the local files it includes, and their
 //!   jobs with `extends`, YAML anchors, `!reference`, `default:` and variables resolved;
