@@ -4,6 +4,7 @@ pub mod appproject;
 pub mod appset;
 pub mod argocd;
 pub mod ci;
+pub mod kinds;
 pub mod repo;
 pub mod resolve;
 pub mod shell;
