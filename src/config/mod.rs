@@ -57,8 +57,9 @@ pub struct ArgocdConfig {
     pub self_paths: Vec<String>,
     /// Namespaces of the infrastructure; `None`: the default list (`argocd/infra-boundary`).
     pub infra_namespaces: Option<Vec<String>>,
-    /// Helm charts of the infrastructure (`argocd/infra-boundary`).
-    pub infra_charts: Vec<String>,
+    /// Helm charts and OLM packages of the infrastructure; `None`: the default list
+    /// (`argocd/infra-boundary`).
+    pub infra_charts: Option<Vec<String>>,
     /// Folders or files of the infrastructure (`argocd/infra-boundary`).
     pub infra_paths: Vec<String>,
     /// `argocd.server_service`: the Service of argocd-server (default `argocd-server`).
@@ -309,13 +310,15 @@ pub fn parse(path: &Path, text: &str, rules: &[&RuleMeta]) -> Result<Config, Con
                                 })?);
                         }
                         "infra_charts" => {
-                            config.argocd.infra_charts = string_list(&a.value).map_err(|n| {
-                                err(
-                                    span_of(n),
-                                    "`argocd.infra_charts` must be a list of chart names".into(),
-                                    None,
-                                )
-                            })?;
+                            config.argocd.infra_charts =
+                                Some(string_list(&a.value).map_err(|n| {
+                                    err(
+                                        span_of(n),
+                                        "`argocd.infra_charts` must be a list of chart names"
+                                            .into(),
+                                        None,
+                                    )
+                                })?);
                         }
                         "infra_paths" => {
                             config.argocd.infra_paths = string_list(&a.value).map_err(|n| {
@@ -629,7 +632,7 @@ pub fn starter(rules: &[&RuleMeta]) -> String {
          \x20\x20self_paths: []\n\
          \x20\x20# Namespaces, charts and folders of the infrastructure (argocd/infra-boundary).\n\
          \x20\x20infra_namespaces: [kube-system, kube-public, kube-node-lease, cert-manager, cilium, rook-ceph, metallb-system, ingress-nginx, gateway-system]\n\
-         \x20\x20infra_charts: []\n\
+         \x20\x20# infra_charts: [...]  (default: well-known operators, see `gitops-lint explain argocd/infra-boundary`)\n\
          \x20\x20infra_paths: []\n\
          \x20\x20# The Service of argocd-server (argocd/insecure-without-edge-tls).\n\
          \x20\x20server_service: argocd-server\n\
