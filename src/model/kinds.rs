@@ -595,8 +595,13 @@ impl KindScopes {
                 Some(N) => Reach::Nothing,
                 Some(C) if allowed(group, kind) => Reach::Nothing,
                 Some(C) => Reach::ClusterScoped(None),
-                // Kinds are CamelCase: `configmaps` (a resource name) matches no object.
-                None if kind.chars().next().is_none_or(char::is_lowercase) => Reach::Nothing,
+                // Kinds are CamelCase: `configmaps` (a resource name) matches no object; and
+                // every kind of Kubernetes' own groups is known (`RoleBinding` is not in `""`).
+                None if kind.chars().next().is_none_or(char::is_lowercase)
+                    || is_builtin_group(group) =>
+                {
+                    Reach::Nothing
+                }
                 None => Reach::Unknown,
             };
         }
@@ -685,6 +690,8 @@ mod tests {
             Reach::ClusterScoped(None)
         );
         assert_eq!(s.whitelist_reach("", "configmaps", none), Reach::Nothing);
+        // The core group has no RoleBinding: the entry matches nothing.
+        assert_eq!(s.whitelist_reach("", "RoleBinding", none), Reach::Nothing);
         assert_eq!(
             s.whitelist_reach("example.com", "Widget", none),
             Reach::Unknown
