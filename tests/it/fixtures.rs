@@ -6,9 +6,11 @@
 //! - `# expect: <rule>` at the end of a line marks where a finding must start. If a case has
 //!   markers, every finding of the rule must start on a marked line and every marker must be hit.
 //! - A `.gitops-lint.yaml` in the rule folder (or in a folder case) configures the rule.
-//! - For a single-file `bad` case with fixes, `<case>.fixed.yaml` holds the file after every fix
-//!   of the rule is applied (`UPDATE_FIXTURES=1` writes it). The fixed file must parse, give no
-//!   fixable finding of the rule again, and fixing it again changes nothing.
+//! - For a single-file `bad` case with fixes, `<case>.fixed.yaml` holds the file after every
+//!   safe fix of the rule is applied (what `--fix` writes), and `<case>.unsafe.fixed.yaml`, when
+//!   the case has unsafe fixes, the file after every fix (`--fix --unsafe-fixes`);
+//!   `UPDATE_FIXTURES=1` writes them. A fixed file must parse, give no finding of the rule with
+//!   a fix it applies, and fixing it again changes nothing.
 //!
 //! Only the rule named by the folder is looked at; other rules' findings are ignored.
 
@@ -135,13 +137,15 @@ fn check_spans(report: &Report, case: &str) {
     }
 }
 
-/// Applies every fix of `rule` to `path` until nothing changes; returns the final text.
+/// Applies every fix of `rule` at least as safe as `threshold` to `path` until nothing
+/// changes; returns the final text.
 fn fix_until_stable(
     files: &[(String, String)],
     path: &str,
     rule: &str,
     config: &Config,
     case: &str,
+    threshold: fix::Applicability,
 ) -> String {
     let mut files = files.to_vec();
     for _ in 0..10 {
@@ -152,6 +156,7 @@ fn fix_until_stable(
             .iter()
             .filter(|d| d.rule == rule)
             .filter_map(|d| d.fix.as_ref())
+            .filter(|f| f.applicability >= threshold)
             .filter(|f| f.edits.iter().all(|e| e.span.file == file.id))
             .collect();
         if fixes.is_empty() {
@@ -251,45 +256,64 @@ fn check_case(rule: &str, rule_dir: &Path, case: &Path) -> Result<(), String> {
             ));
         }
     }
-    // Fix expectations for single-file bad cases.
-    if bad && case.is_file() && found.iter().any(|d| d.fix.is_some()) {
-        let fixed = fix_until_stable(&files, &files[0].0, rule, &config, &label);
-        let golden = case.with_file_name(name.replace(".yaml", ".fixed.yaml"));
-        if std::env::var_os("UPDATE_FIXTURES").is_some() {
-            std::fs::write(&golden, &fixed).unwrap();
-        }
-        let expected = std::fs::read_to_string(&golden).map_err(|_| {
-            format!(
-                "{label}: missing {} (run with UPDATE_FIXTURES=1 and review it)",
-                golden.display()
-            )
-        })?;
-        if expected != fixed {
-            return Err(format!(
-                "{label}: fixed output differs from {}:\n{}",
-                golden.display(),
-                fix::unified_diff(&name, &expected, &fixed)
-            ));
-        }
-        let again = run_case(&[(files[0].0.clone(), fixed.clone())], config.clone());
-        if let Some(d) = again
-            .diagnostics
-            .iter()
-            .find(|d| d.rule.starts_with("yaml/"))
-        {
-            return Err(format!(
-                "{label}: the fixed file no longer parses: {}",
-                d.message
-            ));
-        }
-        if again
-            .diagnostics
-            .iter()
-            .any(|d| d.rule == rule && d.fix.is_some())
-        {
-            return Err(format!(
-                "{label}: the fixed file still has a fixable `{rule}` finding"
-            ));
+    // Fix expectations for single-file bad cases: `--fix`, then `--fix --unsafe-fixes`.
+    if bad && case.is_file() {
+        use fix::Applicability::{Safe, Unsafe};
+        for (threshold, suffix) in [(Safe, ".fixed.yaml"), (Unsafe, ".unsafe.fixed.yaml")] {
+            let applies = |d: &&gitops_lint::diagnostic::Diagnostic| {
+                d.fix.as_ref().is_some_and(|f| f.applicability >= threshold)
+            };
+            let golden = case.with_file_name(name.replace(".yaml", suffix));
+            let expected_kind = |d: &&gitops_lint::diagnostic::Diagnostic| {
+                d.fix.as_ref().is_some_and(|f| f.applicability == threshold)
+            };
+            if !found.iter().any(expected_kind) {
+                if golden.exists() {
+                    return Err(format!(
+                        "{label}: {} is stale: no {threshold:?} fix left; delete it",
+                        golden.display()
+                    ));
+                }
+                continue;
+            }
+            let fixed = fix_until_stable(&files, &files[0].0, rule, &config, &label, threshold);
+            if std::env::var_os("UPDATE_FIXTURES").is_some() {
+                std::fs::write(&golden, &fixed).unwrap();
+            }
+            let expected = std::fs::read_to_string(&golden).map_err(|_| {
+                format!(
+                    "{label}: missing {} (run with UPDATE_FIXTURES=1 and review it)",
+                    golden.display()
+                )
+            })?;
+            if expected != fixed {
+                return Err(format!(
+                    "{label}: fixed output differs from {}:\n{}",
+                    golden.display(),
+                    fix::unified_diff(&name, &expected, &fixed)
+                ));
+            }
+            let again = run_case(&[(files[0].0.clone(), fixed.clone())], config.clone());
+            if let Some(d) = again
+                .diagnostics
+                .iter()
+                .find(|d| d.rule.starts_with("yaml/"))
+            {
+                return Err(format!(
+                    "{label}: the fixed file no longer parses: {}",
+                    d.message
+                ));
+            }
+            if again
+                .diagnostics
+                .iter()
+                .filter(|d| d.rule == rule)
+                .any(|d| applies(&d))
+            {
+                return Err(format!(
+                    "{label}: the fixed file still has a `{rule}` finding with a {threshold:?} fix"
+                ));
+            }
         }
     }
     Ok(())
