@@ -119,3 +119,35 @@ impl Rule for ProjectBounds {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Config;
+    use crate::diagnostic::Severity;
+    use crate::engine::check_texts;
+
+    const PROJECT: &str = "apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: p, namespace: argocd}\nspec:\n  clusterResourceWhitelist:\n";
+
+    fn severities(entries: &str) -> Vec<Severity> {
+        let text = format!("{PROJECT}{entries}");
+        check_texts(&[("p.yaml", &text)], Config::default())
+            .diagnostics
+            .into_iter()
+            .filter(|d| d.rule == "argocd/project-bounds")
+            .map(|d| d.severity)
+            .collect()
+    }
+
+    #[test]
+    fn unknown_scope_is_info_and_cluster_scope_a_warning() {
+        assert_eq!(
+            severities("    - {group: widgets.example.com, kind: Widget}\n"),
+            [Severity::Info]
+        );
+        assert_eq!(
+            severities("    - {group: cert-manager.io, kind: ClusterIssuer}\n"),
+            [Severity::Warning]
+        );
+        assert!(severities("    - {group: tuned.openshift.io, kind: Tuned}\n").is_empty());
+    }
+}

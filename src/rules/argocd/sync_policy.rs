@@ -362,3 +362,17 @@ fn add_entry(
     let lines: Vec<String> = block.iter().map(|l| l.as_ref().to_string()).collect();
     edit::append_to_map(text, map, &lines)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::comment;
+
+    #[test]
+    fn comments_outside_quotes() {
+        assert_eq!(comment("prune: false # by hand"), Some(" by hand"));
+        assert_eq!(comment("# whole line"), Some(" whole line"));
+        assert_eq!(comment("name: 'a # b'"), None);
+        assert_eq!(comment("url: http://x/#frag"), None);
+        assert_eq!(comment("k: \"x\" # c"), Some(" c"));
+    }
+}
