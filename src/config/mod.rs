@@ -632,7 +632,7 @@ pub fn starter(rules: &[&RuleMeta]) -> String {
          \x20\x20self_paths: []\n\
          \x20\x20# Namespaces, charts and folders of the infrastructure (argocd/infra-boundary).\n\
          \x20\x20infra_namespaces: [kube-system, kube-public, kube-node-lease, cert-manager, cilium, rook-ceph, metallb-system, ingress-nginx, gateway-system]\n\
-         \x20\x20# infra_charts: [...]  (default: well-known operators, see `gitops-lint explain argocd/infra-boundary`)\n\
+         \x20\x20# infra_charts: [cert-manager, ...]  Unset: well-known operators and add-ons (see `gitops-lint explain argocd/infra-boundary`); a list replaces them.\n\
          \x20\x20infra_paths: []\n\
          \x20\x20# The Service of argocd-server (argocd/insecure-without-edge-tls).\n\
          \x20\x20server_service: argocd-server\n\
