@@ -208,6 +208,9 @@ impl Rule for InfraBoundary {
                         }
                     }
                 }
+                // A wrapper chart named after its dependency is one chart.
+                let mut seen = std::collections::HashSet::new();
+                found.retain(|(what, _)| seen.insert(what.clone()));
                 let Some((first, _)) = found.first() else {
                     continue;
                 };
