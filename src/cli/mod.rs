@@ -115,15 +115,15 @@ struct CheckArgs {
     /// Report only findings that are not present at this git revision (e.g. `origin/main`).
     #[arg(long, value_name = "REV")]
     new_since: Option<String>,
-    /// Print every available fix as one unified diff (for `git apply`) instead of findings;
-    /// with `--fix`, print what the fixes would change and write nothing.
+    /// Print what `--fix` would write, as one unified diff (for `git apply`), instead of
+    /// findings; write nothing.
     #[arg(long)]
     diff: bool,
     /// Apply safe fixes, re-check, and repeat until nothing changes; report what remains.
     #[arg(long)]
     fix: bool,
-    /// With `--fix`, also apply unsafe fixes (review them).
-    #[arg(long, requires = "fix")]
+    /// With `--fix` or `--diff`, also apply unsafe fixes (review them).
+    #[arg(long)]
     unsafe_fixes: bool,
     /// Worker threads (default: one per core).
     #[arg(long, short = 'j', value_name = "N")]
@@ -403,6 +403,10 @@ fn fatal(e: &Error, color: bool) -> ExitCode {
 }
 
 fn check(args: &CheckArgs) -> ExitCode {
+    if args.unsafe_fixes && !args.fix && !args.diff {
+        eprintln!("error: `--unsafe-fixes` needs `--fix` or `--diff`");
+        return ExitCode::from(2);
+    }
     let opts = Options {
         paths: args.paths.clone(),
         config: args.config.clone(),
@@ -469,7 +473,17 @@ fn check(args: &CheckArgs) -> ExitCode {
     }
     let text = match (&fix_outcome, args.diff) {
         (Some(o), true) => gitops_lint::fixer::diff(o),
-        (None, true) => report::diff::render(&report.diagnostics, &report.project.sources),
+        // Exactly what `--fix` would write: the same passes, without writing.
+        (None, true) => {
+            let fo = gitops_lint::fixer::FixOptions {
+                unsafe_fixes: args.unsafe_fixes,
+                write: false,
+            };
+            match gitops_lint::fixer::run(&opts, fo) {
+                Ok(o) => gitops_lint::fixer::diff(&o),
+                Err(e) => return fatal(&e, stderr_color),
+            }
+        }
         _ => render(
             args.format,
             &report,

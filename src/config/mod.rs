@@ -499,7 +499,11 @@ pub fn starter(rules: &[&RuleMeta]) -> String {
     for section in SECTIONS {
         out.push_str(&format!("\n# {}\n{}:\n", section.doc, section.key));
         for row in section.rows {
-            out.push_str(&format!("  # {}\n  {}: {}\n", row.doc, row.key, row.init));
+            out.push_str(&format!("  # {}\n", row.doc));
+            match row.init.strip_prefix("# ") {
+                Some(example) => out.push_str(&format!("  # {}: {example}\n", row.key)),
+                None => out.push_str(&format!("  {}: {}\n", row.key, row.init)),
+            }
         }
     }
     out.push_str(

@@ -20,7 +20,8 @@ pub struct Row {
     pub key: &'static str,
     /// One line, shown as a comment by `init`.
     pub doc: &'static str,
-    /// The value `init` writes (YAML).
+    /// The value `init` writes (YAML); one starting with `# ` is written commented out (the
+    /// key's default is "unset").
     pub init: &'static str,
     pub(super) set: Setter,
 }
@@ -174,10 +175,10 @@ const ARGOCD: &[Row] = &[
     },
     Row {
         key: "infra_charts",
-        doc: "Helm charts of the infrastructure (argocd/infra-boundary).",
-        init: "[]",
+        doc: "Helm charts and OLM packages of the infrastructure (argocd/infra-boundary). Unset: well-known operators and add-ons (see `gitops-lint explain argocd/infra-boundary`); a list replaces them.",
+        init: "# [cert-manager, ...]",
         set: |c, n, f| {
-            c.argocd.infra_charts = list(n, f, "a list of chart names")?;
+            c.argocd.infra_charts = Some(list(n, f, "a list of chart names")?);
             Ok(())
         },
     },

@@ -7,6 +7,7 @@ pub mod appset;
 pub mod argocd;
 pub mod ci;
 pub mod k8s;
+pub mod kinds;
 pub mod kustomize;
 pub mod project;
 pub mod repo;

@@ -31,8 +31,9 @@ pub struct ArgocdSettings {
     pub self_paths: Vec<String>,
     /// Namespaces of the infrastructure; `None`: the default list (`argocd/infra-boundary`).
     pub infra_namespaces: Option<Vec<String>>,
-    /// Helm charts of the infrastructure (`argocd/infra-boundary`).
-    pub infra_charts: Vec<String>,
+    /// Helm charts and OLM packages of the infrastructure; `None`: the default list
+    /// (`argocd/infra-boundary`).
+    pub infra_charts: Option<Vec<String>>,
     /// Folders or files of the infrastructure (`argocd/infra-boundary`).
     pub infra_paths: Vec<String>,
     /// `argocd.server_service`: the Service of argocd-server (default `argocd-server`).

@@ -232,10 +232,21 @@ pub fn summary_line(report: &Report) -> String {
         line.push_str(&format!("; {} suppressed", s.suppressed));
     }
     if s.fixable > 0 {
+        let count = |a| {
+            report
+                .diagnostics
+                .iter()
+                .filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == a))
+                .count()
+        };
+        let unsafe_fixes = count(crate::fix::Applicability::Unsafe);
         line.push_str(&format!(
-            "; {} fixable (`--diff` shows the fixes)",
-            s.fixable
+            "; {} fixable with `--fix`",
+            count(crate::fix::Applicability::Safe)
         ));
+        if unsafe_fixes > 0 {
+            line.push_str(&format!(" ({unsafe_fixes} more with `--unsafe-fixes`)"));
+        }
     }
     line.push_str(&format!(" [{} ms]", s.elapsed_ms));
     line

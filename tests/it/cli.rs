@@ -112,7 +112,8 @@ fn json_output_matches_the_contract() {
     assert_eq!(d["range"]["end"]["column"], 19);
     assert!(d["labels"].is_array());
     assert!(d["help"].is_string());
-    assert_eq!(d["fix"]["applicability"], "safe");
+    // Turning an explicit `prune: false` into `true` changes what Argo CD does.
+    assert_eq!(d["fix"]["applicability"], "unsafe");
     assert!(
         d["fix"]["diff"]
             .as_str()
@@ -152,7 +153,13 @@ fn diff_output_is_accepted_by_git_apply() {
                 .replace("crlf", ""),
         ),
     ]);
-    let o = run(&["check", "--diff"], dir.path());
+    // `--diff` shows what `--fix` writes: safe fixes only, unless `--unsafe-fixes`.
+    let safe_only = stdout(&run(&["check", "--diff"], dir.path()));
+    assert!(
+        safe_only.contains("+++ b/argocd/shop/dev.yaml") && !safe_only.contains("prod.yaml"),
+        "adding `selfHeal: true` is safe, flipping `prune: false` is not:\n{safe_only}"
+    );
+    let o = run(&["check", "--diff", "--unsafe-fixes"], dir.path());
     let diff = stdout(&o);
     assert!(diff.contains("+++ b/argocd/shop/prod.yaml"), "{diff}");
     let patch = dir.path().join("fix.patch");
