@@ -65,6 +65,9 @@ pub struct ArgocdConfig {
     pub server_service: Option<String>,
     /// `argocd.edge_tls`: where TLS in front of argocd-server is terminated.
     pub edge_tls: Option<EdgeTls>,
+    /// `argocd.version`: the Argo CD release the repository targets (`argocd/schema`);
+    /// `None`: the latest modelled release.
+    pub version: Option<crate::model::argocd::schema::Version>,
 }
 
 /// `argocd.edge_tls: {mode: external, reason: "..."}`: TLS in front of argocd-server is
@@ -140,6 +143,7 @@ const ARGOCD_KEYS: &[&str] = &[
     "infra_paths",
     "server_service",
     "edge_tls",
+    "version",
 ];
 
 /// Reads and validates a configuration file against the rule registry.
@@ -340,6 +344,22 @@ pub fn parse(path: &Path, text: &str, rules: &[&RuleMeta]) -> Result<Config, Con
                         "edge_tls" => {
                             config.argocd.edge_tls =
                                 edge_tls(&a.value).map_err(|(n, m, h)| err(span_of(n), m, h))?;
+                        }
+                        // `argocd.version` (argocd/schema).
+                        "version" => {
+                            let version = a
+                                .value
+                                .scalar_text()
+                                .and_then(crate::model::argocd::schema::Version::parse)
+                                .filter(|v| (2..=3).contains(&v.major));
+                            let Some(version) = version else {
+                                return Err(err(
+                                    span_of(&a.value),
+                                    "`argocd.version` must be an Argo CD release such as `3.1` or `v2.14.5`".into(),
+                                    Some("quote it when it looks like a number: `version: \"3.10\"`".into()),
+                                ));
+                            };
+                            config.argocd.version = Some(version);
                         }
                         _ => {
                             return Err(err(

@@ -77,6 +77,7 @@ pub static BUILTIN: &[&dyn Rule] = &[
     &argocd::insecure_without_edge_tls::InsecureWithoutEdgeTls,
     &argocd::missing_source::MissingSource,
     &argocd::project_bounds::ProjectBounds,
+    &argocd::schema::Schema,
     &argocd::self_managed::SelfManaged,
     &argocd::source_out_of_project::SourceOutOfProject,
     &argocd::sync_policy::SyncPolicy,

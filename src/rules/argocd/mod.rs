@@ -8,6 +8,7 @@ pub mod infra_boundary;
 pub mod insecure_without_edge_tls;
 pub mod missing_source;
 pub mod project_bounds;
+pub mod schema;
 pub mod self_managed;
 pub mod source_out_of_project;
 pub mod sync_policy;
