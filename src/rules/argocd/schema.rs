@@ -34,60 +34,120 @@ impl Rule for Schema {
         &META
     }
 
-    fn check(&self, doc: &Document, cx: &Context<'_>) -> Vec<Finding> {
-        let schema = schema();
-        let version = schema.clamp(cx.config.argocd.version.unwrap_or_else(|| schema.latest()));
-        let mut out = Vec::new();
-        let kind = match doc.kind {
-            DocKind::Application => Some("Application"),
-            DocKind::ApplicationSet => Some("ApplicationSet"),
-            DocKind::AppProject => Some("AppProject"),
-            DocKind::K8sObject | DocKind::Other => {
-                strings::config_map(doc, schema, &mut out);
-                strings::misclassified(doc, &mut out)
-            }
-            _ => None,
-        };
-        if matches!(
-            doc.kind,
-            DocKind::Application | DocKind::ApplicationSet | DocKind::AppProject
-        ) {
-            strings::api_version(doc, &mut out);
-        }
-        strings::annotations(doc, version, &mut out);
-        if let Some(kind) = kind {
-            let text = cx.text(doc);
-            let patched = kind == "ApplicationSet"
-                && doc
-                    .root
-                    .path(&["spec", "templatePatch"])
-                    .is_some_and(|p| !p.is_null());
-            let mut walker = walk::Walker::new(schema, version, text, patched);
-            let reported: Vec<_> = out.iter().map(|f| f.span).collect();
-            walker.value(
-                &doc.root,
-                &Shape::Object(kind.to_string()),
-                &[],
-                doc.anchor_span(),
-            );
-            // A misspelled `apiVersion`/`kind` is reported once, above.
-            out.extend(
-                walker
-                    .out
-                    .into_iter()
-                    .filter(|f| !reported.contains(&f.span)),
-            );
-        }
-        for f in &mut out {
-            if f.fix
-                .as_ref()
-                .is_some_and(|fix| !crate::yaml::edit::keeps_yaml_valid(cx.text(doc), &fix.edits))
-            {
-                f.fix = None;
-            }
-        }
-        out
+    // One pass over the documents with the set of files kustomize patches, computed once.
+    fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
+        use rayon::prelude::*;
+        let patched = patched_paths(cx.project);
+        cx.project
+            .docs
+            .par_iter()
+            .filter(|d| META.applies_to.contains(&d.kind))
+            .flat_map_iter(|doc| {
+                let path = &cx.project.source(doc.file).path;
+                let partial = patched.iter().any(|p| {
+                    p.is_empty()
+                        || path == p
+                        || path
+                            .strip_prefix(p.as_str())
+                            .is_some_and(|r| r.starts_with('/'))
+                });
+                check_document(doc, cx, partial)
+            })
+            .collect()
     }
+}
+
+/// Checks one document; `partial` when kustomize patches may complete it (required fields are
+/// then not judged).
+fn check_document(doc: &Document, cx: &Context<'_>, partial: bool) -> Vec<Finding> {
+    let schema = schema();
+    let version = schema.clamp(cx.config.argocd.version.unwrap_or_else(|| schema.latest()));
+    let mut out = Vec::new();
+    let kind = match doc.kind {
+        DocKind::Application => Some("Application"),
+        DocKind::ApplicationSet => Some("ApplicationSet"),
+        DocKind::AppProject => Some("AppProject"),
+        DocKind::K8sObject | DocKind::Other => {
+            strings::config_map(doc, schema, &mut out);
+            strings::misclassified(doc, &mut out)
+        }
+        _ => None,
+    };
+    if matches!(
+        doc.kind,
+        DocKind::Application | DocKind::ApplicationSet | DocKind::AppProject
+    ) {
+        strings::api_version(doc, &mut out);
+    }
+    strings::annotations(doc, version, &mut out);
+    let text = cx.text(doc);
+    if let Some(kind) = kind {
+        let template_patch = kind == "ApplicationSet"
+            && doc
+                .root
+                .path(&["spec", "templatePatch"])
+                .is_some_and(|p| !p.is_null());
+        let mut walker = walk::Walker::new(schema, version, text, partial, template_patch);
+        let reported: Vec<_> = out.iter().map(|f| f.span).collect();
+        walker.value(
+            &doc.root,
+            &Shape::Object(kind.to_string()),
+            &[],
+            doc.anchor_span(),
+        );
+        // A misspelled `apiVersion`/`kind` is reported once, above.
+        out.extend(
+            walker
+                .out
+                .into_iter()
+                .filter(|f| !reported.contains(&f.span)),
+        );
+    }
+    for f in &mut out {
+        if f.fix
+            .as_ref()
+            .is_some_and(|fix| !crate::yaml::edit::keeps_yaml_valid(text, &fix.edits))
+        {
+            f.fix = None;
+        }
+    }
+    out
+}
+
+/// Repository paths (files or folders) that a kustomization with patches lists as resources,
+/// and its own folder: Argo CD sees their objects only after patching, so they may lack
+/// required fields. `""` (the root) matches every file.
+fn patched_paths(project: &crate::project::Project) -> Vec<String> {
+    const PATCH_KEYS: [&str; 4] = [
+        "patches",
+        "patchesStrategicMerge",
+        "patchesJson6902",
+        "replacements",
+    ];
+    let mut out = Vec::new();
+    for k in project.docs_of(DocKind::Kustomization) {
+        if !PATCH_KEYS.iter().any(|key| k.root.get(key).is_some()) {
+            continue;
+        }
+        let path = &project.source(k.file).path;
+        let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+        // Files below it too: a resource commented out of the list is still written to be
+        // patched.
+        out.push(dir.to_string());
+        for list in ["resources", "bases", "components"] {
+            for r in k.root.get(list).into_iter().flat_map(Node::items) {
+                let Some(r) = r.as_str().filter(|r| !r.contains("://")) else {
+                    continue;
+                };
+                if let Some(p) = crate::model::repo::join(dir, r) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The intended name of a misspelled key or value.

@@ -16,21 +16,30 @@ pub struct Walker<'a> {
     pub out: Vec<Finding>,
     /// Inside an ApplicationSet template, where `{{...}}` stands for any scalar.
     templated: bool,
-    /// The ApplicationSet has a `templatePatch`, which may add required fields.
-    patched: bool,
+    /// Kustomize patches may complete the object: required fields are not judged.
+    partial: bool,
+    /// The ApplicationSet has a `templatePatch`, which may complete its templates.
+    template_patch: bool,
     /// The dotted path of the node being checked (`spec.sources[0].helm`).
     path: String,
 }
 
 impl<'a> Walker<'a> {
-    pub fn new(schema: &'static Schema, version: Version, text: &'a str, patched: bool) -> Self {
+    pub fn new(
+        schema: &'static Schema,
+        version: Version,
+        text: &'a str,
+        partial: bool,
+        template_patch: bool,
+    ) -> Self {
         Walker {
             schema,
             version,
             text,
             out: Vec::new(),
             templated: false,
-            patched,
+            partial,
+            template_patch,
             path: String::new(),
         }
     }
@@ -83,6 +92,11 @@ impl<'a> Walker<'a> {
                 }
             }
         }
+    }
+
+    /// Something else may add fields: kustomize patches or an ApplicationSet `templatePatch`.
+    fn may_be_completed(&self) -> bool {
+        self.partial || (self.templated && self.template_patch)
     }
 
     fn push_key(&mut self, key: &str) {
@@ -147,8 +161,7 @@ impl<'a> Walker<'a> {
             }
             self.path.truncate(len);
         }
-        let skip_required = self.templated && self.patched;
-        if !skip_required {
+        if !self.may_be_completed() {
             for field in st.required() {
                 if map.get(&field.name).is_none()
                     && field.availability(self.version) == Availability::Yes
@@ -331,11 +344,7 @@ impl<'a> Walker<'a> {
                     }
                 }
                 let hydrator = map.get("sourceHydrator").is_some_and(|n| !n.is_null());
-                if source.is_none()
-                    && sources.is_none()
-                    && !hydrator
-                    && !(self.templated && self.patched)
-                {
+                if source.is_none() && sources.is_none() && !hydrator && !self.may_be_completed() {
                     self.out.push(
                         Finding::new(
                             format!(
@@ -398,7 +407,7 @@ impl<'a> Walker<'a> {
                 .and_then(Node::scalar_text)
                 .is_some_and(|s| !s.is_empty())
         };
-        if !has("repoURL") || (self.templated && self.patched) {
+        if !has("repoURL") || self.may_be_completed() {
             return; // a missing `repoURL` is reported as a missing required field
         }
         if !has("path") && !has("chart") && !(in_list && has("ref")) {
