@@ -68,7 +68,9 @@ impl<'a> Walker<'a> {
                 for (i, item) in items.iter().enumerate() {
                     let len = self.path.len();
                     self.path.push_str(&format!("[{i}]"));
-                    self.value(item, inner, &[], owner);
+                    // A finding about the item as a whole points at its first key.
+                    let first_key = item.as_map().and_then(|m| m.first()).map(|e| e.key.span);
+                    self.value(item, inner, &[], first_key.unwrap_or(owner));
                     self.path.truncate(len);
                 }
             }
@@ -119,6 +121,8 @@ impl<'a> Walker<'a> {
         if name == "ApplicationSetTemplate" {
             self.templated = true;
         }
+        // Required fields an unknown key probably meant: reported once, as the unknown key.
+        let mut meant: Vec<&str> = Vec::new();
         for e in map.entries() {
             let Some(key) = e.key.scalar_text() else {
                 continue;
@@ -127,7 +131,7 @@ impl<'a> Walker<'a> {
                 continue;
             }
             let Some(field) = st.field(key) else {
-                self.unknown_field(map, e, st);
+                meant.extend(self.unknown_field(map, e, st));
                 continue;
             };
             let len = self.path.len();
@@ -164,6 +168,7 @@ impl<'a> Walker<'a> {
         if !self.may_be_completed() {
             for field in st.required() {
                 if map.get(&field.name).is_none()
+                    && !meant.contains(&field.name.as_str())
                     && field.availability(self.version) == Availability::Yes
                 {
                     self.out.push(
@@ -184,7 +189,13 @@ impl<'a> Walker<'a> {
         self.templated = was_templated;
     }
 
-    fn unknown_field(&mut self, map: &Node, e: &crate::yaml::Entry, st: &Struct) {
+    /// Reports an unknown key; returns the field it probably means.
+    fn unknown_field<'s>(
+        &mut self,
+        map: &Node,
+        e: &crate::yaml::Entry,
+        st: &'s Struct,
+    ) -> Option<&'s str> {
         let key = e.key.scalar_text().unwrap_or("");
         let names: Vec<&str> = st.fields().map(|f| f.name.as_str()).collect();
         let suggestion = suggest(key, &names);
@@ -214,6 +225,7 @@ impl<'a> Walker<'a> {
             }
         }
         self.out.push(finding);
+        suggestion.map(|s| s.name)
     }
 
     fn scalar(&mut self, node: &Node, shape: &Shape, allowed: &[String]) {
@@ -323,6 +335,11 @@ impl<'a> Walker<'a> {
 
     /// Fields Argo CD reads one of, ignoring or refusing the other.
     fn exclusive(&mut self, map: &Node, name: &str, owner: Span) {
+        // A generator's `template` overrides parts of the ApplicationSet's: Argo CD validates
+        // the merged result, which is not known here.
+        if self.templated && self.path.contains("generators[") {
+            return;
+        }
         let text = |n: &Node| n.scalar_text().map(str::to_string);
         match name {
             "ApplicationSpec" => {
@@ -359,7 +376,8 @@ impl<'a> Walker<'a> {
                     );
                 }
             }
-            "ApplicationDestination" => {
+            // Only an Application's destination: an AppProject may list both.
+            "ApplicationDestination" if !self.path.ends_with(']') => {
                 let server = map
                     .entry("server")
                     .filter(|e| text(&e.value).is_some_and(|s| !s.is_empty()));
