@@ -15,7 +15,7 @@ pub struct Schema;
 
 static META: RuleMeta = RuleMeta {
     id: "argocd/schema",
-    summary: "Argo CD objects, annotations and ConfigMaps must match Argo CD's schema",
+    summary: "an Argo CD object, annotation or ConfigMap key does not match Argo CD's schema (unknown field, wrong type or value, missing field)",
     default_severity: crate::diagnostic::Severity::Error,
     fix: FixAvailability::Sometimes,
     applies_to: &[
