@@ -1,5 +1,6 @@
 //! One integration-test binary (fast linking): fixtures, registry, CLI.
 
+mod argocd_schema;
 mod cli;
 mod fix;
 mod fixtures;
