@@ -10,6 +10,7 @@ is read.
 
 Usage: python3 tools/argocd_schema.py /path/to/argo-cd/.git > src/model/argocd/schema.json
 (the argument is any git directory of argoproj/argo-cd holding the tags below).
+The update procedure is in docs/argocd-schema.md.
 """
 import json
 import re

@@ -127,13 +127,12 @@ pub fn annotations(doc: &Document, version: Version, out: &mut Vec<Finding>) {
         }
         let span = e.value.span;
         match key {
-            SYNC_WAVE => {
-                if value.trim().parse::<i32>().is_err() || value.trim() != value {
-                    out.push(
-                        Finding::new(format!("sync wave `{value}` is not an integer"), span)
-                            .with_help("Argo CD refuses to sync the resource: write an integer such as `\"-1\"` or `\"5\"`."),
-                    );
-                }
+            // Argo CD reads the wave with strconv.Atoi: no spaces, no sign other than `-`/`+`.
+            SYNC_WAVE if value.parse::<i32>().is_err() => {
+                out.push(
+                    Finding::new(format!("sync wave `{value}` is not an integer"), span)
+                        .with_help("Argo CD refuses to sync the resource: write an integer such as `\"-1\"` or `\"5\"`."),
+                );
             }
             HOOK => {
                 for part in value.split(',') {
@@ -264,9 +263,8 @@ pub fn misclassified<'d>(doc: &'d Document, out: &mut Vec<Finding>) -> Option<&'
                 );
                 return Some(kind);
             }
-            if root.get("spec").and_then(Node::as_map).is_none() {
-                return None;
-            }
+            // Without a `spec` mapping it is too little of an Application to judge.
+            root.get("spec").and_then(Node::as_map)?;
             let key = misspelled_key(root, "apiVersion");
             let (span, fix) = match key {
                 Some((e, s)) => (e.key.span, rename_key(&e.key, "apiVersion", s.case_only)),

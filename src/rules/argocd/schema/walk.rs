@@ -428,7 +428,7 @@ impl<'a> Walker<'a> {
         if !has("repoURL") || self.may_be_completed() {
             return; // a missing `repoURL` is reported as a missing required field
         }
-        if !has("path") && !has("chart") && !(in_list && has("ref")) {
+        if !(has("path") || has("chart") || in_list && has("ref")) {
             let want = if in_list {
                 "`path`, `chart` or `ref`"
             } else {
