@@ -356,7 +356,7 @@ pub fn parse(path: &Path, text: &str, rules: &[&RuleMeta]) -> Result<Config, Con
                                 return Err(err(
                                     span_of(&a.value),
                                     "`argocd.version` must be an Argo CD release such as `3.1` or `v2.14.5`".into(),
-                                    Some("quote it when it looks like a number: `version: \"3.10\"`".into()),
+                                    Some("e.g. `version: \"3.1\"`".into()),
                                 ));
                             };
                             config.argocd.version = Some(version);

@@ -84,3 +84,23 @@ fn corpus_findings_are_the_judged_ones() {
             .join("\n"),
     );
 }
+
+#[test]
+fn argocd_version_setting() {
+    use gitops_lint::config;
+    use gitops_lint::rules;
+    let metas = rules::all_meta();
+    let path = Path::new(".gitops-lint.yaml");
+    let c = config::parse(path, "argocd:\n  version: v2.14.11\n", &metas).unwrap();
+    let v = c.argocd.version.unwrap();
+    assert_eq!((v.major, v.minor), (2, 14));
+    // Unquoted, `3.10` would be the float 3.1: the text as written is what counts.
+    let c = config::parse(path, "argocd:\n  version: 3.10\n", &metas).unwrap();
+    assert_eq!(c.argocd.version.unwrap().minor, 10);
+    for bad in ["banana", "[3]", "1.8", "4.0"] {
+        let text = format!("argocd:\n  version: {bad}\n");
+        let e = config::parse(path, &text, &metas).unwrap_err();
+        assert!(e.message.contains("argocd.version"), "{bad}: {}", e.message);
+        assert_eq!(e.span.map(|s| s.0), Some(19), "{bad}");
+    }
+}
