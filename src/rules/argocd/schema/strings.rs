@@ -219,7 +219,20 @@ pub fn config_map(doc: &Document, schema: &Schema, out: &mut Vec<Finding>) {
         if schema.config_map_key_known(name, key) != Some(false) {
             continue;
         }
-        let suggestion = suggest(key, &keys);
+        // `ignore.normalizer.jq.timeout` for `controller.ignore.normalizer.jq.timeout`.
+        let suggestion = suggest(key, &keys).or_else(|| {
+            let mut scoped = keys.iter().filter(|k| {
+                k.strip_suffix(key)
+                    .is_some_and(|prefix| prefix.ends_with('.'))
+            });
+            match (scoped.next(), scoped.next()) {
+                (Some(only), None) => Some(Suggestion {
+                    name: only,
+                    case_only: false,
+                }),
+                _ => None,
+            }
+        });
         // argocd-cm holds open-ended families and keys read by extensions: report only a
         // near miss of a documented key.
         if suggestion.is_none() && name == "argocd-cm" {
