@@ -44,13 +44,7 @@ impl Rule for Schema {
             .filter(|d| META.applies_to.contains(&d.kind))
             .flat_map_iter(|doc| {
                 let path = &cx.project.source(doc.file).path;
-                let partial = patched.iter().any(|p| {
-                    p.is_empty()
-                        || path == p
-                        || path
-                            .strip_prefix(p.as_str())
-                            .is_some_and(|r| r.starts_with('/'))
-                });
+                let partial = is_patched(&patched, path);
                 check_document(doc, cx, partial)
             })
             .collect()
@@ -112,6 +106,20 @@ fn check_document(doc: &Document, cx: &Context<'_>, partial: bool) -> Vec<Findin
         }
     }
     out
+}
+
+/// Whether `path` or one of its folders is in `patched` (sorted; `""` is the root).
+fn is_patched(patched: &[String], path: &str) -> bool {
+    let mut at = path;
+    loop {
+        if patched.binary_search_by(|p| p.as_str().cmp(at)).is_ok() {
+            return true;
+        }
+        match at.rsplit_once('/') {
+            Some((parent, _)) => at = parent,
+            None => return at.is_empty() || patched.first().is_some_and(String::is_empty),
+        }
+    }
 }
 
 /// Repository paths (files or folders) that a kustomization with patches lists as resources,
@@ -216,6 +224,17 @@ pub fn rename_key(key: &Node, to: &str, case_only: bool) -> Option<Fix> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn patched_folders_and_files() {
+        let patched = vec!["apps/base".to_string(), "infra/app.yaml".to_string()];
+        assert!(is_patched(&patched, "apps/base/shop.yaml"));
+        assert!(is_patched(&patched, "apps/base/x/y.yaml"));
+        assert!(is_patched(&patched, "infra/app.yaml"));
+        assert!(!is_patched(&patched, "apps/basement/shop.yaml"));
+        assert!(!is_patched(&patched, "shop.yaml"));
+        assert!(is_patched(&[String::new()], "shop.yaml"));
+    }
 
     #[test]
     fn suggestions() {

@@ -108,11 +108,12 @@ impl<'a> Walker<'a> {
         self.path.push_str(key);
     }
 
-    fn shown_path(&self) -> &str {
+    /// The node being checked, for messages: "`spec.source`", or "the document".
+    fn shown_path(&self) -> String {
         if self.path.is_empty() {
-            "the document"
+            "the document".to_string()
         } else {
-            &self.path
+            format!("`{}`", self.path)
         }
     }
 
@@ -174,7 +175,7 @@ impl<'a> Walker<'a> {
                     self.out.push(
                         Finding::new(
                             format!(
-                                "`{}` has no `{}`, which Argo CD requires",
+                                "{} has no `{}`, which Argo CD requires",
                                 self.shown_path(),
                                 field.name
                             ),
@@ -286,7 +287,7 @@ impl<'a> Walker<'a> {
         self.out.push(
             Finding::new(
                 format!(
-                    "`{}` must be {}, not {found}",
+                    "{} must be {}, not {found}",
                     self.shown_path(),
                     shape.describe()
                 ),
@@ -365,7 +366,7 @@ impl<'a> Walker<'a> {
                     self.out.push(
                         Finding::new(
                             format!(
-                                "`{}` has no `source`, `sources` or `sourceHydrator`",
+                                "{} has no `source`, `sources` or `sourceHydrator`",
                                 self.shown_path()
                             ),
                             owner,
