@@ -104,7 +104,7 @@ def parse(src):
             comments.append(line[2:].strip())
             i += 1
             continue
-        m = re.match(r"^type (\w+) struct \{\s*$", line)
+        m = re.match(r"^type (\w+) struct \{\s*(//.*)?$", line)
         if m:
             name = m.group(1)
             fields = []
