@@ -23,6 +23,7 @@ static META: RuleMeta = RuleMeta {
         DocKind::ApplicationSet,
         DocKind::AppProject,
         DocKind::K8sObject,
+        DocKind::HelmValues,
         DocKind::Other,
     ],
     options: &[],
@@ -64,6 +65,10 @@ fn check_document(doc: &Document, cx: &Context<'_>, partial: bool) -> Vec<Findin
         DocKind::K8sObject | DocKind::Other => {
             strings::config_map(doc, schema, &mut out);
             strings::misclassified(doc, &mut out)
+        }
+        DocKind::HelmValues => {
+            strings::chart_values(doc, schema, &mut out);
+            return out;
         }
         _ => None,
     };

@@ -197,6 +197,50 @@ pub fn config_map(doc: &Document, schema: &Schema, out: &mut Vec<Finding>) {
     let Some(data) = doc.root.get("data") else {
         return;
     };
+    for e in data.entries() {
+        match e.value.resolve() {
+            Some(Resolved::Str(_) | Resolved::Null) | None => {}
+            Some(_) => out.push(
+                Finding::new(
+                    format!(
+                        "`data.{}` of `{name}` must be a string",
+                        e.key.scalar_text().unwrap_or("?")
+                    ),
+                    e.value.span,
+                )
+                .with_help("Quote the value: Kubernetes rejects a ConfigMap with other values."),
+            ),
+        }
+    }
+    config_map_keys(data, name, &[], schema, out);
+}
+
+/// The argo-cd Helm chart's `configs.cm`, `configs.params` and `configs.rbac` values (also
+/// under `argo-cd:` in a chart that depends on it): the chart writes their keys into the
+/// ConfigMaps, except its own `create` and `annotations`.
+pub fn chart_values(doc: &Document, schema: &Schema, out: &mut Vec<Finding>) {
+    let root = doc.root.get("argo-cd").unwrap_or(&doc.root);
+    let Some(configs) = root.get("configs").filter(|c| c.as_map().is_some()) else {
+        return;
+    };
+    for (section, name) in [
+        ("cm", "argocd-cm"),
+        ("params", "argocd-cmd-params-cm"),
+        ("rbac", "argocd-rbac-cm"),
+    ] {
+        if let Some(data) = configs.get(section).filter(|d| d.as_map().is_some()) {
+            config_map_keys(data, name, &["create", "annotations"], schema, out);
+        }
+    }
+}
+
+fn config_map_keys(
+    data: &Node,
+    name: &str,
+    chart_keys: &[&str],
+    schema: &Schema,
+    out: &mut Vec<Finding>,
+) {
     let keys: Vec<&str> = schema
         .config_map_keys(name)
         .iter()
@@ -206,17 +250,7 @@ pub fn config_map(doc: &Document, schema: &Schema, out: &mut Vec<Finding>) {
         let Some(key) = e.key.scalar_text() else {
             continue;
         };
-        match e.value.resolve() {
-            Some(Resolved::Str(_) | Resolved::Null) | None => {}
-            Some(_) => out.push(
-                Finding::new(
-                    format!("`data.{key}` of `{name}` must be a string"),
-                    e.value.span,
-                )
-                .with_help("Quote the value: Kubernetes rejects a ConfigMap with other values."),
-            ),
-        }
-        if schema.config_map_key_known(name, key) != Some(false) {
+        if chart_keys.contains(&key) || schema.config_map_key_known(name, key) != Some(false) {
             continue;
         }
         // `ignore.normalizer.jq.timeout` for `controller.ignore.normalizer.jq.timeout`.
