@@ -68,7 +68,8 @@ fn check_document(doc: &Document, cx: &Context<'_>, partial: bool) -> Vec<Findin
         }
         DocKind::HelmValues => {
             strings::chart_values(doc, schema, &mut out);
-            return out;
+            // `values-app.yaml` holding an Application whose `apiVersion` is misspelled.
+            strings::misclassified(doc, &mut out)
         }
         _ => None,
     };
