@@ -209,6 +209,29 @@ const ARGOCD: &[Row] = &[
         },
     },
     Row {
+        key: "version",
+        doc: "The Argo CD release the repository targets, e.g. \"3.1\" (argocd/schema). Unset: the latest modelled release.",
+        init: "# \"3.5\"",
+        set: |c, n, f| {
+            let version = n
+                .scalar_text()
+                .and_then(crate::model::argocd::schema::Version::parse)
+                .filter(|v| (2..=3).contains(&v.major));
+            let Some(version) = version else {
+                return Err((
+                    n,
+                    format!(
+                        "`{}` must be an Argo CD release such as `3.1` or `v2.14.5`",
+                        f.name
+                    ),
+                    Some("e.g. `version: \"3.1\"`".into()),
+                ));
+            };
+            c.argocd.version = Some(version);
+            Ok(())
+        },
+    },
+    Row {
         key: "edge_tls",
         doc: "Where TLS in front of argocd-server ends: `{mode: repository}` (proved from the manifests) or `{mode: external, reason: \"...\"}` (a load balancer or tunnel outside the repository).",
         init: "{mode: repository}",

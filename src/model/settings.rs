@@ -40,6 +40,9 @@ pub struct ArgocdSettings {
     pub server_service: Option<String>,
     /// `argocd.edge_tls`: where TLS in front of argocd-server is terminated.
     pub edge_tls: Option<EdgeTls>,
+    /// `argocd.version`: the Argo CD release the repository targets (`argocd/schema`);
+    /// `None`: the latest modelled release.
+    pub version: Option<super::argocd::schema::Version>,
 }
 
 /// `argocd.edge_tls: {mode: external, reason: "..."}`: TLS in front of argocd-server is

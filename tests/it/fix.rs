@@ -14,10 +14,10 @@ fn run(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-const CRLF: &str = "apiVersion: argoproj.io/v1alpha1\r\nkind: Application\r\nmetadata: {name: crlf,\r\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\r\nspec:\r\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\r\n  syncPolicy:\r\n    automated:\r\n      prune: true\r\n";
-const BOM: &str = "\u{feff}apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: bom,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      selfHeal: true\n";
-const PAUSED: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: paused,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      enabled: false\n      prune: true\n      selfHeal: true\n";
-const MULTI: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated: {}\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: b,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      prune: false\n";
+const CRLF: &str = "apiVersion: argoproj.io/v1alpha1\r\nkind: Application\r\nmetadata: {name: crlf,\r\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\r\nspec:\r\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\r\n  syncPolicy:\r\n    automated:\r\n      prune: true\r\n# gitops-lint: disable-file=argocd/schema -- a minimal Application for another rule\r\n";
+const BOM: &str = "\u{feff}apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: bom,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/schema -- a minimal Application for another rule\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      selfHeal: true\n";
+const PAUSED: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: paused,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      enabled: false\n      prune: true\n      selfHeal: true\n# gitops-lint: disable-file=argocd/schema -- a minimal Application for another rule\n";
+const MULTI: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated: {}\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: b,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      prune: false\n# gitops-lint: disable-file=argocd/schema -- a minimal Application for another rule\n";
 
 fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -112,7 +112,7 @@ fn fix_applies_safe_fixes_and_keeps_line_endings_bom_and_permissions() {
         String::from_utf8_lossy(&o.stdout)
     );
     assert!(read(dir.path(), "paused.yaml").contains("enabled: true"));
-    assert!(read(dir.path(), "multi.yaml").ends_with("      prune: true\n      selfHeal: true\n"));
+    assert!(read(dir.path(), "multi.yaml").contains("      prune: true\n      selfHeal: true\n"));
 }
 
 #[test]

@@ -10,6 +10,7 @@ rule_group!(
     insecure_without_edge_tls::InsecureWithoutEdgeTls,
     missing_source::MissingSource,
     project_bounds::ProjectBounds,
+    schema::Schema,
     self_managed::SelfManaged,
     source_out_of_project::SourceOutOfProject,
     sync_policy::SyncPolicy,
