@@ -482,3 +482,33 @@ fn git_origin_identifies_the_repository() {
     let unknown = repo(&[("app.yaml", &app("https://git.example.com/platform/gitops"))]);
     assert_eq!(missing(&unknown), 0);
 }
+
+#[test]
+fn other_tools_folders_are_skipped_unless_included() {
+    let files = [
+        ("app.yaml", GOOD_APP),
+        (".cargo/registry/src/x/app.yaml", BAD_APP),
+        ("node_modules/pkg/app.yaml", BAD_APP),
+        (".venv/lib/app.yaml", BAD_APP),
+        ("vendor/charts/app.yaml", BAD_APP),
+        (".terraform/modules/app.yaml", BAD_APP),
+    ];
+    let dir = repo(&files);
+    let o = run(&["check", "--format", "json"], dir.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["summary"]["files"], 1, "only app.yaml");
+
+    // An include glob that names the folder brings it back.
+    let mut with_config = files.to_vec();
+    with_config.push((
+        ".gitops-lint.yaml",
+        "include: [\"app.yaml\", \"vendor/**\"]\n",
+    ));
+    let dir = repo(&with_config);
+    let o = run(&["check", "--format", "json"], dir.path());
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["summary"]["files"], 2, "app.yaml and vendor/charts/app.yaml");
+    assert_eq!(v["diagnostics"][0]["file"], "vendor/charts/app.yaml");
+}

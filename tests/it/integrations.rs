@@ -222,69 +222,201 @@ fn github_action_runs_the_check_and_writes_sarif() {
     );
 }
 
+/// Whether `tool` runs (`tool --version`). Where it is missing the test says so and passes,
+/// except under CI (`CI` set), where `.ci/run` installs it and a missing tool is a failure.
+fn have_tool(tool: &str, install: &str) -> bool {
+    let have = Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{tool} is not installed ({install})"
+        );
+        eprintln!("skipping: {tool} is not installed ({install})");
+    }
+    have
+}
+
+/// The template's documents: `spec` (inputs) and the jobs.
+fn gitlab_template() -> (Node, Node) {
+    let text = std::fs::read_to_string(project_root().join("ci/gitlab-ci-template.yml")).unwrap();
+    let parsed = yaml::parse(FileId(0), &text);
+    assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+    let mut docs = parsed.docs.into_iter().map(|d| d.root);
+    (docs.next().unwrap(), docs.next().unwrap())
+}
+
 #[test]
-fn gitlab_template_uploads_a_code_quality_report() {
-    let template = load("ci/gitlab-ci-template.yml");
-    let job = template.get("gitops-lint").expect("a `gitops-lint` job");
-    let report = job
-        .path(&["artifacts", "reports", "codequality"])
-        .and_then(Node::as_str)
+fn gitlab_template_installs_the_wheel_and_never_builds_in_the_checkout() {
+    let (spec, jobs) = gitlab_template();
+    // GitLab expands no variable in `stage:`: the stage is an input, defaulting to a stage
+    // that exists in GitLab's default `stages`.
+    assert_eq!(
+        spec.path(&["spec", "inputs", "stage", "default"])
+            .and_then(Node::as_str),
+        Some("test")
+    );
+    let job = jobs.get("gitops-lint").expect("a `gitops-lint` job");
+    assert_eq!(job.get_str("stage"), Some("$[[ inputs.stage ]]"));
+    assert!(job.get_str("image").unwrap().starts_with("python:"));
+    let text = std::fs::read_to_string(project_root().join("ci/gitlab-ci-template.yml")).unwrap();
+    assert!(text.contains(r#"pip install --quiet --disable-pip-version-check --no-cache-dir "gitops-lint==$GITOPS_LINT_VERSION""#));
+    for absent in ["cargo", "CARGO_HOME", "CI_PROJECT_DIR/."] {
+        assert!(!text.contains(absent), "the template mentions `{absent}`");
+    }
+    assert_eq!(
+        job.path(&["artifacts", "when"]).and_then(Node::as_str),
+        Some("always")
+    );
+    assert_eq!(
+        job.path(&["artifacts", "reports", "codequality"])
+            .and_then(Node::as_str),
+        Some("gl-code-quality-report.json")
+    );
+}
+
+/// A git repository whose default branch `main` holds `files` and the template, included by
+/// `pipeline-under-test/pipeline.yml` as a user's `.gitlab-ci.yml` would (a local include,
+/// since the test has no network; gitlab-ci-local reads only tracked files).
+fn gitlab_repo(with_example: bool, files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = if with_example {
+        example_repo_without_git()
+    } else {
+        tempfile::tempdir().unwrap()
+    };
+    for (rel, text) in files {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let ci = dir.path().join("pipeline-under-test");
+    std::fs::create_dir_all(&ci).unwrap();
+    std::fs::copy(
+        project_root().join("ci/gitlab-ci-template.yml"),
+        ci.join("template.yml"),
+    )
+    .unwrap();
+    std::fs::write(
+        ci.join("pipeline.yml"),
+        "include:\n  - local: /pipeline-under-test/template.yml\n",
+    )
+    .unwrap();
+    let git = |args: &[&str]| crate::support::git(dir.path(), args);
+    git(&["init", "-q", "-b", "main"]);
+    git(&["config", "user.email", "t@example.com"]);
+    git(&["config", "user.name", "t"]);
+    git(&["remote", "add", "origin", "https://gitlab.example.com/platform/cnp-gitops.git"]);
+    git(&["add", "."]);
+    git(&["commit", "-qm", "base"]);
+    dir
+}
+
+fn example_repo_without_git() -> tempfile::TempDir {
+    let dir = example_repo();
+    std::fs::remove_dir_all(dir.path().join(".git")).unwrap();
+    dir
+}
+
+/// Runs the template's job with gitlab-ci-local's shell executor. The wheel install is
+/// switched off (`GITOPS_LINT_INSTALL=none`): the built binary is on PATH instead, the one
+/// thing that differs from a runner.
+fn gitlab_ci_local(repo: &Path, vars: &[(&str, &str)]) -> (Option<i32>, String) {
+    let mut c = Command::new("gitlab-ci-local");
+    c.args([
+        "--file",
+        "pipeline-under-test/pipeline.yml",
+        "--force-shell-executor",
+        "--no-color",
+        "--variable",
+        "GITOPS_LINT_INSTALL=none",
+    ]);
+    for (k, v) in vars {
+        c.arg("--variable").arg(format!("{k}={v}"));
+    }
+    let o = c
+        .current_dir(repo)
+        .env("PATH", path_with_bin())
+        .env("NO_COLOR", "1")
+        .output()
         .unwrap();
-    let script: Vec<&str> = job
-        .get("script")
-        .unwrap()
-        .items()
-        .filter_map(Node::as_str)
-        .collect();
-    assert!(
-        script
-            .iter()
-            .any(|l| l.contains(&format!("gitlab={report}"))),
-        "the job writes the report it uploads"
-    );
-    assert!(job.get("rules").unwrap().items().any(|r| {
-        r.get_str("if")
-            .is_some_and(|c| c.contains("merge_request_event"))
-    }));
-
-    let repo = example_repo();
-    let vars: Vec<(String, String)> = job
-        .get("variables")
-        .unwrap()
-        .entries()
-        .map(|e| {
-            (
-                e.key.scalar_text().unwrap().to_string(),
-                e.value.scalar_text().unwrap_or("").to_string(),
-            )
-        })
-        .collect();
-    let mut env: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let cargo_home = repo.path().join(".cargo");
-    let cargo_home = cargo_home.to_string_lossy();
-    env.retain(|(k, _)| *k != "CARGO_HOME");
-    env.push(("CARGO_HOME", &cargo_home));
-    let o = bash(&script.join("\n"), repo.path(), &env);
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     );
-    let issues: Vec<serde_json::Value> =
-        serde_json::from_str(&std::fs::read_to_string(repo.path().join(report)).unwrap()).unwrap();
-    assert!(
-        issues
-            .iter()
-            .any(|i| i["check_name"] == "argocd/sync-policy")
-    );
+    (o.status.code(), log)
+}
 
-    env.push(("GITOPS_LINT_NEW_SINCE", "HEAD"));
-    let o = bash(&script.join("\n"), repo.path(), &env);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "nothing is new since HEAD: {}",
-        String::from_utf8_lossy(&o.stderr)
+fn code_quality(repo: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(repo.join("gl-code-quality-report.json"))
+        .expect("the job writes its Code Quality report");
+    serde_json::from_str(&text).unwrap()
+}
+
+fn reports_on(issues: &[serde_json::Value], rule: &str, path: &str) -> bool {
+    issues
+        .iter()
+        .any(|i| i["check_name"] == rule && i["location"]["path"] == path)
+}
+
+/// The template's job run for real by gitlab-ci-local (`.ci/run` installs it): red with a Code
+/// Quality report on the example's default branch, green on a clean repository, and in
+/// merge-request pipelines red only for what the merge request adds.
+#[test]
+fn gitlab_template_runs_under_gitlab_ci_local() {
+    if !have_tool("gitlab-ci-local", "npm install -g gitlab-ci-local@4.73.0") {
+        return;
+    }
+    // Default branch, the example: every finding fails the job.
+    let example = gitlab_repo(true, &[]);
+    let (code, log) = gitlab_ci_local(example.path(), &[]);
+    assert_ne!(code, Some(0), "{log}");
+    assert!(log.contains("FAIL 1"), "gitops-lint exits 1:\n{log}");
+    assert!(log.contains("argocd/citation-web/prod.yaml:21:5"), "{log}");
+    let issues = code_quality(example.path());
+    assert!(reports_on(&issues, "argocd/sync-policy", "argocd/citation-web/prod.yaml"));
+
+    // A merge request that adds nothing wrong passes, and still uploads every finding.
+    let base = crate::support::git_output(example.path(), &["rev-parse", "HEAD"]);
+    let mr = [
+        ("CI_PIPELINE_SOURCE", "merge_request_event"),
+        ("CI_MERGE_REQUEST_DIFF_BASE_SHA", base.as_str()),
+    ];
+    std::fs::write(example.path().join("README.md"), "# cnp-gitops\n\nChanged.\n").unwrap();
+    crate::support::git(example.path(), &["commit", "-qam", "docs"]);
+    let (code, log) = gitlab_ci_local(example.path(), &mr);
+    assert_eq!(code, Some(0), "nothing new since the base:\n{log}");
+    assert!(log.contains("0 errors, 0 warnings"), "{log}");
+    let issues = code_quality(example.path());
+    assert!(reports_on(&issues, "argocd/sync-policy", "argocd/citation-web/prod.yaml"));
+
+    // A merge request that adds a finding fails on that finding alone.
+    let dev = example.path().join("argocd/citation-web/dev.yaml");
+    let text = std::fs::read_to_string(&dev).unwrap();
+    std::fs::write(&dev, text.replace("      selfHeal: true\n", "")).unwrap();
+    crate::support::git(example.path(), &["commit", "-qam", "no self-heal"]);
+    let (code, log) = gitlab_ci_local(example.path(), &mr);
+    assert_ne!(code, Some(0), "{log}");
+    assert!(log.contains("argocd/citation-web/dev.yaml:21:5"), "{log}");
+    assert!(!log.contains("argocd/citation-web/prod.yaml:21:5"), "{log}");
+    assert!(reports_on(
+        &code_quality(example.path()),
+        "argocd/sync-policy",
+        "argocd/citation-web/dev.yaml"
+    ));
+
+    // Default branch, a clean repository: green, with an empty report.
+    let clean = gitlab_repo(
+        false,
+        &[(
+            "k8s/config.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: fast\n",
+        )],
     );
+    let (code, log) = gitlab_ci_local(clean.path(), &[]);
+    assert_eq!(code, Some(0), "{log}");
+    assert!(log.contains("0 errors"), "{log}");
+    assert!(code_quality(clean.path()).is_empty());
 }
