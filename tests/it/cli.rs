@@ -509,6 +509,9 @@ fn other_tools_folders_are_skipped_unless_included() {
     let o = run(&["check", "--format", "json"], dir.path());
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    assert_eq!(v["summary"]["files"], 2, "app.yaml and vendor/charts/app.yaml");
+    assert_eq!(
+        v["summary"]["files"], 2,
+        "app.yaml and vendor/charts/app.yaml"
+    );
     assert_eq!(v["diagnostics"][0]["file"], "vendor/charts/app.yaml");
 }

@@ -3,7 +3,7 @@
 //! against the built binary.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 use gitops_lint::source::FileId;
 use gitops_lint::yaml::{self, Node};
@@ -69,61 +69,134 @@ fn bash(script: &str, cwd: &Path, env: &[(&str, &str)]) -> std::process::Output 
     c.output().unwrap()
 }
 
-#[test]
-fn pre_commit_hook_is_declared() {
-    let hooks = load(".pre-commit-hooks.yaml");
-    let hook = hooks
-        .items()
-        .find(|h| h.get_str("id") == Some("gitops-lint"))
-        .expect("a `gitops-lint` hook");
-    assert_eq!(hook.get_str("language"), Some("rust"));
-    assert_eq!(hook.get_str("entry"), Some("gitops-lint check"));
-    assert_eq!(
-        hook.get("require_serial").and_then(Node::as_bool),
-        Some(true)
-    );
+/// The hooks of a `.pre-commit-hooks.yaml`, by id.
+fn hooks(rel: &str) -> Vec<Node> {
+    load(rel).items().cloned().collect()
 }
 
-/// `pre-commit try-repo . gitops-lint --files <file>` against a copy of the example repository.
-/// Runs where pre-commit is installed (`.ci/run` installs it); elsewhere it says so and passes,
-/// except under CI, where a missing pre-commit is a failure.
+#[test]
+fn pre_commit_hooks_are_declared() {
+    let hooks = hooks(".pre-commit-hooks.yaml");
+    let by_id = |id: &str| {
+        hooks
+            .iter()
+            .find(|h| h.get_str("id") == Some(id))
+            .unwrap_or_else(|| panic!("a `{id}` hook"))
+    };
+    for (id, language, entry) in [
+        ("gitops-lint", "python", "gitops-lint check"),
+        ("gitops-lint-fix", "python", "gitops-lint check --fix"),
+        ("gitops-lint-rust", "rust", "gitops-lint check"),
+        ("gitops-lint-fix-rust", "rust", "gitops-lint check --fix"),
+    ] {
+        let hook = by_id(id);
+        assert_eq!(hook.get_str("language"), Some(language), "{id}");
+        assert_eq!(hook.get_str("entry"), Some(entry), "{id}");
+        assert_eq!(
+            hook.get("require_serial").and_then(Node::as_bool),
+            Some(true)
+        );
+        assert!(hook.get_str("minimum_pre_commit_version").is_some(), "{id}");
+        // A root-level `Kustomization` has no `/` before it.
+        assert_eq!(
+            hook.get_str("files"),
+            Some(r"(\.ya?ml|(^|/)Kustomization)$"),
+            "{id}"
+        );
+    }
+    let mirror_package =
+        std::fs::read_to_string(project_root().join("ci/pre-commit-mirror/pyproject.toml"))
+            .unwrap();
+    assert!(
+        mirror_package.contains(&format!("\"gitops-lint=={}\"", env!("CARGO_PKG_VERSION"))),
+        "the mirror depends on this version's wheel"
+    );
+    // The mirror repository serves the same Python hooks.
+    let mirror = self::hooks("ci/pre-commit-mirror/.pre-commit-hooks.yaml");
+    let python: Vec<&Node> = hooks
+        .iter()
+        .filter(|h| h.get_str("language") == Some("python"))
+        .collect();
+    assert_eq!(mirror.len(), python.len());
+    for (m, h) in mirror.iter().zip(python) {
+        for key in [
+            "id",
+            "name",
+            "entry",
+            "language",
+            "files",
+            "minimum_pre_commit_version",
+        ] {
+            assert_eq!(m.get_str(key), h.get_str(key), "{key}");
+        }
+    }
+}
+
+/// The cargo target folder of this test run, shared with the builds the tests start (the dev
+/// profile), so they reuse its compiled dependencies instead of a release build.
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| bin_dir().parent().unwrap().to_path_buf(), PathBuf::from)
+}
+
+/// The example repository with a root-level `Kustomization`, for the pre-commit runs.
+fn pre_commit_repo() -> tempfile::TempDir {
+    let repo = example_repo();
+    std::fs::write(
+        repo.path().join("Kustomization"),
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n",
+    )
+    .unwrap();
+    crate::support::git(repo.path(), &["add", "."]);
+    crate::support::git(repo.path(), &["commit", "-qm", "root kustomization"]);
+    repo
+}
+
+fn try_repo(
+    hook_repo: &Path,
+    hook: &str,
+    repo: &Path,
+    files: &[&str],
+    env: &[(&str, &str)],
+) -> Output {
+    let mut c = Command::new("pre-commit");
+    c.args(["try-repo", &hook_repo.to_string_lossy(), hook, "--files"])
+        .args(files)
+        .current_dir(repo)
+        .env("NO_COLOR", "1");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().unwrap()
+}
+
+/// `pre-commit try-repo <this repository> gitops-lint --files <file>` on a copy of the example:
+/// pip builds the wheel from source through `pyproject.toml` (with the dev profile and this
+/// run's target folder, so only the crate itself compiles again).
 #[test]
 fn pre_commit_try_repo_checks_the_given_files() {
-    let have = Command::new("pre-commit")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "pre-commit is not installed (pip install pre-commit)"
-        );
-        eprintln!("skipping: pre-commit is not installed (pip install pre-commit)");
+    if !have_tool("pre-commit", "pip install pre-commit") {
         return;
     }
-    let repo = example_repo();
-    let run = |file: &str| {
-        Command::new("pre-commit")
-            .args([
-                "try-repo",
-                &project_root().to_string_lossy(),
-                "gitops-lint",
-                "--files",
-                file,
-            ])
-            .current_dir(repo.path())
-            .env("CARGO_TARGET_DIR", project_root().join("target/pre-commit"))
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap()
-    };
-    let values = run("apps/citation-api/values-dev.yaml");
-    let out = String::from_utf8_lossy(&values.stdout);
+    let repo = pre_commit_repo();
+    let target = target_dir();
+    let env = [
+        ("CARGO_TARGET_DIR", target.to_str().unwrap()),
+        ("MATURIN_PEP517_ARGS", "--profile dev"),
+    ];
+    let run = |files: &[&str]| try_repo(project_root(), "gitops-lint", repo.path(), files, &env);
+    let clean = run(&["apps/citation-api/values-dev.yaml", "Kustomization"]);
+    let out = String::from_utf8_lossy(&clean.stdout);
     assert!(
-        values.status.success(),
-        "a clean values file passes:\n{out}"
+        clean.status.success(),
+        "clean files pass:\n{out}{}",
+        String::from_utf8_lossy(&clean.stderr)
     );
-    let app = run("argocd/citation-web/prod.yaml");
+    assert!(
+        out.contains("Passed"),
+        "the root Kustomization matches `files`:\n{out}"
+    );
+    let app = run(&["argocd/citation-web/prod.yaml"]);
     let out = String::from_utf8_lossy(&app.stdout);
     assert_eq!(app.status.code(), Some(1), "{out}");
     assert!(
@@ -134,6 +207,104 @@ fn pre_commit_try_repo_checks_the_given_files() {
         !out.contains("tenants.yaml"),
         "only the given files are reported:\n{out}"
     );
+}
+
+/// The PyPI package: maturin builds the wheel (dev profile, this run's target folder), it
+/// installs in a fresh virtual environment without an index, and its `gitops-lint` runs; the
+/// pre-commit mirror layout installs the same wheel (found through `PIP_FIND_LINKS`).
+#[test]
+fn wheel_installs_in_a_fresh_venv_and_serves_the_mirror_hooks() {
+    if !have_tool("maturin", "pip install maturin") {
+        return;
+    }
+    let work = tempfile::tempdir().unwrap();
+    let wheels = work.path().join("wheels");
+    let o = Command::new("maturin")
+        .args(["build", "--profile", "dev", "--out"])
+        .arg(&wheels)
+        .current_dir(project_root())
+        .env("CARGO_TARGET_DIR", target_dir())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let wheel = std::fs::read_dir(&wheels)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "whl"))
+        .expect("a wheel");
+    let name = wheel.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with(&format!(
+            "gitops_lint-{}-py3-none-",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{name}"
+    );
+
+    let venv = work.path().join("venv");
+    let o = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(venv.join("bin/pip"))
+        .args([
+            "install",
+            "--quiet",
+            "--no-index",
+            "--disable-pip-version-check",
+        ])
+        .arg(&wheel)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let exe = venv.join("bin/gitops-lint");
+    let o = Command::new(&exe).arg("--version").output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim(),
+        format!("gitops-lint {}", env!("CARGO_PKG_VERSION"))
+    );
+    let repo = example_repo();
+    let o = Command::new(&exe)
+        .arg("check")
+        .current_dir(repo.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("argocd/citation-web/prod.yaml:21:5"), "{out}");
+
+    if !have_tool("pre-commit", "pip install pre-commit") {
+        return;
+    }
+    let mirror = work.path().join("mirror");
+    std::fs::create_dir_all(&mirror).unwrap();
+    for f in ["pyproject.toml", ".pre-commit-hooks.yaml", "README.md"] {
+        std::fs::copy(
+            project_root().join("ci/pre-commit-mirror").join(f),
+            mirror.join(f),
+        )
+        .unwrap();
+    }
+    crate::support::git_init_commit(&mirror, "mirror");
+    let repo = pre_commit_repo();
+    let o = try_repo(
+        &mirror,
+        "gitops-lint",
+        repo.path(),
+        &["argocd/citation-web/prod.yaml", "Kustomization"],
+        &[("PIP_FIND_LINKS", wheels.to_str().unwrap())],
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("argocd/citation-web/prod.yaml:21:5"), "{out}");
 }
 
 fn steps(action: &Node) -> Vec<&Node> {
@@ -307,7 +478,12 @@ fn gitlab_repo(with_example: bool, files: &[(&str, &str)]) -> tempfile::TempDir 
     git(&["init", "-q", "-b", "main"]);
     git(&["config", "user.email", "t@example.com"]);
     git(&["config", "user.name", "t"]);
-    git(&["remote", "add", "origin", "https://gitlab.example.com/platform/cnp-gitops.git"]);
+    git(&[
+        "remote",
+        "add",
+        "origin",
+        "https://gitlab.example.com/platform/cnp-gitops.git",
+    ]);
     git(&["add", "."]);
     git(&["commit", "-qm", "base"]);
     dir
@@ -376,7 +552,11 @@ fn gitlab_template_runs_under_gitlab_ci_local() {
     assert!(log.contains("FAIL 1"), "gitops-lint exits 1:\n{log}");
     assert!(log.contains("argocd/citation-web/prod.yaml:21:5"), "{log}");
     let issues = code_quality(example.path());
-    assert!(reports_on(&issues, "argocd/sync-policy", "argocd/citation-web/prod.yaml"));
+    assert!(reports_on(
+        &issues,
+        "argocd/sync-policy",
+        "argocd/citation-web/prod.yaml"
+    ));
 
     // A merge request that adds nothing wrong passes, and still uploads every finding.
     let base = crate::support::git_output(example.path(), &["rev-parse", "HEAD"]);
@@ -384,13 +564,21 @@ fn gitlab_template_runs_under_gitlab_ci_local() {
         ("CI_PIPELINE_SOURCE", "merge_request_event"),
         ("CI_MERGE_REQUEST_DIFF_BASE_SHA", base.as_str()),
     ];
-    std::fs::write(example.path().join("README.md"), "# cnp-gitops\n\nChanged.\n").unwrap();
+    std::fs::write(
+        example.path().join("README.md"),
+        "# cnp-gitops\n\nChanged.\n",
+    )
+    .unwrap();
     crate::support::git(example.path(), &["commit", "-qam", "docs"]);
     let (code, log) = gitlab_ci_local(example.path(), &mr);
     assert_eq!(code, Some(0), "nothing new since the base:\n{log}");
     assert!(log.contains("0 errors, 0 warnings"), "{log}");
     let issues = code_quality(example.path());
-    assert!(reports_on(&issues, "argocd/sync-policy", "argocd/citation-web/prod.yaml"));
+    assert!(reports_on(
+        &issues,
+        "argocd/sync-policy",
+        "argocd/citation-web/prod.yaml"
+    ));
 
     // A merge request that adds a finding fails on that finding alone.
     let dev = example.path().join("argocd/citation-web/dev.yaml");
