@@ -276,6 +276,27 @@ fn wheel_installs_in_a_fresh_venv_and_serves_the_mirror_hooks() {
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(out.contains("argocd/citation-web/prod.yaml:21:5"), "{out}");
 
+    // The GitHub Action's install step, with the wheel found locally instead of on PyPI.
+    let action = load("action.yml");
+    let steps = steps(&action);
+    let tool_dir = work.path().join("tool-cache/gitops-lint");
+    let o = bash(
+        step(&steps, "install").get_str("run").unwrap(),
+        work.path(),
+        &[
+            ("GITOPS_LINT_VERSION", env!("CARGO_PKG_VERSION")),
+            ("GITOPS_LINT_DIR", tool_dir.to_str().unwrap()),
+            ("PIP_NO_INDEX", "1"),
+            ("PIP_FIND_LINKS", wheels.to_str().unwrap()),
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(tool_dir.join("bin/gitops-lint"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+
     if !have_tool("pre-commit", "pip install pre-commit") {
         return;
     }
@@ -311,86 +332,189 @@ fn steps(action: &Node) -> Vec<&Node> {
     action.path(&["runs", "steps"]).unwrap().items().collect()
 }
 
+fn step<'a>(steps: &'a [&'a Node], id: &str) -> &'a Node {
+    steps
+        .iter()
+        .find(|s| s.get_str("id") == Some(id))
+        .unwrap_or_else(|| panic!("a step with id `{id}`"))
+}
+
 #[test]
-fn github_action_runs_the_check_and_writes_sarif() {
+fn github_action_installs_the_wheel_and_caches_it_even_when_the_check_fails() {
     let action = load("action.yml");
-    for input in ["paths", "config", "fail-on", "sarif-file", "version"] {
+    for input in [
+        "version",
+        "args",
+        "new-since",
+        "baseline",
+        "policy",
+        "fail-on",
+        "working-directory",
+        "sarif-file",
+        "upload-sarif",
+    ] {
         assert!(
             action.path(&["inputs", input]).is_some(),
             "action input `{input}`"
         );
     }
-    assert_eq!(
-        action.path(&["runs", "using"]).and_then(Node::as_str),
-        Some("composite")
-    );
     let steps = steps(&action);
     assert!(
-        steps.iter().any(|s| s
+        step(&steps, "restore")
             .get_str("uses")
-            .is_some_and(|u| u.starts_with("actions/cache@"))),
-        "the build is cached"
+            .is_some_and(|u| u.starts_with("actions/cache/restore@"))
     );
-    let install = steps
+    let save = steps
         .iter()
-        .find(|s| s.get_str("name") == Some("Install gitops-lint"))
-        .unwrap();
-    let run = steps
-        .iter()
-        .find(|s| s.get_str("name") == Some("Run gitops-lint"))
-        .unwrap();
-    let repo = example_repo();
+        .find(|s| {
+            s.get_str("uses")
+                .is_some_and(|u| u.starts_with("actions/cache/save@"))
+        })
+        .expect("a cache save step");
+    assert!(save.get_str("if").unwrap().starts_with("always()"));
+    let install = step(&steps, "install").get_str("run").unwrap();
+    assert!(install.contains("pip install") && !install.contains("cargo"));
 
-    let o = bash(
-        install.get_str("run").unwrap(),
-        repo.path(),
-        &[("GITOPS_LINT_VERSION", ""), ("GITOPS_LINT_SOURCE", ".")],
-    );
-    assert!(o.status.success() && String::from_utf8_lossy(&o.stdout).contains("is installed"));
-
-    let script = run.get_str("run").unwrap();
-    let sarif = repo.path().join("results.sarif");
-    let o = bash(
-        script,
-        repo.path(),
-        &[
-            ("INPUT_PATHS", "."),
-            ("INPUT_CONFIG", ""),
-            ("INPUT_FAIL_ON", "error"),
-            ("INPUT_SARIF_FILE", &sarif.to_string_lossy()),
-        ],
-    );
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{out}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    // The version comes from the input, else from the action's tag.
+    let setup = step(&steps, "setup").get_str("run").unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let output = work.path().join("output");
+    let run_setup = |version: &str, action_ref: &str| {
+        std::fs::write(&output, "").unwrap();
+        let o = bash(
+            setup,
+            work.path(),
+            &[
+                ("INPUT_VERSION", version),
+                ("ACTION_REF", action_ref),
+                ("GITHUB_OUTPUT", output.to_str().unwrap()),
+                ("RUNNER_TOOL_CACHE", "/opt/hostedtoolcache"),
+            ],
+        );
+        (o.status.code(), std::fs::read_to_string(&output).unwrap())
+    };
+    let (code, out) = run_setup("", "v1.2.3");
+    assert_eq!(code, Some(0));
     assert!(
-        out.contains("::error file=argocd/citation-web/prod.yaml,line=21,"),
+        out.contains("version=1.2.3\n")
+            && out.contains("dir=/opt/hostedtoolcache/gitops-lint/1.2.3\n"),
         "{out}"
     );
-    let log: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
-    assert_eq!(log["version"], "2.1.0");
+    assert!(run_setup("0.4.0", "main").1.contains("version=0.4.0\n"));
+    assert_eq!(run_setup("", "main").0, Some(2), "a branch is no version");
+}
 
-    let o = bash(
-        script,
-        repo.path(),
-        &[
-            ("INPUT_PATHS", "argocd/citation-web/dev.yaml"),
-            ("INPUT_CONFIG", ".gitops-lint.yaml"),
+/// The action's check step, run against the built binary on a copy of the example: the text
+/// report in the log, annotations, the step summary, SARIF, and the inputs.
+#[test]
+fn github_action_reports_in_the_log_annotations_and_the_step_summary() {
+    let action = load("action.yml");
+    let steps = steps(&action);
+    let script = step(&steps, "check").get_str("run").unwrap();
+    let repo = example_repo();
+    let temp = tempfile::tempdir().unwrap();
+    let summary = temp.path().join("summary.md");
+    let output = temp.path().join("output");
+    let sarif = temp.path().join("results.sarif");
+    let run = |inputs: &[(&str, &str)]| {
+        std::fs::write(&summary, "").unwrap();
+        std::fs::write(&output, "").unwrap();
+        let mut env = vec![
+            ("GITOPS_LINT_DIR", "/nonexistent"),
+            ("RUNNER_TEMP", temp.path().to_str().unwrap()),
+            ("GITHUB_STEP_SUMMARY", summary.to_str().unwrap()),
+            ("GITHUB_OUTPUT", output.to_str().unwrap()),
+            ("INPUT_ARGS", ""),
+            ("INPUT_NEW_SINCE", ""),
+            ("INPUT_BASELINE", ""),
+            ("INPUT_POLICY", ""),
             ("INPUT_FAIL_ON", "error"),
             ("INPUT_SARIF_FILE", ""),
-        ],
+            ("INPUT_UPLOAD_SARIF", "false"),
+        ];
+        for (k, v) in inputs {
+            env.retain(|(key, _)| key != k);
+            env.push((k, v));
+        }
+        let o = bash(script, repo.path(), &env);
+        (
+            o.status.code(),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            ),
+            std::fs::read_to_string(&summary).unwrap(),
+        )
+    };
+
+    let (code, log, md) = run(&[("INPUT_UPLOAD_SARIF", "true")]);
+    assert_eq!(code, Some(1), "{log}");
+    assert!(
+        log.contains("╭─[argocd/citation-web/prod.yaml:21:5]"),
+        "the text report:\n{log}"
     );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "a clean file passes: {}",
-        String::from_utf8_lossy(&o.stdout)
+    assert!(
+        log.contains("::error file=argocd/citation-web/prod.yaml,line=21,"),
+        "{log}"
     );
+    assert!(md.contains("| `argocd/sync-policy` | error |"), "{md}");
+    assert!(md.contains("`argocd/citation-web/prod.yaml:21:5`"), "{md}");
+    assert!(
+        md.contains("at most 10 error and 10 warning annotations"),
+        "{md}"
+    );
+    let written = std::fs::read_to_string(&output).unwrap();
+    let sarif_path = written
+        .lines()
+        .find_map(|l| l.strip_prefix("sarif-file="))
+        .expect("the sarif-file output");
+    let log_json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(sarif_path).unwrap()).unwrap();
+    assert_eq!(log_json["version"], "2.1.0");
+
+    // `args` (a file: reported alone), an explicit SARIF path.
+    let (code, log, md) = run(&[
+        ("INPUT_ARGS", "argocd/citation-web/dev.yaml"),
+        ("INPUT_SARIF_FILE", sarif.to_str().unwrap()),
+    ]);
+    assert_eq!(code, Some(0), "a clean file passes: {log}");
+    assert!(md.contains("0 errors"), "{md}");
+    assert!(sarif.is_file());
+
+    // `new-since`: nothing is new since HEAD.
+    let (code, log, _) = run(&[("INPUT_NEW_SINCE", "HEAD")]);
+    assert_eq!(code, Some(0), "{log}");
+
+    // `baseline` and `policy`.
+    let baseline = temp.path().join("baseline.json");
+    let o = Command::new(env!("CARGO_BIN_EXE_gitops-lint"))
+        .arg("baseline")
+        .current_dir(repo.path())
+        .output()
+        .unwrap();
+    std::fs::write(&baseline, &o.stdout).unwrap();
+    let policy = temp.path().join("policy");
+    std::fs::create_dir_all(&policy).unwrap();
+    std::fs::write(
+        policy.join("house.rego"),
+        "package main\n\ndeny contains msg if {\n  input.kind == \"AppProject\"\n  msg := \"no AppProject\"\n}\n",
+    )
+    .unwrap();
+    let (code, log, md) = run(&[("INPUT_BASELINE", baseline.to_str().unwrap())]);
+    assert_eq!(code, Some(0), "{log}");
+    assert!(md.contains("0 errors"), "{md}");
+    let (code, log, md) = run(&[
+        ("INPUT_BASELINE", baseline.to_str().unwrap()),
+        ("INPUT_POLICY", &format!("\n{}\n", policy.display())),
+    ]);
+    assert_eq!(code, Some(1), "{log}");
+    assert!(md.contains("policy/main"), "{md}");
+
+    // A usage error stops the step with its own exit code and no summary.
+    let (code, _, md) = run(&[("INPUT_FAIL_ON", "sometimes")]);
+    assert_eq!(code, Some(2));
+    assert!(md.is_empty());
 }
 
 /// Whether `tool` runs (`tool --version`). Where it is missing the test says so and passes,
