@@ -40,6 +40,12 @@ pub struct Config {
     /// The `argocd:` section.
     pub argocd: ArgocdConfig,
     pub rules: BTreeMap<String, RuleConfig>,
+    /// `select`: report only these rules (ids or groups such as `argocd/`); `None`: all.
+    pub select: Option<Vec<String>>,
+    /// `extend-select`: rules reported in addition to `select`.
+    pub extend_select: Vec<String>,
+    /// `ignore`: rules not reported.
+    pub ignore: Vec<String>,
 }
 
 /// The `argocd:` section of the configuration.
@@ -129,6 +135,9 @@ const TOP_LEVEL: &[&str] = &[
     "repo_urls",
     "argocd",
     "rules",
+    "select",
+    "extend-select",
+    "ignore",
 ];
 const ARGOCD_KEYS: &[&str] = &[
     "roots",
@@ -210,6 +219,29 @@ pub fn parse(path: &Path, text: &str, rules: &[&RuleMeta]) -> Result<Config, Con
                         None,
                     )
                 })?
+            }
+            "select" | "extend-select" | "ignore" => {
+                let list = string_list(&entry.value).map_err(|n| {
+                    err(
+                        span_of(n),
+                        format!("`{key}` must be a list of rule ids or groups such as `argocd/`"),
+                        None,
+                    )
+                })?;
+                for (sel, n) in list.iter().zip(entry.value.items()) {
+                    if let Err(help) = check_selector(sel, rules) {
+                        return Err(err(
+                            span_of(n),
+                            format!("unknown rule or group `{sel}`"),
+                            Some(help),
+                        ));
+                    }
+                }
+                match key {
+                    "select" => config.select = Some(list),
+                    "extend-select" => config.extend_select = list,
+                    _ => config.ignore = list,
+                }
             }
             "repo_urls" => {
                 config.repo_urls = string_list(&entry.value).map_err(|n| {
@@ -563,6 +595,40 @@ fn string_list(node: &Node) -> Result<Vec<String>, &Node> {
         .iter()
         .map(|n| n.scalar_text().map(str::to_string).ok_or(n))
         .collect()
+}
+
+/// Checks a rule selector of `select`/`ignore`: a rule id, a group (`argocd/` or `argocd`), or
+/// any `policy/…` id (user policies are known only when they run). The error is a help line.
+pub fn check_selector(selector: &str, rules: &[&RuleMeta]) -> Result<(), String> {
+    let group = selector.trim_end_matches('/');
+    let is_group = |m: &&&RuleMeta| m.id.split_once('/').is_some_and(|(g, _)| g == group);
+    if selector.starts_with("policy/")
+        || group == "policy"
+        || rules.iter().any(|m| m.id == selector)
+        || rules.iter().any(|m| is_group(&m))
+    {
+        return Ok(());
+    }
+    let mut known: Vec<String> = rules.iter().map(|m| m.id.to_string()).collect();
+    let mut groups: Vec<String> = rules
+        .iter()
+        .filter_map(|m| m.id.split_once('/').map(|(g, _)| format!("{g}/")))
+        .collect();
+    groups.dedup();
+    known.extend(groups);
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
+    Err(did_you_mean(selector, &known)
+        .unwrap_or_else(|| "run `gitops-lint rules` to list the rule ids".into()))
+}
+
+/// Whether `rule` matches a selector of `select`/`ignore` (an id or a group prefix).
+#[must_use]
+pub fn selector_matches(selector: &str, rule: &str) -> bool {
+    let group = selector.trim_end_matches('/');
+    rule == selector
+        || rule
+            .strip_prefix(group)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// "did you mean `x`?" for the closest known name, if any is close.
