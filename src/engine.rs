@@ -169,10 +169,16 @@ pub fn resolve_root(paths: &[PathBuf]) -> Result<(PathBuf, Vec<PathBuf>), Error>
 
 /// The existing files and folders of `paths` (absolute), to report on; the root itself means
 /// everything.
-fn filters_under(root: &Path, paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
+fn filters_under(
+    root: &Path,
+    paths: &[PathBuf],
+    overlay: &std::collections::BTreeMap<String, String>,
+) -> Result<Vec<PathBuf>, Error> {
     let mut filters = Vec::new();
     for p in paths {
-        std::fs::metadata(p).map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?;
+        if !overlay.contains_key(&walk::relative(root, p)) {
+            std::fs::metadata(p).map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?;
+        }
         if p != root {
             filters.push(p.clone());
         }
@@ -224,7 +230,10 @@ struct Prepared {
 /// Root, config, walk, read, parse and classify: everything before the rules.
 fn prepare(opts: &Options) -> Result<Prepared, Error> {
     let (root, report_files) = match &opts.root {
-        Some(root) => (root.clone(), filters_under(root, &opts.paths)?),
+        Some(root) => (
+            root.clone(),
+            filters_under(root, &opts.paths, &opts.overlay)?,
+        ),
         None => resolve_root(&opts.paths)?,
     };
     let metas = rules::all_meta();
