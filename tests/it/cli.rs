@@ -935,3 +935,48 @@ fn new_since_removes_its_worktree_when_terminated() {
     let list = crate::support::git_output(dir.path(), &["worktree", "list"]);
     assert_eq!(list.lines().count(), 1, "{list}");
 }
+
+#[test]
+fn rego_syntax_errors_show_the_message_and_suggest_the_other_syntax_only_when_it_parses() {
+    let dir = repo(&[("app.yaml", GOOD_APP)]);
+    let policy = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    // Broken in both syntaxes: regorus's message, no suggestion.
+    let broken = policy(
+        "broken.rego",
+        "package main\n\ndeny contains msg if {\n  input.kind ==\n}\n",
+    );
+    let o = run(&["check", "--policy", &broken], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("invalid policy: expecting expression"),
+        "{err}"
+    );
+    assert!(!err.contains("--rego-version"), "{err}");
+    // Read as v1 (the word `if` in a string), but valid v0: the suggestion.
+    let v0 = policy(
+        "v0.rego",
+        "package main\n\ndeny[msg] { input.kind == \"X\"; msg := \"fails if X\" }\n",
+    );
+    let o = run(&["check", "--policy", &v0], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("invalid policy: `if` keyword is required before rule body"),
+        "{err}"
+    );
+    assert!(err.contains("pass `--rego-version v0`"), "{err}");
+    assert_eq!(
+        run(
+            &["check", "--policy", &v0, "--rego-version", "v0"],
+            dir.path()
+        )
+        .status
+        .code(),
+        Some(0)
+    );
+}

@@ -697,6 +697,7 @@ fn gitlab_template_runs_under_gitlab_ci_local() {
     let (code, log) = gitlab_ci_local(example.path(), &mr);
     assert_eq!(code, Some(0), "nothing new since the base:\n{log}");
     assert!(log.contains("0 errors, 0 warnings"), "{log}");
+    assert!(log.contains("findings hidden: already present at"), "{log}");
     let issues = code_quality(example.path());
     assert!(reports_on(
         &issues,
