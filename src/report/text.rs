@@ -196,10 +196,12 @@ pub fn render_with(report: &Report, opts: &TextOptions) -> String {
     } else {
         GraphicalTheme::unicode_nocolor()
     };
+    // Words are never split at hyphens, so a wrapped message rejoins exactly (`with_header`).
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_links(false)
         .with_context_lines(2)
         .with_width(100)
+        .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
         .without_syntax_highlighting();
     let sources = &report.project.sources;
     let mut out = String::new();
