@@ -892,7 +892,7 @@ fn new_since_removes_its_worktree_when_terminated() {
     std::fs::create_dir_all(dir.path().join("policy")).unwrap();
     std::fs::write(
         dir.path().join("policy/slow.rego"),
-        "package main\n\ndeny contains msg if {\n  input.kind == \"Application\"\n  count([x | some x in numbers.range(1, 100000000)]) > 0\n  msg := \"slow\"\n}\n",
+        "package main\n\ndeny contains msg if {\n  input.kind == \"Application\"\n  some i in numbers.range(1, 20000)\n  some j in numbers.range(1, 20000)\n  i * j == -1\n  msg := \"slow\"\n}\n",
     )
     .unwrap();
     crate::support::git(dir.path(), &["add", "."]);
