@@ -511,6 +511,28 @@ fn github_action_reports_in_the_log_annotations_and_the_step_summary() {
     assert_eq!(code, Some(1), "{log}");
     assert!(md.contains("policy/main"), "{md}");
 
+    // From a workspace above the repository (`working-directory`), annotations and the
+    // summary name files from the workspace.
+    let workspace = repo.path().parent().unwrap();
+    let name = repo
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let (code, log, md) = run(&[("GITHUB_WORKSPACE", workspace.to_str().unwrap())]);
+    assert_eq!(code, Some(1), "{log}");
+    assert!(
+        log.contains(&format!(
+            "::error file={name}/argocd/citation-web/prod.yaml,line=21,"
+        )),
+        "{log}"
+    );
+    assert!(
+        md.contains(&format!("`{name}/argocd/citation-web/prod.yaml:21:5`")),
+        "{md}"
+    );
+
     // A usage error stops the step with its own exit code and no summary.
     let (code, _, md) = run(&[("INPUT_FAIL_ON", "sometimes")]);
     assert_eq!(code, Some(2));
