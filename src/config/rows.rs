@@ -5,12 +5,15 @@ use std::path::Path;
 
 use super::{Config, FieldError, edge_tls};
 use crate::model::OtherRepositories;
+use crate::rule::RuleMeta;
 use crate::yaml::Node;
 
 /// Where a value is read: its dotted name (for messages) and the config file's folder.
 pub struct Field<'a> {
     pub name: &'a str,
     pub dir: Option<&'a Path>,
+    /// The registry, for keys that name rules.
+    pub rules: &'a [&'a RuleMeta],
 }
 
 type Setter = for<'n> fn(&mut Config, &'n Node, &Field<'_>) -> Result<(), FieldError<'n>>;
@@ -36,6 +39,21 @@ pub struct Section {
 /// A list of strings, or the message "`name` must be `what`" at the offending node.
 fn list<'n>(node: &'n Node, field: &Field<'_>, what: &str) -> Result<Vec<String>, FieldError<'n>> {
     super::string_list(node).map_err(|n| (n, format!("`{}` must be {what}", field.name), None))
+}
+
+/// Rule selectors (ids, or groups such as `argocd/`), each checked against the registry.
+fn selectors<'n>(node: &'n Node, field: &Field<'_>) -> Result<Vec<String>, FieldError<'n>> {
+    let list = list(
+        node,
+        field,
+        "a list of rule ids or groups such as `argocd/`",
+    )?;
+    for (sel, item) in list.iter().zip(node.items()) {
+        if let Err(help) = super::check_selector(sel, field.rules) {
+            return Err((item, format!("unknown rule or group `{sel}`"), Some(help)));
+        }
+    }
+    Ok(list)
 }
 
 /// Top-level keys with a plain value. `argocd:` and `rules:` are sections of their own.
@@ -64,6 +82,33 @@ pub const TOP_LEVEL: &[Row] = &[
         init: "[]",
         set: |c, n, f| {
             c.repo_urls = list(n, f, "a list of URLs")?;
+            Ok(())
+        },
+    },
+    Row {
+        key: "select",
+        doc: "Report only these rules (ids, or groups such as `argocd/`). Unset: every rule.",
+        init: "# [argocd/, ci/]",
+        set: |c, n, f| {
+            c.select = Some(selectors(n, f)?);
+            Ok(())
+        },
+    },
+    Row {
+        key: "extend-select",
+        doc: "Rules reported in addition to `select`.",
+        init: "[]",
+        set: |c, n, f| {
+            c.extend_select = selectors(n, f)?;
+            Ok(())
+        },
+    },
+    Row {
+        key: "ignore",
+        doc: "Rules not reported (ids, or groups such as `platform/`).",
+        init: "[]",
+        set: |c, n, f| {
+            c.ignore = selectors(n, f)?;
             Ok(())
         },
     },
