@@ -195,7 +195,9 @@ fn filters_under(
     Ok(filters)
 }
 
-fn absolute(cwd: &Path, p: &Path) -> PathBuf {
+/// `p` with `.` and `..` resolved against `cwd`, without following symlinks.
+#[must_use]
+pub fn absolute(cwd: &Path, p: &Path) -> PathBuf {
     let joined = if p.is_absolute() {
         p.to_path_buf()
     } else {
@@ -215,7 +217,10 @@ fn absolute(cwd: &Path, p: &Path) -> PathBuf {
     out
 }
 
-fn find_root(start: &Path) -> PathBuf {
+/// The repository root for `start`: the nearest ancestor holding `.gitops-lint.yaml` or `.git`,
+/// else `start` itself.
+#[must_use]
+pub fn find_root(start: &Path) -> PathBuf {
     let mut dir = Some(start);
     while let Some(d) = dir {
         if config::FILE_NAMES.iter().any(|n| d.join(n).is_file()) || d.join(".git").exists() {
@@ -670,12 +675,17 @@ fn check_project(
 
 /// Findings of one rule at one place are one finding: two GitLab jobs sharing an anchor, or
 /// two Applications deploying one values file, give one finding whose labels name each job or
-/// Application (sorted input: same rule and span are adjacent).
+/// Application (sorted input: same rule and span are adjacent). A user policy's results stay
+/// as the policy wrote them, as conftest reports them.
 fn merge_same_place(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
     let mut merged: Vec<Diagnostic> = Vec::with_capacity(diagnostics.len());
     for d in diagnostics {
         match merged.last_mut() {
-            Some(last) if last.rule == d.rule && last.span == d.span => {
+            Some(last)
+                if last.rule == d.rule
+                    && last.span == d.span
+                    && (d.message == last.message || registry::find(&d.rule).is_some()) =>
+            {
                 if d.message != last.message && d.labels.is_empty() {
                     // Nothing else tells the other finding apart: its message becomes a label.
                     let label = Label {

@@ -4,8 +4,6 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use gitops_lint::config;
-
 /// The repository root and the paths to report on, all absolute and normalised.
 #[derive(Debug)]
 pub struct Target {
@@ -52,36 +50,7 @@ pub fn discover(cwd: &Path, paths: &[PathBuf], root: Option<&Path>) -> Result<Ta
     Ok(Target { root, paths, base })
 }
 
-fn find_root(start: &Path) -> PathBuf {
-    let mut dir = Some(start);
-    while let Some(d) = dir {
-        if config::FILE_NAMES.iter().any(|n| d.join(n).is_file()) || d.join(".git").exists() {
-            return d.to_path_buf();
-        }
-        dir = d.parent();
-    }
-    start.to_path_buf()
-}
-
-/// `path` with `.` and `..` resolved against `cwd`, without following symlinks.
-pub fn absolute(cwd: &Path, path: &Path) -> PathBuf {
-    let joined = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        cwd.join(path)
-    };
-    let mut out = PathBuf::new();
-    for c in joined.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
+pub use gitops_lint::engine::{absolute, find_root};
 
 /// How to write `root/…` from `cwd`: `""`, `"deploy/"`, `"../../"`; an absolute path when they
 /// share no ancestor.

@@ -469,9 +469,9 @@ fn github_action_reports_in_the_log_annotations_and_the_step_summary() {
         serde_json::from_str(&std::fs::read_to_string(sarif_path).unwrap()).unwrap();
     assert_eq!(log_json["version"], "2.1.0");
 
-    // `args` (a file: reported alone), an explicit SARIF path.
+    // `args` (a file: what it can break), an explicit SARIF path.
     let (code, log, md) = run(&[
-        ("INPUT_ARGS", "argocd/citation-web/dev.yaml"),
+        ("INPUT_ARGS", "argocd/citation-api/dev.yaml"),
         ("INPUT_SARIF_FILE", sarif.to_str().unwrap()),
     ]);
     assert_eq!(code, Some(0), "a clean file passes: {log}");
