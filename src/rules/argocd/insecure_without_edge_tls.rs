@@ -133,7 +133,7 @@ fn finding(s: &Insecure, reasons: Vec<(Span, String)>) -> Finding {
     };
     let help = if reasons.is_empty() {
         format!(
-            "Route {services} through an edge that terminates TLS (an HTTPRoute attached to a Gateway listener with `protocol: HTTPS` and `certificateRefs`, an Ingress with `tls`, an OpenShift Route with `tls.termination: edge`), or, if TLS ends outside the repository, set `argocd.edge_tls: {{mode: external, reason: ...}}` in .gitops-lint.yaml."
+            "Route {services} through an edge that terminates TLS (an HTTPRoute attached to a Gateway listener with `protocol: HTTPS` and `certificateRefs`, an Ingress with `tls`, an OpenShift Route with `tls.termination: edge`, a Cloudflare tunnel), or, if TLS ends outside the repository, set `argocd.edge_tls: {{mode: external, reason: ...}}` in .gitops-lint.yaml."
         )
     } else {
         "Make the edge terminate TLS: attach the route to a Gateway listener with `protocol: HTTPS`, `tls.mode: Terminate` and `certificateRefs` whose hostname matches the route, or add `tls` for the host to the Ingress; if TLS ends outside the repository, set `argocd.edge_tls: {mode: external, reason: ...}` in .gitops-lint.yaml.".to_string()
@@ -176,7 +176,11 @@ mod tests {
         let gw = "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: edge\n  namespace: argocd\nspec:\n  listeners:\n    - {name: http, protocol: HTTP, port: 80}\n    - name: https\n      protocol: HTTPS\n      port: 443\n      hostname: '*.example.com'\n      tls: {certificateRefs: [{name: wildcard}]}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: argocd\n  namespace: argocd\nspec:\n  parentRefs: [{name: edge}]\n  hostnames: [argocd.example.com]\n  rules:\n    - backendRefs: [{name: argocd-server, port: 80}]\n";
         assert_eq!(
             edges(&format!("{CM}{gw}")),
-            vec![Ok("HTTPRoute `argocd` -> Gateway `edge` listener `https` (HTTPS, certificate `wildcard`)".to_string())]
+            vec![
+                Ok("HTTPRoute `argocd` -> Gateway `edge` listener `https` (HTTPS, certificate `wildcard`)".to_string()),
+                // No `sectionName`, and the `http` listener admits routes of its namespace.
+                Err("plain: HTTPRoute `argocd` also attaches to listener `http` of Gateway `edge`, which is plain HTTP: attach it to the HTTPS listener only (`sectionName`)".to_string()),
+            ]
         );
         // The same route to an argocd-server of another namespace is no candidate.
         let other = gw.replace(
