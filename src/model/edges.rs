@@ -6,7 +6,8 @@
 //!   them under `cloudflare.ingress`, community charts under other keys, and app-template
 //!   charts write the whole `config.yaml`), and in an Application's inline Helm values;
 //! - `TunnelBinding` objects of the Cloudflare operator (`networking.cfargotunnel.com`);
-//! - Ingress classes whose controller serves only HTTPS at an outside edge (Tailscale).
+//! - Ingress classes whose controller serves only HTTPS at an outside edge (Tailscale, ngrok,
+//!   the Cloudflare tunnel ingress controller), by their default class names.
 
 use super::k8s::Objects;
 use super::{DocKind, Project};
@@ -40,6 +41,11 @@ pub fn tls_only_ingress_class(class: &str) -> Option<&'static str> {
         // tailscale.com/docs/kubernetes-operator: "Ingress resources only support TLS, and
         // are only exposed over HTTPS using a MagicDNS name".
         "tailscale" => Some("the Tailscale operator serves it over HTTPS only"),
+        // ngrok.com/docs/k8s/guides/how-to/terminate-tls: "HTTPS endpoints are created by
+        // default, and ngrok automatically terminates TLS".
+        "ngrok" => Some("ngrok terminates TLS at its edge"),
+        // STRRL/cloudflare-tunnel-ingress-controller: rules become Cloudflare tunnel routes.
+        "cloudflare-tunnel" => Some("a Cloudflare tunnel: TLS ends at Cloudflare's edge"),
         _ => None,
     }
 }
