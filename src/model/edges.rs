@@ -50,6 +50,19 @@ pub fn tls_only_ingress_class(class: &str) -> Option<&'static str> {
     }
 }
 
+/// Gateway API controllers (a GatewayClass's `controllerName`) that program a tunnel: TLS
+/// ends at the tunnel provider's edge whatever the listener's protocol.
+#[must_use]
+pub fn tunnel_gateway_controller(controller: &str) -> Option<&'static str> {
+    match controller {
+        "github.com/pl4nty/cloudflare-kubernetes-gateway"
+        | "github.com/geebee/k8s-gateway-cloudflare" => {
+            Some("a Cloudflare tunnel: TLS ends at Cloudflare's edge")
+        }
+        _ => None,
+    }
+}
+
 /// The Service a tunnel's origin URL names: `http://argocd-server.argocd.svc:80` is
 /// `("argocd-server", Some("argocd"))`; `http://argocd-server` is in `default_ns`. `None` for
 /// other schemes (`http_status:404`, `unix:`, `tcp://`) and for IP addresses.

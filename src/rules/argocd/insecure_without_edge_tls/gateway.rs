@@ -4,6 +4,7 @@
 use super::edges::{Candidates, Check, backend_matches};
 use super::insecure::Insecure;
 use super::{GATEWAY_API, ISTIO};
+use crate::model::edges::tunnel_gateway_controller;
 use crate::model::k8s::{Object, Objects, namespaces_may_match};
 use crate::model::values::Values;
 use crate::source::Span;
@@ -173,6 +174,7 @@ pub(super) fn attach_all(
     let ns = p.namespace.as_deref().or(route.ns);
     let plain: Vec<(&str, &str)> = if p.group == GATEWAY_API && p.kind == "Gateway" {
         objs.find(GATEWAY_API, "Gateway", ns, &p.name)
+            .filter(|g| tunnel_gateway(g, objs).is_none())
             .flat_map(|g| {
                 selected_listeners(p, &g)
                     .into_iter()
@@ -202,6 +204,14 @@ pub(super) fn attach_all(
         Err((span, why)) if !plain.is_empty() => checks.plain(span, why),
         Err(e) => checks.push(Err(e)),
     }
+}
+
+/// Why Gateway `g` is a tunnel (its GatewayClass's controller), if it is one.
+fn tunnel_gateway(g: &Object<'_>, objs: Objects<'_>) -> Option<&'static str> {
+    let class = g.spec()?.get_str("gatewayClassName")?;
+    objs.named(GATEWAY_API, "GatewayClass", class)
+        .filter_map(|c| c.spec()?.get_str("controllerName"))
+        .find_map(tunnel_gateway_controller)
 }
 
 /// The listeners of Gateway `g` a parent reference selects (`sectionName`, `port`).
@@ -335,6 +345,11 @@ pub(super) fn gateway_listeners(
         let lname = l.get_str("name").unwrap_or("?");
         match listener_terminates(route, g, l, objs) {
             Ok(()) => {
+                if let Some(why) = tunnel_gateway(g, objs) {
+                    return Ok(format!(
+                        "{who} -> Gateway `{gname}` listener `{lname}` ({why})"
+                    ));
+                }
                 let cert = l
                     .path(&["tls", "certificateRefs"])
                     .and_then(|c| c.items().next())
@@ -386,6 +401,9 @@ pub(super) fn listener_terminates(
     objs: Objects<'_>,
 ) -> Result<(), String> {
     listener_admits(route, g, l)?;
+    if tunnel_gateway(g, objs).is_some() {
+        return Ok(());
+    }
     let protocol = l.get_str("protocol").unwrap_or("");
     match protocol {
         "HTTPS" | "TLS" => {}
