@@ -6,6 +6,7 @@ pub mod appproject;
 pub mod appset;
 pub mod argocd;
 pub mod ci;
+pub mod edges;
 pub mod k8s;
 pub mod kinds;
 pub mod kustomize;

@@ -16,6 +16,7 @@ mod insecure;
 use std::collections::{BTreeMap, HashSet};
 
 use crate::diagnostic::{Finding, Severity};
+use crate::model::edges::tunnel_routes;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::source::Span;
 use edges::{Verdict, edge_for};
@@ -63,25 +64,58 @@ impl Rule for InsecureWithoutEdgeTls {
         }
         let service = cx.settings.argocd.server_service();
         let objs = cx.model.k8s();
+        let tunnels = tunnel_routes(cx.project, objs);
         let settings = find_insecure(cx, objs, service);
         let mut by_span: BTreeMap<Span, Vec<(&Insecure, Verdict)>> = BTreeMap::new();
         for s in &settings {
-            let verdict = edge_for(s, objs);
+            let verdict = edge_for(s, objs, &tunnels);
             by_span.entry(s.span).or_default().push((s, verdict));
         }
         let mut out = Vec::new();
         for (_, contexts) in by_span {
             // A setting several Applications deploy must be safe in each of them.
-            let Some((s, Verdict::Rejected(reasons))) = contexts
-                .into_iter()
-                .find(|(_, v)| matches!(v, Verdict::Rejected(_)))
-            else {
+            let rank = |v: &Verdict| match v {
+                Verdict::Rejected(_) => 0,
+                Verdict::Exposed(_) => 1,
+                Verdict::Accepted => 2,
+            };
+            let Some((s, verdict)) = contexts.into_iter().min_by_key(|(_, v)| rank(v)) else {
                 continue;
             };
-            out.push(finding(s, reasons));
+            match verdict {
+                Verdict::Rejected(reasons) => out.push(finding(s, reasons)),
+                Verdict::Exposed(routes) => out.push(exposed(s, routes)),
+                Verdict::Accepted => {}
+            }
         }
         out
     }
+}
+
+/// An edge terminates TLS, but other routes reach argocd-server without it.
+fn exposed(s: &Insecure, routes: Vec<(Span, String)>) -> Finding {
+    let services = format!("`{}`", s.services.join("` or `"));
+    let message = format!(
+        "argocd-server serves plain HTTP ({}), and not every route to it terminates TLS",
+        s.what
+    );
+    let help = format!(
+        "Terminate TLS on every route to {services}: attach HTTPRoutes to HTTPS listeners only (`sectionName`), give every Ingress `tls` for its hosts, and leave plain HTTP listeners to a redirect (a `RequestRedirect` filter with `scheme: https` and no `backendRefs`)."
+    );
+    labelled(Finding::new(message, s.span).with_help(help), s, routes)
+}
+
+fn labelled(mut f: Finding, s: &Insecure, reasons: Vec<(Span, String)>) -> Finding {
+    let mut seen = HashSet::new();
+    for (span, msg) in reasons {
+        if seen.insert((span, msg.clone())) {
+            f = f.with_label(span, msg);
+        }
+    }
+    if let Some((span, msg)) = &s.context {
+        f = f.with_label(*span, msg.clone());
+    }
+    f
 }
 
 fn finding(s: &Insecure, reasons: Vec<(Span, String)>) -> Finding {
@@ -99,22 +133,12 @@ fn finding(s: &Insecure, reasons: Vec<(Span, String)>) -> Finding {
     };
     let help = if reasons.is_empty() {
         format!(
-            "Route {services} through an edge that terminates TLS (an HTTPRoute attached to a Gateway listener with `protocol: HTTPS` and `certificateRefs`, an Ingress with `tls`, an OpenShift Route with `tls.termination: edge`), or, if TLS ends outside the repository, set `argocd.edge_tls: {{mode: external, reason: ...}}` in .gitops-lint.yaml."
+            "Route {services} through an edge that terminates TLS (an HTTPRoute attached to a Gateway listener with `protocol: HTTPS` and `certificateRefs`, an Ingress with `tls`, an OpenShift Route with `tls.termination: edge`, a Cloudflare tunnel), or, if TLS ends outside the repository, set `argocd.edge_tls: {{mode: external, reason: ...}}` in .gitops-lint.yaml."
         )
     } else {
         "Make the edge terminate TLS: attach the route to a Gateway listener with `protocol: HTTPS`, `tls.mode: Terminate` and `certificateRefs` whose hostname matches the route, or add `tls` for the host to the Ingress; if TLS ends outside the repository, set `argocd.edge_tls: {mode: external, reason: ...}` in .gitops-lint.yaml.".to_string()
     };
-    let mut f = Finding::new(message, s.span).with_help(help);
-    let mut seen = HashSet::new();
-    for (span, msg) in reasons {
-        if seen.insert((span, msg.clone())) {
-            f = f.with_label(span, msg);
-        }
-    }
-    if let Some((span, msg)) = &s.context {
-        f = f.with_label(*span, msg.clone());
-    }
-    f
+    labelled(Finding::new(message, s.span).with_help(help), s, reasons)
 }
 
 #[cfg(test)]
@@ -126,16 +150,22 @@ mod tests {
 
     /// Every candidate edge of every insecure setting of a file, described.
     fn edges(text: &str) -> Vec<Result<String, String>> {
+        use super::edges::Candidate;
         let report =
             crate::engine::check_texts(&[("x.yaml", text)], crate::config::Config::default());
         let model = crate::model::Model::new(&report.project, report.config.settings());
         let options = crate::rule::RuleOptions::new();
         let cx = Context::new(&model, &options);
         let objs = cx.model.k8s();
+        let tunnels = tunnel_routes(cx.project, objs);
         find_insecure(&cx, objs, "argocd-server")
             .iter()
-            .flat_map(|s| candidates(s, objs))
-            .map(|c| c.map_err(|(_, m)| m))
+            .flat_map(|s| candidates(s, objs, &tunnels))
+            .map(|c| match c {
+                Candidate::Tls(edge) => Ok(edge),
+                Candidate::Plain(_, why) => Err(format!("plain: {why}")),
+                Candidate::Rejected(_, why) => Err(why),
+            })
             .collect()
     }
 
@@ -146,7 +176,11 @@ mod tests {
         let gw = "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: edge\n  namespace: argocd\nspec:\n  listeners:\n    - {name: http, protocol: HTTP, port: 80}\n    - name: https\n      protocol: HTTPS\n      port: 443\n      hostname: '*.example.com'\n      tls: {certificateRefs: [{name: wildcard}]}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: argocd\n  namespace: argocd\nspec:\n  parentRefs: [{name: edge}]\n  hostnames: [argocd.example.com]\n  rules:\n    - backendRefs: [{name: argocd-server, port: 80}]\n";
         assert_eq!(
             edges(&format!("{CM}{gw}")),
-            vec![Ok("HTTPRoute `argocd` -> Gateway `edge` listener `https` (HTTPS, certificate `wildcard`)".to_string())]
+            vec![
+                Ok("HTTPRoute `argocd` -> Gateway `edge` listener `https` (HTTPS, certificate `wildcard`)".to_string()),
+                // No `sectionName`, and the `http` listener admits routes of its namespace.
+                Err("plain: HTTPRoute `argocd` also attaches to listener `http` of Gateway `edge`, which is plain HTTP: attach it to the HTTPS listener only (`sectionName`)".to_string()),
+            ]
         );
         // The same route to an argocd-server of another namespace is no candidate.
         let other = gw.replace(

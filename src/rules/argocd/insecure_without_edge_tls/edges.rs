@@ -2,32 +2,79 @@
 //! Routes, Istio VirtualServices and the argo-cd chart's own objects.
 
 use super::gateway::{
-    ParentRef, RouteInfo, attach, gateway_api_routes, hostnames_intersect, parent_from_values,
+    ParentRef, RouteInfo, attach_all, gateway_api_routes, hostnames_intersect, parent_from_values,
 };
 use super::insecure::{Insecure, is_true};
 use super::{GATEWAY_API, ISTIO};
+use crate::model::edges::{TunnelRoute, tls_only_ingress_class};
 use crate::model::k8s::{Object, Objects, namespaces_may_match};
 use crate::model::values::Values;
 use crate::source::Span;
 use crate::yaml::Node;
 
 pub(super) enum Verdict {
-    /// An edge terminates TLS.
+    /// Every route terminates TLS.
     Accepted,
-    /// Why each candidate does not count (empty: no candidate).
+    /// No edge terminates TLS: why each candidate does not count (empty: no candidate).
     Rejected(Vec<(Span, String)>),
+    /// An edge terminates TLS, but these routes reach argocd-server without TLS.
+    Exposed(Vec<(Span, String)>),
 }
 
+/// One edge through one parent: `Ok` describes an edge that terminates TLS.
 pub(super) type Check = Result<String, (Span, String)>;
 
-pub(super) fn edge_for(s: &Insecure, objs: Objects<'_>) -> Verdict {
-    let mut rejected = Vec::new();
-    for c in candidates(s, objs) {
-        match c {
-            Ok(_) => return Verdict::Accepted,
-            Err(r) => rejected.push(r),
-        }
+/// An edge in front of argocd-server, judged.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Candidate {
+    /// It terminates TLS.
+    Tls(String),
+    /// It reaches argocd-server over plain HTTP.
+    Plain(Span, String),
+    /// It does not count (passes TLS through, unresolved, mesh only...), and why.
+    Rejected(Span, String),
+}
+
+#[derive(Default)]
+pub(super) struct Candidates(pub(super) Vec<Candidate>);
+
+impl Candidates {
+    pub(super) fn push(&mut self, c: Check) {
+        self.0.push(match c {
+            Ok(edge) => Candidate::Tls(edge),
+            Err((span, why)) => Candidate::Rejected(span, why),
+        });
     }
+
+    pub(super) fn plain(&mut self, span: Span, why: String) {
+        self.0.push(Candidate::Plain(span, why));
+    }
+}
+
+pub(super) fn edge_for(s: &Insecure, objs: Objects<'_>, tunnels: &[TunnelRoute]) -> Verdict {
+    let all = candidates(s, objs, tunnels);
+    let tls = all.iter().any(|c| matches!(c, Candidate::Tls(_)));
+    let plain: Vec<(Span, String)> = all
+        .iter()
+        .filter_map(|c| match c {
+            Candidate::Plain(span, why) => Some((*span, why.clone())),
+            _ => None,
+        })
+        .collect();
+    if tls {
+        return if plain.is_empty() {
+            Verdict::Accepted
+        } else {
+            Verdict::Exposed(plain)
+        };
+    }
+    let mut rejected: Vec<(Span, String)> = all
+        .into_iter()
+        .filter_map(|c| match c {
+            Candidate::Plain(span, why) | Candidate::Rejected(span, why) => Some((span, why)),
+            Candidate::Tls(_) => None,
+        })
+        .collect();
     if rejected.is_empty() {
         // Nothing routes to argocd-server: point at Gateways that could.
         for g in objs.of(GATEWAY_API, "Gateway").take(3) {
@@ -51,14 +98,17 @@ pub(super) fn edge_for(s: &Insecure, objs: Objects<'_>) -> Verdict {
                 ));
             }
         }
-        return Verdict::Rejected(rejected);
     }
     Verdict::Rejected(rejected)
 }
 
-/// Every edge routing to argocd-server, each accepted or with why it does not count.
-pub(super) fn candidates(s: &Insecure, objs: Objects<'_>) -> Vec<Check> {
-    let mut checks: Vec<Check> = Vec::new();
+/// Every edge routing to argocd-server, judged.
+pub(super) fn candidates(
+    s: &Insecure,
+    objs: Objects<'_>,
+    tunnels: &[TunnelRoute],
+) -> Vec<Candidate> {
+    let mut checks = Candidates::default();
     gateway_api_routes(s, objs, &mut checks);
     ingresses(s, objs, &mut checks);
     openshift_routes(s, objs, &mut checks);
@@ -66,14 +116,23 @@ pub(super) fn candidates(s: &Insecure, objs: Objects<'_>) -> Vec<Check> {
     if let Some(values) = &s.chart {
         chart_edges(s, values, objs, &mut checks);
     }
-    checks
+    for t in tunnels {
+        if backend_matches(s, &t.service, t.namespace.as_deref()) {
+            let host = t
+                .hostname
+                .as_deref()
+                .map_or(String::new(), |h| format!(" for `{h}`"));
+            checks.push(Ok(format!("{}{host}", t.via)));
+        }
+    }
+    checks.0
 }
 
 pub(super) fn backend_matches(s: &Insecure, name: &str, ns: Option<&str>) -> bool {
     s.services.iter().any(|n| n == name) && namespaces_may_match(ns, s.namespace.as_deref())
 }
 
-pub(super) fn ingresses(s: &Insecure, objs: Objects<'_>, checks: &mut Vec<Check>) {
+pub(super) fn ingresses(s: &Insecure, objs: Objects<'_>, checks: &mut Candidates) {
     for ing in ["networking.k8s.io", "extensions"]
         .into_iter()
         .flat_map(|group| objs.of(group, "Ingress"))
@@ -122,6 +181,19 @@ pub(super) fn ingresses(s: &Insecure, objs: Objects<'_>, checks: &mut Vec<Check>
             ])
             .and_then(Node::scalar_text)
             .is_some_and(is_true);
+        let class = spec.get_str("ingressClassName").or_else(|| {
+            ing.doc
+                .root
+                .path(&["metadata", "annotations", "kubernetes.io/ingress.class"])
+                .and_then(Node::as_str)
+        });
+        if let Some((class, why)) = class.and_then(|c| Some((c, tls_only_ingress_class(c)?))) {
+            checks.push(Ok(format!(
+                "Ingress `{}` of class `{class}` ({why})",
+                ing.name
+            )));
+            continue;
+        }
         let tls: Vec<&Node> = spec.get("tls").into_iter().flat_map(Node::items).collect();
         for (host, span) in hosts {
             if passthrough {
@@ -147,10 +219,10 @@ pub(super) fn ingresses(s: &Insecure, objs: Objects<'_>, checks: &mut Vec<Check>
                     ing.name
                 )));
             } else {
-                checks.push(Err((
+                checks.plain(
                     span,
                     format!("Ingress `{}` has no `tls` for host {shown}", ing.name),
-                )));
+                );
             }
         }
     }
@@ -167,7 +239,7 @@ pub(super) fn ingress_host_covers(tls_host: &str, host: &str) -> bool {
     }
 }
 
-pub(super) fn openshift_routes(s: &Insecure, objs: Objects<'_>, checks: &mut Vec<Check>) {
+pub(super) fn openshift_routes(s: &Insecure, objs: Objects<'_>, checks: &mut Candidates) {
     for r in objs.of("route.openshift.io", "Route") {
         let Some(spec) = r.spec() else { continue };
         let targets = spec
@@ -191,11 +263,20 @@ pub(super) fn openshift_routes(s: &Insecure, objs: Objects<'_>, checks: &mut Vec
             .path(&["tls", "termination"])
             .or_else(|| spec.get("to"))
             .map_or(r.doc.anchor_span(), |n| n.span);
-        checks.push(match termination {
-            Some(t @ ("edge" | "reencrypt")) => Ok(format!("OpenShift Route `{}` (`tls.termination: {t}`)", r.name)),
-            Some(t) => Err((span, format!("OpenShift Route `{}` has `tls.termination: {t}`: argocd-server would have to terminate TLS itself", r.name))),
-            None => Err((span, format!("OpenShift Route `{}` has no `tls`: it serves plain HTTP", r.name))),
-        });
+        match termination {
+            Some(t @ ("edge" | "reencrypt")) => {
+                checks.push(Ok(format!("OpenShift Route `{}` (`tls.termination: {t}`)", r.name)));
+                // `Allow` serves the same host over plain HTTP too.
+                if let Some(allow) = spec
+                    .path(&["tls", "insecureEdgeTerminationPolicy"])
+                    .filter(|p| p.as_str() == Some("Allow"))
+                {
+                    checks.plain(allow.span, format!("OpenShift Route `{}` also serves plain HTTP (`insecureEdgeTerminationPolicy: Allow`)", r.name));
+                }
+            }
+            Some(t) => checks.push(Err((span, format!("OpenShift Route `{}` has `tls.termination: {t}`: argocd-server would have to terminate TLS itself", r.name)))),
+            None => checks.plain(span, format!("OpenShift Route `{}` has no `tls`: it serves plain HTTP", r.name)),
+        }
     }
 }
 
@@ -207,7 +288,7 @@ pub(super) fn istio_host_matches(s: &Insecure, host: &str, vs_ns: Option<&str>) 
     backend_matches(s, name, ns)
 }
 
-pub(super) fn istio(s: &Insecure, objs: Objects<'_>, checks: &mut Vec<Check>) {
+pub(super) fn istio(s: &Insecure, objs: Objects<'_>, checks: &mut Candidates) {
     for vs in objs.of(ISTIO, "VirtualService") {
         let Some(spec) = vs.spec() else { continue };
         let vs_ns = vs.namespace;
@@ -267,14 +348,22 @@ pub(super) fn istio(s: &Insecure, objs: Objects<'_>, checks: &mut Vec<Check>) {
                 continue;
             }
             for gw in found {
-                checks.push(istio_gateway(&who, &hosts, &gw, g.span));
+                istio_gateway(&who, &hosts, &gw, g.span, checks);
             }
         }
     }
 }
 
-pub(super) fn istio_gateway(who: &str, vs_hosts: &[&str], gw: &Object<'_>, span: Span) -> Check {
+pub(super) fn istio_gateway(
+    who: &str,
+    vs_hosts: &[&str],
+    gw: &Object<'_>,
+    span: Span,
+    checks: &mut Candidates,
+) {
     let mut reasons = Vec::new();
+    let mut tls = None;
+    let mut plain_ports = Vec::new();
     for server in gw
         .spec()
         .and_then(|s| s.get("servers"))
@@ -310,7 +399,7 @@ pub(super) fn istio_gateway(who: &str, vs_hosts: &[&str], gw: &Object<'_>, span:
             == Some(true);
         match mode {
             Some(m @ ("SIMPLE" | "MUTUAL" | "OPTIONAL_MUTUAL")) => {
-                return Ok(format!(
+                tls.get_or_insert(format!(
                     "{who} -> Istio Gateway `{}` port {port} (`tls.mode: {m}`)",
                     gw.name
                 ));
@@ -319,24 +408,42 @@ pub(super) fn istio_gateway(who: &str, vs_hosts: &[&str], gw: &Object<'_>, span:
                 "port {port} has `tls.mode: {m}`, which does not terminate TLS"
             )),
             None if redirect => reasons.push(format!("port {port} only redirects to HTTPS")),
-            None => reasons.push(format!("port {port} is plain HTTP")),
+            None => {
+                reasons.push(format!("port {port} is plain HTTP"));
+                plain_ports.push(port);
+            }
         }
+    }
+    if let Some(edge) = tls {
+        checks.push(Ok(edge));
+        for port in plain_ports {
+            checks.plain(
+                span,
+                format!(
+                    "{who} is bound to Istio Gateway `{}`, which also serves it as plain HTTP on port {port}",
+                    gw.name
+                ),
+            );
+        }
+        return;
     }
     if reasons.is_empty() {
         reasons.push("has no servers".into());
     }
-    Err((
-        span,
-        format!(
-            "{who} is bound to Istio Gateway `{}`, where {}",
-            gw.name,
-            reasons.join("; ")
-        ),
-    ))
+    let msg = format!(
+        "{who} is bound to Istio Gateway `{}`, where {}",
+        gw.name,
+        reasons.join("; ")
+    );
+    if plain_ports.is_empty() {
+        checks.push(Err((span, msg)));
+    } else {
+        checks.plain(span, msg);
+    }
 }
 
 /// The argo-cd chart's own Ingress, HTTPRoute, GRPCRoute and OpenShift Route.
-pub(super) fn chart_edges(s: &Insecure, v: &Values, objs: Objects<'_>, checks: &mut Vec<Check>) {
+pub(super) fn chart_edges(s: &Insecure, v: &Values, objs: Objects<'_>, checks: &mut Candidates) {
     let server = v.get("server");
     let get = |path: &[&str]| server.and_then(|sv| sv.path(path));
     if let Some(enabled) = get(&["ingress", "enabled"]).filter(|e| e.is_truthy()) {
@@ -357,7 +464,7 @@ pub(super) fn chart_edges(s: &Insecure, v: &Values, objs: Objects<'_>, checks: &
                     "the argo-cd chart's `{controller}` Ingress has no TLS in the repository (`server.ingress.tls`, `extraTls`)"
                 )
             };
-            checks.push(Err((span, msg)));
+            checks.plain(span, msg);
         }
     }
     for (key, kind) in [("httproute", "HTTPRoute"), ("grpcroute", "GRPCRoute")] {
@@ -388,7 +495,7 @@ pub(super) fn chart_edges(s: &Insecure, v: &Values, objs: Objects<'_>, checks: &
             )));
         }
         for p in &parents {
-            checks.push(attach(&info, p, objs));
+            attach_all(&info, p, objs, checks);
         }
     }
     if let Some(enabled) = get(&["route", "enabled"]).filter(|e| e.is_truthy()) {

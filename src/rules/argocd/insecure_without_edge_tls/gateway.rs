@@ -1,9 +1,10 @@
 //! Gateway API: routes to argocd-server resolved to the Gateway listeners they attach to,
 //! with Gateway API's hostname, namespace and ReferenceGrant rules.
 
-use super::edges::{Check, backend_matches};
+use super::edges::{Candidates, Check, backend_matches};
 use super::insecure::Insecure;
 use super::{GATEWAY_API, ISTIO};
+use crate::model::edges::tunnel_gateway_controller;
 use crate::model::k8s::{Object, Objects, namespaces_may_match};
 use crate::model::values::Values;
 use crate::source::Span;
@@ -73,7 +74,7 @@ pub(super) fn parent_from_values(v: &Values, fallback: Span) -> Option<ParentRef
     })
 }
 
-pub(super) fn gateway_api_routes(s: &Insecure, objs: Objects<'_>, checks: &mut Vec<Check>) {
+pub(super) fn gateway_api_routes(s: &Insecure, objs: Objects<'_>, checks: &mut Candidates) {
     for kind in ["HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute"] {
         for r in objs.of(GATEWAY_API, kind) {
             let Some(spec) = r.spec() else { continue };
@@ -81,6 +82,7 @@ pub(super) fn gateway_api_routes(s: &Insecure, objs: Objects<'_>, checks: &mut V
                 .get("rules")
                 .into_iter()
                 .flat_map(Node::items)
+                .filter(|rule| !redirects_to_https(rule))
                 .flat_map(|rule| rule.get("backendRefs").into_iter().flat_map(Node::items))
                 .find(|b| {
                     b.get_str("group").unwrap_or("").is_empty()
@@ -144,10 +146,91 @@ pub(super) fn gateway_api_routes(s: &Insecure, objs: Objects<'_>, checks: &mut V
                 )));
             }
             for p in &parents {
-                checks.push(attach(&info, p, objs));
+                attach_all(&info, p, objs, checks);
             }
         }
     }
+}
+
+/// A rule that answers with a redirect to HTTPS (`RequestRedirect` with `scheme: https`)
+/// forwards nothing to its backends.
+fn redirects_to_https(rule: &Node) -> bool {
+    rule.get("filters").into_iter().flat_map(Node::items).any(|f| {
+        f.get_str("type") == Some("RequestRedirect")
+            && f.path(&["requestRedirect", "scheme"])
+                .and_then(Node::as_str)
+                .is_some_and(|s| s.eq_ignore_ascii_case("https"))
+    })
+}
+
+/// The route through this parent: the edge that terminates TLS, or why none does; and every
+/// plain HTTP listener it also attaches to.
+pub(super) fn attach_all(
+    route: &RouteInfo<'_>,
+    p: &ParentRef,
+    objs: Objects<'_>,
+    checks: &mut Candidates,
+) {
+    let ns = p.namespace.as_deref().or(route.ns);
+    let plain: Vec<(&str, &str)> = if p.group == GATEWAY_API && p.kind == "Gateway" {
+        objs.find(GATEWAY_API, "Gateway", ns, &p.name)
+            .filter(|g| tunnel_gateway(g, objs).is_none())
+            .flat_map(|g| {
+                selected_listeners(p, &g)
+                    .into_iter()
+                    .filter(move |l| {
+                        l.get_str("protocol") == Some("HTTP")
+                            && listener_admits(route, &g, l).is_ok()
+                    })
+                    .map(move |l| (g.name, l.get_str("name").unwrap_or("?")))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    match attach(route, p, objs) {
+        Ok(edge) => {
+            checks.push(Ok(edge));
+            for (gname, lname) in plain {
+                checks.plain(
+                    p.span,
+                    format!(
+                        "{} also attaches to listener `{lname}` of Gateway `{gname}`, which is plain HTTP: attach it to the HTTPS listener only (`sectionName`)",
+                        route.label
+                    ),
+                );
+            }
+        }
+        Err((span, why)) if !plain.is_empty() => checks.plain(span, why),
+        Err(e) => checks.push(Err(e)),
+    }
+}
+
+/// Why Gateway `g` is a tunnel (its GatewayClass's controller), if it is one.
+fn tunnel_gateway(g: &Object<'_>, objs: Objects<'_>) -> Option<&'static str> {
+    let class = g.spec()?.get_str("gatewayClassName")?;
+    objs.named(GATEWAY_API, "GatewayClass", class)
+        .filter_map(|c| c.spec()?.get_str("controllerName"))
+        .find_map(tunnel_gateway_controller)
+}
+
+/// The listeners of Gateway `g` a parent reference selects (`sectionName`, `port`).
+fn selected_listeners<'g>(p: &ParentRef, g: &Object<'g>) -> Vec<&'g Node> {
+    g.spec()
+        .and_then(|s| s.get("listeners"))
+        .into_iter()
+        .flat_map(Node::items)
+        .filter(|l| {
+            p.section
+                .as_deref()
+                .is_none_or(|s| l.get_str("name") == Some(s))
+        })
+        .filter(|l| {
+            p.port
+                .as_deref()
+                .is_none_or(|port| l.get("port").and_then(Node::scalar_text) == Some(port))
+        })
+        .collect()
 }
 
 /// Is a reference from `(group, kind, namespace)` to `(group, kind, namespace, name)` in
@@ -245,20 +328,7 @@ pub(super) fn gateway_listeners(
         .into_iter()
         .flat_map(Node::items)
         .collect();
-    let selected: Vec<&Node> = listeners
-        .iter()
-        .copied()
-        .filter(|l| {
-            p.section
-                .as_deref()
-                .is_none_or(|s| l.get_str("name") == Some(s))
-        })
-        .filter(|l| {
-            p.port
-                .as_deref()
-                .is_none_or(|port| l.get("port").and_then(Node::scalar_text) == Some(port))
-        })
-        .collect();
+    let selected = selected_listeners(p, g);
     if selected.is_empty() {
         let what = match (&p.section, &p.port) {
             (Some(s), _) => format!("no listener `{s}`"),
@@ -275,6 +345,11 @@ pub(super) fn gateway_listeners(
         let lname = l.get_str("name").unwrap_or("?");
         match listener_terminates(route, g, l, objs) {
             Ok(()) => {
+                if let Some(why) = tunnel_gateway(g, objs) {
+                    return Ok(format!(
+                        "{who} -> Gateway `{gname}` listener `{lname}` ({why})"
+                    ));
+                }
                 let cert = l
                     .path(&["tls", "certificateRefs"])
                     .and_then(|c| c.items().next())
@@ -325,6 +400,65 @@ pub(super) fn listener_terminates(
     l: &Node,
     objs: Objects<'_>,
 ) -> Result<(), String> {
+    listener_admits(route, g, l)?;
+    if tunnel_gateway(g, objs).is_some() {
+        return Ok(());
+    }
+    let protocol = l.get_str("protocol").unwrap_or("");
+    match protocol {
+        "HTTPS" | "TLS" => {}
+        "HTTP" => return Err("is plain HTTP".into()),
+        other => {
+            return Err(format!(
+                "has protocol `{other}`, which does not terminate TLS"
+            ));
+        }
+    }
+    let mode = l
+        .path(&["tls", "mode"])
+        .and_then(Node::as_str)
+        .unwrap_or("Terminate");
+    if mode == "Passthrough" {
+        return Err(
+            "passes TLS through (`tls.mode: Passthrough`) to a backend that serves plain HTTP"
+                .into(),
+        );
+    }
+    let certs: Vec<&Node> = l
+        .path(&["tls", "certificateRefs"])
+        .into_iter()
+        .flat_map(Node::items)
+        .collect();
+    if certs.is_empty() {
+        return Err("has no `tls.certificateRefs`".into());
+    }
+    // A certificate in another namespace needs a ReferenceGrant there.
+    let usable = |c: &&Node| match (c.get_str("namespace"), g.namespace) {
+        (Some(ns), Some(gw_ns)) if ns != gw_ns => granted(
+            objs,
+            (GATEWAY_API, "Gateway", gw_ns),
+            (
+                c.get_str("group").unwrap_or(""),
+                c.get_str("kind").unwrap_or("Secret"),
+                ns,
+                c.get_str("name").unwrap_or(""),
+            ),
+        ),
+        _ => true,
+    };
+    if !certs.iter().any(usable) {
+        let c = certs[0];
+        return Err(format!(
+            "uses certificate `{}/{}` of another namespace, and no ReferenceGrant there allows it",
+            c.get_str("namespace").unwrap_or(""),
+            c.get_str("name").unwrap_or("")
+        ));
+    }
+    Ok(())
+}
+
+/// `Ok` when the listener admits the route: its namespace, its kind and its hostnames.
+fn listener_admits(route: &RouteInfo<'_>, g: &Object<'_>, l: &Node) -> Result<(), String> {
     let protocol = l.get_str("protocol").unwrap_or("");
     // Which routes it accepts: its namespaces and kinds.
     let from = l
@@ -384,55 +518,6 @@ pub(super) fn listener_terminates(
                 route.hostnames.join(", ")
             ));
         }
-    }
-    match protocol {
-        "HTTPS" | "TLS" => {}
-        "HTTP" => return Err("is plain HTTP".into()),
-        other => {
-            return Err(format!(
-                "has protocol `{other}`, which does not terminate TLS"
-            ));
-        }
-    }
-    let mode = l
-        .path(&["tls", "mode"])
-        .and_then(Node::as_str)
-        .unwrap_or("Terminate");
-    if mode == "Passthrough" {
-        return Err(
-            "passes TLS through (`tls.mode: Passthrough`) to a backend that serves plain HTTP"
-                .into(),
-        );
-    }
-    let certs: Vec<&Node> = l
-        .path(&["tls", "certificateRefs"])
-        .into_iter()
-        .flat_map(Node::items)
-        .collect();
-    if certs.is_empty() {
-        return Err("has no `tls.certificateRefs`".into());
-    }
-    // A certificate in another namespace needs a ReferenceGrant there.
-    let usable = |c: &&Node| match (c.get_str("namespace"), g.namespace) {
-        (Some(ns), Some(gw_ns)) if ns != gw_ns => granted(
-            objs,
-            (GATEWAY_API, "Gateway", gw_ns),
-            (
-                c.get_str("group").unwrap_or(""),
-                c.get_str("kind").unwrap_or("Secret"),
-                ns,
-                c.get_str("name").unwrap_or(""),
-            ),
-        ),
-        _ => true,
-    };
-    if !certs.iter().any(usable) {
-        let c = certs[0];
-        return Err(format!(
-            "uses certificate `{}/{}` of another namespace, and no ReferenceGrant there allows it",
-            c.get_str("namespace").unwrap_or(""),
-            c.get_str("name").unwrap_or("")
-        ));
     }
     Ok(())
 }
