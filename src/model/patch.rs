@@ -33,6 +33,9 @@ pub struct Patched {
     /// Argo CD documents of patch files that no kustomization lists as a resource: a patch,
     /// not an object.
     pub patch_docs: HashSet<usize>,
+    /// Documents that kustomizations deploy with different results: kept as written, but
+    /// what Argo CD reads is not known.
+    pub ambiguous: HashSet<usize>,
 }
 
 /// One object of a build: a document and its current tree.
@@ -108,6 +111,9 @@ pub fn apply(project: &Project, ks: &Kustomizations) -> Patched {
     }
     for (doc, trees) in variants {
         let Some(Some(first)) = trees.first() else {
+            if trees.iter().any(Option::is_some) {
+                out.ambiguous.insert(doc);
+            }
             continue;
         };
         let json = first.to_json();
@@ -116,6 +122,8 @@ pub fn apply(project: &Project, ks: &Kustomizations) -> Patched {
             .all(|t| t.as_ref().is_some_and(|t| t.to_json() == json));
         if alike {
             out.roots.insert(doc, first.clone());
+        } else {
+            out.ambiguous.insert(doc);
         }
     }
     out
@@ -757,13 +765,13 @@ fn remove(root: &mut Node, path: &[String]) -> Option<Node> {
 
 /// The documents of `project` with the outcome applied: patched trees and patch documents
 /// classified as such.
-pub(crate) fn apply_to(docs: &mut [Document], patched: Patched) {
-    for (i, root) in patched.roots {
+pub(crate) fn apply_to(docs: &mut [Document], patched: &Patched) {
+    for (&i, root) in &patched.roots {
         if let Some(d) = docs.get_mut(i) {
-            d.root = root;
+            d.root = root.clone();
         }
     }
-    for i in patched.patch_docs {
+    for &i in &patched.patch_docs {
         if let Some(d) = docs.get_mut(i) {
             d.kind = super::DocKind::Other;
         }

@@ -23,6 +23,9 @@ pub struct Project {
     /// The kustomization graph, read once here to apply kustomize's transformations to the
     /// Argo CD documents (see [`super::patch`]); [`super::Model::kustomize`] returns it.
     pub(crate) kustomize: super::kustomize::Kustomizations,
+    /// Indexes in [`Project::docs`] of Argo CD documents that kustomizations deploy with
+    /// different results: kept as written, though Argo CD may read something else.
+    pub ambiguously_patched: std::collections::HashSet<usize>,
 }
 
 impl Project {
@@ -49,13 +52,15 @@ impl Project {
             by_kind,
             by_file,
             kustomize: super::kustomize::Kustomizations::default(),
+            ambiguously_patched: std::collections::HashSet::new(),
         };
         project.kustomize = super::kustomize::build(&project);
         // Argo CD documents are what kustomize makes of them: every rule, the resolver and
         // the Rego view read the patched trees.
-        let patched = super::patch::apply(&project, &project.kustomize);
+        let mut patched = super::patch::apply(&project, &project.kustomize);
+        project.ambiguously_patched = std::mem::take(&mut patched.ambiguous);
         if !patched.roots.is_empty() || !patched.patch_docs.is_empty() {
-            super::patch::apply_to(&mut project.docs, patched);
+            super::patch::apply_to(&mut project.docs, &patched);
             let mut by_kind: BTreeMap<DocKind, Vec<usize>> = BTreeMap::new();
             for (i, d) in project.docs.iter().enumerate() {
                 by_kind.entry(d.kind).or_default().push(i);
