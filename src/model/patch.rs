@@ -254,12 +254,13 @@ impl Builder<'_> {
     fn apply_patch(&self, p: &Patch, objs: &mut [Obj]) {
         let file_docs = |f| self.project.file_docs(f);
         let docs: Vec<&Node> = p.docs(&file_docs);
+        let patterns = p.target.as_ref().map(Patterns::of).unwrap_or_default();
         match p.kind {
             PatchKind::StrategicMerge => {
                 for d in docs.into_iter().filter(|d| d.as_map().is_some()) {
                     for o in objs.iter_mut() {
                         let hit = match &p.target {
-                            Some(t) => selects(t, o),
+                            Some(t) => selects(t, &patterns, o),
                             None => patch_names(d, o),
                         };
                         if !hit {
@@ -278,7 +279,7 @@ impl Builder<'_> {
                     return;
                 };
                 let Some(ops) = ops.as_seq() else { return };
-                for o in objs.iter_mut().filter(|o| selects(target, o)) {
+                for o in objs.iter_mut().filter(|o| selects(target, &patterns, o)) {
                     let mut root = o.root.clone();
                     if json6902(&mut root, ops).is_some() {
                         o.root = root;
@@ -348,7 +349,7 @@ fn without_identity(patch: &Node) -> Node {
 /// Kustomize's selector: group, version and kind exact; name and namespace anchored regular
 /// expressions matched against the current or the original value; label and annotation
 /// selectors.
-fn selects(t: &Selector, o: &Obj) -> bool {
+fn selects(t: &Selector, re: &Patterns, o: &Obj) -> bool {
     let root = &o.root;
     let (group, version) = split_api_version(root.get_str("apiVersion").unwrap_or(""));
     let eq = |f: &Option<super::Field>, v: &str| {
@@ -361,23 +362,23 @@ fn selects(t: &Selector, o: &Obj) -> bool {
     if !eq(&t.kind, root.get_str("kind").unwrap_or("")) {
         return false;
     }
-    if let Some(name) = t.name.as_ref().filter(|f| !f.value.is_empty()) {
+    if let Some(name) = &re.name {
         let current = root.path(&["metadata", "name"]).and_then(Node::as_str);
         let hit = [current, o.original_name.as_deref()]
             .into_iter()
             .flatten()
-            .any(|n| anchored_match(&name.value, n));
+            .any(|n| name.is_match(n));
         if !hit {
             return false;
         }
     }
-    if let Some(ns) = t.namespace.as_ref().filter(|f| !f.value.is_empty()) {
+    if let Some(ns) = &re.namespace {
         let current = root
             .path(&["metadata", "namespace"])
             .and_then(Node::as_str)
             .unwrap_or("default");
         let original = o.original_namespace.as_deref().unwrap_or("default");
-        if !anchored_match(&ns.value, current) && !anchored_match(&ns.value, original) {
+        if !ns.is_match(current) && !ns.is_match(original) {
             return false;
         }
     }
@@ -394,10 +395,47 @@ fn selects(t: &Selector, o: &Obj) -> bool {
     true
 }
 
-fn anchored_match(pattern: &str, value: &str) -> bool {
-    match regex::Regex::new(&format!("^(?:{pattern})$")) {
-        Ok(re) => re.is_match(value),
-        Err(_) => pattern == value,
+/// A selector's `name` and `namespace`, compiled once per patch.
+#[derive(Default)]
+struct Patterns {
+    name: Option<Pattern>,
+    namespace: Option<Pattern>,
+}
+
+impl Patterns {
+    fn of(t: &Selector) -> Patterns {
+        let compile = |f: &Option<super::Field>| {
+            f.as_ref()
+                .filter(|f| !f.value.is_empty())
+                .map(|f| Pattern::new(&f.value))
+        };
+        Patterns {
+            name: compile(&t.name),
+            namespace: compile(&t.namespace),
+        }
+    }
+}
+
+/// An anchored regular expression, as kustomize compiles selector names; a pattern that does
+/// not compile matches itself only.
+enum Pattern {
+    Regex(regex::Regex),
+    Exact(String),
+}
+
+impl Pattern {
+    fn new(pattern: &str) -> Pattern {
+        match regex::Regex::new(&format!("^(?:{pattern})$")) {
+            Ok(re) => Pattern::Regex(re),
+            Err(_) => Pattern::Exact(pattern.to_string()),
+        }
+    }
+
+    fn is_match(&self, value: &str) -> bool {
+        match self {
+            Pattern::Regex(re) => re.is_match(value),
+            Pattern::Exact(p) => p == value,
+        }
     }
 }
 
