@@ -24,6 +24,11 @@ use crate::yaml::{Entry, Node, Scalar, ScalarStyle, Value};
 /// repository of many overlays sharing deep bases).
 const DEPTH_LIMIT: usize = 32;
 
+/// Kustomizations entered and objects held at most by one build: a graph that includes a
+/// folder twice at every level would otherwise grow exponentially.
+const STEP_BUDGET: usize = 100_000;
+const OBJECT_LIMIT: usize = 100_000;
+
 /// What applying the repository's kustomizations changes.
 #[derive(Debug, Default)]
 pub struct Patched {
@@ -98,6 +103,7 @@ pub fn apply(project: &Project, ks: &Kustomizations) -> Patched {
         project,
         ks,
         memo: std::cell::RefCell::new(HashMap::new()),
+        steps: std::cell::Cell::new(STEP_BUDGET),
     };
     // Document → the trees the builds of top-level kustomizations give it (`None`: unchanged).
     let mut variants: HashMap<usize, Vec<Option<Node>>> = HashMap::new();
@@ -143,6 +149,8 @@ struct Builder<'a> {
     ks: &'a Kustomizations,
     /// Kustomization → the objects its build gives.
     memo: std::cell::RefCell<HashMap<usize, Vec<Obj>>>,
+    /// Kustomizations this run may still enter.
+    steps: std::cell::Cell<usize>,
 }
 
 impl Builder<'_> {
@@ -160,9 +168,10 @@ impl Builder<'_> {
     /// Adds what kustomization `k` lists to `objs`, then applies its components and its own
     /// transformations to all of them (a component transforms what its parent accumulated).
     fn accumulate(&self, k: usize, objs: &mut Vec<Obj>, stack: &mut Vec<usize>) {
-        if stack.contains(&k) || stack.len() >= DEPTH_LIMIT {
+        if stack.contains(&k) || stack.len() >= DEPTH_LIMIT || self.steps.get() == 0 {
             return;
         }
+        self.steps.set(self.steps.get() - 1);
         stack.push(k);
         let node = self.ks.node(k);
         for e in node
@@ -174,7 +183,7 @@ impl Builder<'_> {
                 Reference::File(f) => {
                     for i in self.project.file_doc_range(f) {
                         let d = &self.project.docs[i];
-                        if is_argocd_kind(d.kind) {
+                        if is_argocd_kind(d.kind) && objs.len() < OBJECT_LIMIT {
                             objs.push(Obj {
                                 doc: i,
                                 root: d.root.clone(),
@@ -186,7 +195,9 @@ impl Builder<'_> {
                     }
                 }
                 Reference::Kustomization(n) if !stack.contains(&n) => {
-                    objs.extend(self.build(n, stack));
+                    let sub = self.build(n, stack);
+                    let room = OBJECT_LIMIT.saturating_sub(objs.len());
+                    objs.extend(sub.into_iter().take(room));
                 }
                 _ => {}
             }

@@ -8,6 +8,7 @@ mod fixtures;
 mod formats;
 mod hostile;
 mod integrations;
+mod kustomize;
 mod policies;
 mod registry;
 mod security;
