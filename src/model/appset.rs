@@ -144,11 +144,36 @@ impl Ctx<'_> {
                 "git" => return self.git(v, e.key.span),
                 "matrix" => return self.matrix(v),
                 "merge" => return self.merge(v),
+                "clusters" => return self.clusters(v, e.key.span),
                 "selector" | "template" | "values" => {}
                 other => return self.unknown(other, e.key.span),
             }
         }
         Vec::new()
+    }
+
+    /// The clusters are only known at run time, but the generator's static `values:` are
+    /// constants (`values.<key>`); one that references a cluster's fields stays unknown.
+    fn clusters(&mut self, v: &Node, span: Span) -> Vec<Params> {
+        let mut params = self.unknown("clusters", span);
+        let constants: Map<String, J> = v
+            .get("values")
+            .into_iter()
+            .flat_map(Node::entries)
+            .filter_map(|e| {
+                let key = e.key.scalar_text()?;
+                let text = e.value.scalar_text()?;
+                (!text.contains("{{")).then(|| (key.to_string(), J::String(text.to_string())))
+            })
+            .collect();
+        if !constants.is_empty() {
+            let mut m = Map::new();
+            m.insert("values".to_string(), J::Object(constants));
+            for p in &mut params {
+                p.values.extend(self.shape(m.clone()));
+            }
+        }
+        params
     }
 
     fn list(&mut self, v: &Node, span: Span) -> Vec<Params> {

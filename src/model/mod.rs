@@ -10,6 +10,7 @@ pub mod edges;
 pub mod k8s;
 pub mod kinds;
 pub mod kustomize;
+pub mod patch;
 pub mod project;
 pub mod repo;
 pub mod resolve;
@@ -32,7 +33,6 @@ pub struct Model<'p> {
     pub settings: Settings,
     argocd: OnceLock<resolve::ArgoModel>,
     ci: OnceLock<ci::CiModel>,
-    kustomize: OnceLock<kustomize::Kustomizations>,
     k8s: OnceLock<k8s::K8sIndex>,
 }
 
@@ -44,7 +44,6 @@ impl<'p> Model<'p> {
             settings,
             argocd: OnceLock::new(),
             ci: OnceLock::new(),
-            kustomize: OnceLock::new(),
             k8s: OnceLock::new(),
         }
     }
@@ -62,8 +61,7 @@ impl<'p> Model<'p> {
 
     /// The kustomization graph.
     pub fn kustomize(&self) -> &kustomize::Kustomizations {
-        self.kustomize
-            .get_or_init(|| kustomize::build(self.project))
+        &self.project.kustomize
     }
 
     /// Every Kubernetes object, by group, kind, namespace and name.

@@ -20,6 +20,12 @@ pub struct Project {
     pub on_disk: bool,
     by_kind: BTreeMap<DocKind, Vec<usize>>,
     by_file: Vec<std::ops::Range<usize>>,
+    /// The kustomization graph, read once here to apply kustomize's transformations to the
+    /// Argo CD documents (see [`super::patch`]); [`super::Model::kustomize`] returns it.
+    pub(crate) kustomize: super::kustomize::Kustomizations,
+    /// Indexes in [`Project::docs`] of Argo CD documents that kustomizations deploy with
+    /// different results: kept as written, though Argo CD may read something else.
+    pub ambiguously_patched: std::collections::HashSet<usize>,
 }
 
 impl Project {
@@ -37,7 +43,7 @@ impl Project {
                 r.end = i + 1;
             }
         }
-        Project {
+        let mut project = Project {
             root,
             sources,
             docs,
@@ -45,7 +51,23 @@ impl Project {
             on_disk: false,
             by_kind,
             by_file,
+            kustomize: super::kustomize::Kustomizations::default(),
+            ambiguously_patched: std::collections::HashSet::new(),
+        };
+        project.kustomize = super::kustomize::build(&project);
+        // Argo CD documents are what kustomize makes of them: every rule, the resolver and
+        // the Rego view read the patched trees.
+        let mut patched = super::patch::apply(&project, &project.kustomize);
+        project.ambiguously_patched = std::mem::take(&mut patched.ambiguous);
+        if !patched.roots.is_empty() || !patched.patch_docs.is_empty() {
+            super::patch::apply_to(&mut project.docs, &patched);
+            let mut by_kind: BTreeMap<DocKind, Vec<usize>> = BTreeMap::new();
+            for (i, d) in project.docs.iter().enumerate() {
+                by_kind.entry(d.kind).or_default().push(i);
+            }
+            project.by_kind = by_kind;
         }
+        project
     }
 
     /// Indexes in [`Project::docs`] of one file's documents.

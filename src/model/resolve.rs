@@ -485,6 +485,19 @@ impl<'p> Resolver<'p> {
                     self.this_repo.is_none() && join("", path).is_some_and(|p| self.dir_exists(&p));
                 if !exists {
                     out.location = Location::External;
+                    // A chart in another Git repository: its defaults are unknown, but value
+                    // files from this one (`$ref/...`), `values`, `valuesObject` and
+                    // `parameters` apply.
+                    if let (Some(helm), [SourceKind::Helm]) =
+                        (src.get("helm"), &explicit_kinds(src)[..])
+                    {
+                        out.kind = SourceKind::Helm;
+                        let mut vals = Values::Map(Vec::new());
+                        if self.helm_values(app, helm, None, refs, &mut vals, &mut out.files) {
+                            self.collect_tags(app, &vals);
+                            out.values = Some(vals);
+                        }
+                    }
                     return out;
                 }
             }
@@ -545,17 +558,7 @@ impl<'p> Resolver<'p> {
     }
 
     fn source_kind(&self, src: &Node, dir: &str) -> SourceKind {
-        let explicit: Vec<SourceKind> = [
-            ("helm", SourceKind::Helm),
-            ("kustomize", SourceKind::Kustomize),
-            ("directory", SourceKind::Directory),
-            ("plugin", SourceKind::Plugin),
-        ]
-        .into_iter()
-        .filter(|(k, _)| is_set(src, k))
-        .map(|(_, kind)| kind)
-        .collect();
-        if let [one] = explicit[..] {
+        if let [one] = explicit_kinds(src)[..] {
             return one;
         }
         if ["Chart.yaml", "Chart.yml"]
@@ -978,6 +981,20 @@ impl<'p> Resolver<'p> {
 }
 
 /// A repoURL that names a repository (not empty, not a placeholder to substitute).
+/// The source types an Application source sets explicitly (`helm:`, `kustomize:`, ...).
+fn explicit_kinds(src: &Node) -> Vec<SourceKind> {
+    [
+        ("helm", SourceKind::Helm),
+        ("kustomize", SourceKind::Kustomize),
+        ("directory", SourceKind::Directory),
+        ("plugin", SourceKind::Plugin),
+    ]
+    .into_iter()
+    .filter(|(k, _)| is_set(src, k))
+    .map(|(_, kind)| kind)
+    .collect()
+}
+
 fn is_concrete_url(url: &str) -> bool {
     let url = url.trim();
     !url.is_empty() && !is_unknown(url) && !url.contains("${") && !url.contains("{{")

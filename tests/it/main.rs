@@ -9,6 +9,7 @@ mod fixtures;
 mod formats;
 mod hostile;
 mod integrations;
+mod kustomize;
 mod policies;
 mod registry;
 mod scope;

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::diagnostic::Finding;
 use crate::model::appproject::{AppDest, ProjectDest};
-use crate::model::kustomize::{Flow, Kustomization, Reference, Step};
+use crate::model::kustomize::Kustomization;
 use crate::model::resolve::{App, ArgoModel, Field, ResolvedSource};
 use crate::model::template::is_unknown;
 use crate::model::{DocKind, Document};
@@ -282,53 +282,18 @@ pub fn merge_by_span(model: &ArgoModel, items: Vec<(usize, Finding)>) -> Vec<Fin
     out
 }
 
-/// AppProjects that a kustomization patches (its folder or a parent's has a patch targeting
-/// `AppProject`): their `sourceRepos` and `destinations` are not what the file says.
+/// AppProjects that kustomizations deploy with different patches (the model keeps them as
+/// written): their `sourceRepos` and `destinations` are not known. Projects one
+/// kustomization patches are read patched and checked.
 pub fn patched_projects(model: &Model<'_>) -> HashSet<(FileId, usize)> {
     let project = model.project;
-    let graph = model.kustomize();
-    let file_docs = |f: FileId| project.file_docs(f);
-    let dirs: Vec<&str> = graph
-        .nodes()
+    project
+        .ambiguously_patched
         .iter()
-        .filter(|k| {
-            k.patches
-                .iter()
-                .any(|p| p.kinds(&file_docs).contains(&"AppProject"))
-        })
-        .map(|k| k.dir.as_str())
-        .collect();
-    let mut out = HashSet::new();
-    if dirs.is_empty() {
-        return out;
-    }
-    // What the patching kustomizations reach through `resources` (`../projects` too).
-    let mut files: HashSet<FileId> = HashSet::new();
-    let mut seen: HashSet<FileId> = HashSet::new();
-    for start in dirs.iter().filter_map(|dir| graph.in_dir(dir)) {
-        graph.walk(start, &mut |step| match step {
-            Step::Enter { node, .. } => {
-                if seen.insert(node.file) && seen.len() <= 10_000 {
-                    Flow::Into
-                } else {
-                    Flow::Skip
-                }
-            }
-            Step::Entry { entry, .. } => {
-                if let Reference::File(f) = entry.reference {
-                    files.insert(f);
-                }
-                Flow::Into
-            }
-        });
-    }
-    for d in project.docs_of(DocKind::AppProject) {
-        let path = &project.source(d.file).path;
-        if files.contains(&d.file) || dirs.iter().any(|dir| under(path, dir)) {
-            out.insert((d.file, d.index));
-        }
-    }
-    out
+        .filter_map(|&i| project.docs.get(i))
+        .filter(|d| d.kind == DocKind::AppProject)
+        .map(|d| (d.file, d.index))
+        .collect()
 }
 
 /// True when the ApplicationSet that generates `app` has a `templatePatch` (a Go template the

@@ -54,13 +54,19 @@ impl Rule for SyncPolicy {
                     .with_help(HELP),
             ];
         };
+        // A kustomize patch set part of this spec: an edit here would be overridden or land
+        // at offsets of another file.
+        let patched = spec_entry
+            .value
+            .descendants()
+            .any(|n| n.span.file != doc.file);
+        let text = Some(text).filter(|_| !patched);
         check_spec(text, &spec_entry.key, &spec_entry.value, what, name)
             .map(|mut f| {
                 // Unusual layouts (explicit `? key` entries, odd indentation) can defeat the
                 // edit helpers: a fix that would not leave valid YAML is not offered.
-                if f.fix
-                    .as_ref()
-                    .is_some_and(|fix| !edit::keeps_yaml_valid(text, &fix.edits))
+                if let (Some(text), Some(fix)) = (text, &f.fix)
+                    && !edit::keeps_yaml_valid(text, &fix.edits)
                 {
                     f.fix = None;
                 }
@@ -76,9 +82,18 @@ const HELP: &str = "Set `spec.syncPolicy.automated` with `prune: true` and `self
 const BLOCK_AUTOMATED: [&str; 3] = ["automated:", "  prune: true", "  selfHeal: true"];
 const FLOW_AUTOMATED: &str = "{prune: true, selfHeal: true}";
 
-fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) -> Option<Finding> {
+/// `text` is the document's file, `None` when a kustomize patch set part of the spec: an edit
+/// in the file would be overridden by the patch (and the patch's nodes are in another file),
+/// so no fix is offered.
+fn check_spec(
+    text: Option<&str>,
+    spec_key: &Node,
+    spec: &Node,
+    what: &str,
+    name: &str,
+) -> Option<Finding> {
     let Some(sp_entry) = spec.entry("syncPolicy") else {
-        let fix = if spec.as_map().is_some() {
+        let fix = if let (Some(text), Some(_)) = (text, spec.as_map()) {
             add_entry(
                 text,
                 spec,
@@ -108,18 +123,18 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
     };
     let sync_policy = &sp_entry.value;
     let Some(auto_entry) = sync_policy.entry("automated") else {
-        let fix = if sync_policy.as_map().is_some() {
-            add_entry(
+        let fix = match text {
+            Some(text) if sync_policy.as_map().is_some() => add_entry(
                 text,
                 sync_policy,
                 "automated",
                 &BLOCK_AUTOMATED,
                 FLOW_AUTOMATED,
-            )
-        } else if sync_policy.is_null() {
-            edit::fill_empty_value(text, &sp_entry.key, sync_policy, &owned(&BLOCK_AUTOMATED))
-        } else {
-            None
+            ),
+            Some(text) if sync_policy.is_null() => {
+                edit::fill_empty_value(text, &sp_entry.key, sync_policy, &owned(&BLOCK_AUTOMATED))
+            }
+            _ => None,
         };
         return Some(
             Finding::new(
@@ -140,12 +155,7 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
     };
     let automated = &auto_entry.value;
     if automated.is_null() || automated.as_map().is_some_and(<[_]>::is_empty) {
-        let fix = if automated.flow {
-            Some(vec![Edit {
-                span: automated.span,
-                replacement: FLOW_AUTOMATED.into(),
-            }])
-        } else {
+        let fix = if let Some(text) = text.filter(|_| !automated.flow) {
             edit::fill_empty_value(
                 text,
                 &auto_entry.key,
@@ -157,6 +167,13 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
                         .collect::<Vec<_>>(),
                 ),
             )
+        } else {
+            text.map(|_| {
+                vec![Edit {
+                    span: automated.span,
+                    replacement: FLOW_AUTOMATED.into(),
+                }]
+            })
         };
         return Some(
             Finding::new(
@@ -166,7 +183,7 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
                 auto_entry.key.span,
             )
             .with_help(HELP)
-            .with_fix(fix.and_then(|e| {
+            .with_fix(fix.zip(text).and_then(|(e, text)| {
                 Fix::new(
                     "set `prune: true` and `selfHeal: true`",
                     completing(text, auto_entry, automated),
@@ -235,6 +252,10 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
     if problems.is_empty() {
         return None;
     }
+    let Some(text) = text else {
+        edits.clear();
+        return Some(finding(what, name, &problems, primary.unwrap_or(auto_entry.key.span), None));
+    };
     if !missing.is_empty() {
         match edit::append_to_map(text, automated, &missing) {
             Some(e) => edits.extend(e),
@@ -261,17 +282,25 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
             edits,
         )
     };
-    Some(
-        Finding::new(
-            format!(
-                "{what} `{name}` syncs automatically with {}",
-                join(&problems)
-            ),
-            primary,
-        )
-        .with_help(HELP)
-        .with_fix(fix),
+    Some(finding(what, name, &problems, primary, fix))
+}
+
+fn finding(
+    what: &str,
+    name: &str,
+    problems: &[String],
+    primary: Span,
+    fix: Option<Fix>,
+) -> Finding {
+    Finding::new(
+        format!(
+            "{what} `{name}` syncs automatically with {}",
+            join(problems)
+        ),
+        primary,
     )
+    .with_help(HELP)
+    .with_fix(fix)
 }
 
 /// How safe it is to complete an `automated` that already turns automation on (fill it, or add

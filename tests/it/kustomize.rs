@@ -1,0 +1,90 @@
+//! The differential test of kustomize's transformations on Argo CD objects: `kubectl
+//! kustomize` on each case of `testdata/kustomize/` gives the Argo CD objects the model holds
+//! (the linter itself never runs kustomize). Skipped without `kubectl`, except under `CI`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use gitops_lint::engine;
+use gitops_lint::model::argocd::is_argocd_kind;
+
+fn by_identity(mut objs: Vec<serde_json::Value>) -> Vec<serde_json::Value> {
+    objs.sort_by_key(|o| (o["kind"].to_string(), o["metadata"]["name"].to_string()));
+    objs
+}
+
+fn kubectl() -> Option<PathBuf> {
+    let kubectl =
+        std::env::var_os("KUBECTL").map_or_else(|| PathBuf::from("kubectl"), PathBuf::from);
+    let ok = Command::new(&kubectl)
+        .args(["version", "--client"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    ok.then_some(kubectl)
+}
+
+#[test]
+fn kubectl_kustomize_agrees_on_argocd_objects() {
+    let Some(kubectl) = kubectl() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "`kubectl` is required under CI for the kustomize oracle"
+        );
+        return;
+    };
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kustomize");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&cases)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 3, "cases under {}", cases.display());
+    for dir in dirs {
+        let out = Command::new(&kubectl)
+            .arg("kustomize")
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        let theirs = by_identity(
+            gitops_lint::yaml::parse(gitops_lint::source::FileId(0), &text)
+                .docs
+                .into_iter()
+                .map(|d| d.root.to_json())
+                .filter(|j| {
+                    j["apiVersion"]
+                        .as_str()
+                        .is_some_and(|a| a.starts_with("argoproj.io/"))
+                })
+                .collect(),
+        );
+        let opts = engine::Options {
+            paths: vec![dir.clone()],
+            ..engine::Options::default()
+        };
+        let (project, _) = engine::load(&opts).unwrap();
+        let ours = by_identity(
+            project
+                .docs
+                .iter()
+                .filter(|d| is_argocd_kind(d.kind))
+                .map(|d| d.root.to_json())
+                .collect(),
+        );
+        assert!(!ours.is_empty(), "{}", dir.display());
+        assert_eq!(
+            serde_json::to_string_pretty(&ours).unwrap(),
+            serde_json::to_string_pretty(&theirs).unwrap(),
+            "{}",
+            dir.display()
+        );
+    }
+}
