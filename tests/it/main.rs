@@ -9,6 +9,7 @@ mod fixtures;
 mod formats;
 mod hostile;
 mod integrations;
+mod lsp;
 mod policies;
 mod registry;
 mod security;
