@@ -35,7 +35,16 @@ impl Client {
         let (tx, incoming) = mpsc::channel();
         std::thread::spawn(move || {
             let mut r = BufReader::new(stdout);
-            while let Ok(Some(m)) = Message::read(&mut r) {
+            loop {
+                let m = match Message::read(&mut r) {
+                    Ok(Some(m)) => m,
+                    // lsp-server cannot represent a response with `"id": null` (the answer
+                    // to a frame that is not JSON): hand it over as text.
+                    Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                        Notification::new("$/unparsed".into(), e.to_string()).into()
+                    }
+                    _ => return,
+                };
                 if tx.send(m).is_err() {
                     return;
                 }
@@ -399,7 +408,7 @@ fn diagnostics_fixes_hover_completion_and_definition() {
     assert_eq!(rules(&found), ["argocd/image-tag-none"], "{found:?}");
     let at = edited.find("none").unwrap();
     assert_eq!(found[0]["range"]["start"], position(edited, at));
-    assert_eq!(found[0]["range"]["start"]["character"], 51);
+    assert_eq!(found[0]["range"]["start"]["character"], 53);
     // Back to a real tag: cleared.
     c.change(&values, 3, "image:\r\n  tag: v2\r\n");
     c.diagnostics(&values_uri, <[Value]>::is_empty);
@@ -517,6 +526,11 @@ fn malformed_messages_and_random_documents_never_break_the_server() {
     c.raw(b"Content-Length: 20\r\n\r\n{\"id\": 9, \"x\": true}");
     c.raw(b"X-Nothing: 1\r\n\r\n");
     c.raw(b"Content-Length: 2\r\n\r\n[]");
+    let e = c.call("workspace/unknown", json!({})).unwrap_err();
+    assert_eq!(e["code"], -32601);
+    let answers: Vec<String> = c.backlog.iter().map(|n| n.params.to_string()).collect();
+    assert!(answers.iter().any(|a| a.contains("-32700")), "{answers:?}");
+    c.backlog.clear();
     let e = c
         .call("textDocument/hover", json!({"nonsense": 1}))
         .unwrap_err();
@@ -577,3 +591,66 @@ fn exits_when_input_closes_and_after_exit_without_shutdown() {
     c.notify("exit", Value::Null);
     assert_eq!(c.wait(), 1);
 }
+
+/// Neovim's own LSP client (Debian's `neovim`, 0.7 and later) attached to the server, headless:
+/// the diagnostics it shows for a file with a finding. Without nvim the test says so and
+/// passes, except under CI (`CI` set), where `.ci/run` installs it.
+#[test]
+fn neovim_shows_the_diagnostics() {
+    let have = Command::new("nvim")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "nvim is not installed (apt-get install neovim)"
+        );
+        eprintln!("skipping: nvim is not installed (apt-get install neovim)");
+        return;
+    }
+    let dir = repository();
+    let root = dir.path().canonicalize().unwrap();
+    let out = root.join("nvim-diagnostics.txt");
+    let script = root.join("attach.lua");
+    std::fs::write(&script, NVIM_SCRIPT).unwrap();
+    let status = Command::new("nvim")
+        .args(["--headless", "--clean", "-c"])
+        .arg(format!("luafile {}", script.display()))
+        .env("GITOPS_LINT", env!("CARGO_BIN_EXE_gitops-lint"))
+        .env("ROOT", &root)
+        .env("OUT", &out)
+        .current_dir(&root)
+        .status()
+        .expect("nvim is installed");
+    assert!(status.success());
+    let shown = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        shown,
+        "argocd/api.yaml:21:5: ERROR argocd/sync-policy: Application `api-prod` syncs automatically without `prune: true` and `selfHeal: true`\n"
+    );
+}
+
+/// Opens a file, attaches the server with `vim.lsp.start_client` (Neovim 0.7 has no
+/// `vim.lsp.start`), waits for its diagnostics and writes them as `path:line:col: ...`.
+const NVIM_SCRIPT: &str = r#"
+local root = os.getenv("ROOT")
+vim.cmd("edit " .. root .. "/argocd/api.yaml")
+local id = vim.lsp.start_client({
+  name = "gitops-lint",
+  cmd = { os.getenv("GITOPS_LINT"), "server" },
+  root_dir = root,
+})
+vim.lsp.buf_attach_client(0, id)
+vim.wait(60000, function() return #vim.diagnostic.get(0) > 0 end, 50)
+local lines = {}
+for _, d in ipairs(vim.diagnostic.get(0)) do
+  local code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code) or "?"
+  local message = vim.split(d.message, "\n")[1]
+  table.insert(lines, string.format("argocd/api.yaml:%d:%d: %s %s: %s",
+    d.lnum + 1, d.col + 1, vim.diagnostic.severity[d.severity], code, message))
+end
+vim.fn.writefile(lines, os.getenv("OUT"))
+vim.lsp.stop_client(id)
+vim.cmd("qa!")
+"#;

@@ -60,7 +60,7 @@ impl<'a> View<'a> {
     }
 }
 
-fn diagnostics_of<'r>(report: &'r Report, file: FileId) -> impl Iterator<Item = &'r Diagnostic> {
+fn diagnostics_of(report: &Report, file: FileId) -> impl Iterator<Item = &Diagnostic> {
     report
         .diagnostics
         .iter()

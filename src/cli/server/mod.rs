@@ -6,6 +6,10 @@
 //! edit to a values file shows on every file it affects. Edits are debounced, and a run that
 //! finishes after a newer one was scheduled is dropped.
 
+// `lsp_types::Uri` caches parsed parts in a `Cell`, but its hash and order come from its text
+// alone; LSP's own `WorkspaceEdit` keys a map by it (rust-analyzer allows this lint too).
+#![allow(clippy::mutable_key_type)]
+
 mod features;
 mod position;
 mod schema_path;
