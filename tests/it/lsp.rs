@@ -105,18 +105,24 @@ impl Client {
         self.send(Notification::new(method.into(), params).into());
     }
 
-    /// Waits for diagnostics of `uri` that satisfy `done`, and returns them.
+    /// Waits for diagnostics of `uri` that satisfy `done`, and returns them. Other files'
+    /// notifications stay in the backlog for later calls.
     fn diagnostics(&mut self, uri: &str, done: impl Fn(&[Value]) -> bool) -> Vec<Value> {
         let deadline = Instant::now() + WAIT;
         let mut seen = Vec::new();
-        loop {
-            let n = if self.backlog.is_empty() {
-                match self.next(deadline) {
-                    Message::Notification(n) => n,
-                    _ => continue,
-                }
-            } else {
-                self.backlog.remove(0)
+        let mut backlog = std::mem::take(&mut self.backlog).into_iter();
+        let mut kept = Vec::new();
+        let found = loop {
+            let n = match backlog.next() {
+                Some(n) => n,
+                None => match self
+                    .incoming
+                    .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                {
+                    Ok(Message::Notification(n)) => n,
+                    Ok(_) => continue,
+                    Err(_) => panic!("no matching diagnostics for {uri}; got {seen:?}"),
+                },
             };
             if n.method == "textDocument/publishDiagnostics" && n.params["uri"] == uri {
                 let d = n.params["diagnostics"]
@@ -124,15 +130,16 @@ impl Client {
                     .cloned()
                     .unwrap_or_default();
                 if done(&d) {
-                    return d;
+                    break d;
                 }
                 seen.push(d);
+            } else {
+                kept.push(n);
             }
-            assert!(
-                Instant::now() < deadline,
-                "no matching diagnostics for {uri}; got {seen:?}"
-            );
-        }
+        };
+        kept.extend(backlog);
+        self.backlog = kept;
+        found
     }
 
     fn initialize(&mut self, root: &Path) {
@@ -654,3 +661,32 @@ vim.fn.writefile(lines, os.getenv("OUT"))
 vim.lsp.stop_client(id)
 vim.cmd("qa!")
 "#;
+
+#[test]
+fn configuration_errors_show_in_the_configuration_file_until_fixed() {
+    let dir = repository();
+    let root = dir.path().canonicalize().unwrap();
+    let config = root.join(".gitops-lint.yaml");
+    std::fs::write(&config, "rulez: 1\n").unwrap();
+    let mut c = Client::start(&root);
+    c.initialize(&root);
+    let app = root.join("argocd/api.yaml");
+    c.open(&app, APP);
+    let found = c.diagnostics(&uri(&config), |d| !d.is_empty());
+    assert_eq!(found[0]["range"]["end"], json!({"line": 0, "character": 5}));
+    assert!(
+        found[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown configuration key `rulez`")
+    );
+    // Fixed and saved: cleared, and the check runs again.
+    std::fs::write(&config, "rules: {}\n").unwrap();
+    c.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri(&app)}}),
+    );
+    c.diagnostics(&uri(&config), <[Value]>::is_empty);
+    c.diagnostics(&uri(&app), |d| !d.is_empty());
+    assert_eq!(c.stop(), 0);
+}

@@ -15,7 +15,7 @@ mod position;
 mod schema_path;
 mod transport;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc;
@@ -52,7 +52,14 @@ pub(crate) enum Event {
 pub(crate) struct Linted {
     root: PathBuf,
     generation: u64,
-    result: Result<Arc<Report>, String>,
+    result: Result<Arc<Report>, Failure>,
+}
+
+/// Why a run gave no report.
+enum Failure {
+    /// Problems located in files (the configuration): shown as diagnostics there.
+    Files(Vec<gitops_lint::source::FileError>),
+    Message(String),
 }
 
 struct LintJob {
@@ -72,8 +79,10 @@ struct RootState {
     generation: u64,
     /// Re-lint at this time (debounced edits).
     due: Option<Instant>,
-    /// The files that were given diagnostics, so fixed ones are cleared.
-    published: HashSet<Uri>,
+    /// What each file was last given, so only changes are sent and fixed files are cleared.
+    published: HashMap<Uri, Vec<lsp_types::Diagnostic>>,
+    /// The last error shown as a message, not repeated at every keystroke.
+    shown: Option<String>,
     report: Option<Arc<Report>>,
 }
 
@@ -164,9 +173,14 @@ fn spawn_worker(events: mpsc::Sender<Event>) -> mpsc::Sender<LintJob> {
                 pending.insert(newer.root.clone(), newer);
             }
             for (_, job) in pending {
-                let result = std::panic::catch_unwind(|| engine::run(&job.opts))
-                    .map_err(|_| "internal error: the check crashed; please report it".to_string())
-                    .and_then(|r| r.map(Arc::new).map_err(|e| e.to_string()));
+                let result = match std::panic::catch_unwind(|| engine::run(&job.opts)) {
+                    Ok(Ok(report)) => Ok(Arc::new(report)),
+                    Ok(Err(engine::Error::Config(errors))) => Err(Failure::Files(errors.0)),
+                    Ok(Err(e)) => Err(Failure::Message(e.to_string())),
+                    Err(_) => Err(Failure::Message(
+                        "internal error: the check crashed; please report it".into(),
+                    )),
+                };
                 let done = Linted {
                     root: job.root,
                     generation: job.generation,
@@ -255,11 +269,37 @@ impl Server {
                 .into(),
             );
         }
+        if r.method == req::Shutdown::METHOD {
+            self.shutdown = true;
+            return self.reply(id, serde_json::Value::Null);
+        }
+        // A bug in a feature must not take the server down: it becomes an error answer.
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.answer(r)));
+        match outcome {
+            Ok(Some(Ok(value))) => self.reply(id, value),
+            Ok(Some(Err(e))) => self.invalid_params(id, &e),
+            Ok(None) => self.send(
+                Response::new_err(
+                    id,
+                    ErrorCode::MethodNotFound as i32,
+                    "unknown method".into(),
+                )
+                .into(),
+            ),
+            Err(_) => self.send(
+                Response::new_err(
+                    id,
+                    ErrorCode::InternalError as i32,
+                    "internal error; please report it".into(),
+                )
+                .into(),
+            ),
+        }
+    }
+
+    /// The result of a request; `None` for an unknown method.
+    fn answer(&self, r: Request) -> Option<Result<serde_json::Value, serde_json::Error>> {
         let outcome: Result<serde_json::Value, serde_json::Error> = match r.method.as_str() {
-            req::Shutdown::METHOD => {
-                self.shutdown = true;
-                Ok(serde_json::Value::Null)
-            }
             req::CodeActionRequest::METHOD => serde_json::from_value(r.params)
                 .map(|p| to_json(features::code_actions(&self.view(), &p))),
             req::HoverRequest::METHOD => {
@@ -269,21 +309,9 @@ impl Server {
                 .map(|p| to_json(features::completion(&self.view(), &p))),
             req::GotoDefinition::METHOD => serde_json::from_value(r.params)
                 .map(|p| to_json(features::definition(&self.view(), &p))),
-            _ => {
-                return self.send(
-                    Response::new_err(
-                        id,
-                        ErrorCode::MethodNotFound as i32,
-                        format!("unknown method `{}`", r.method),
-                    )
-                    .into(),
-                );
-            }
+            _ => return None,
         };
-        match outcome {
-            Ok(value) => self.reply(id, value),
-            Err(e) => self.invalid_params(id, &e),
-        }
+        Some(outcome)
     }
 
     fn invalid_params(&mut self, id: RequestId, e: &serde_json::Error) {
@@ -433,32 +461,42 @@ impl Server {
         if l.generation != state.generation {
             return;
         }
-        let report = match l.result {
-            Ok(r) => r,
-            Err(message) => {
+        let (by_file, report) = match l.result {
+            Ok(r) => (diagnostics_by_file(&r), Some(r)),
+            Err(Failure::Files(errors)) => (file_errors(&l.root, &errors), None),
+            Err(Failure::Message(message)) => {
+                let message = format!("gitops-lint: {message}");
+                if let Some(state) = self.roots.get_mut(&l.root) {
+                    if state.shown.as_ref() == Some(&message) {
+                        return;
+                    }
+                    state.shown = Some(message.clone());
+                }
                 self.notify::<notif::ShowMessage>(lsp_types::ShowMessageParams {
                     typ: lsp_types::MessageType::ERROR,
-                    message: format!("gitops-lint: {message}"),
+                    message,
                 });
                 return;
             }
         };
-        let by_file = diagnostics_by_file(&report);
-        let mut published = HashSet::new();
-        for (uri, diagnostics) in by_file {
-            published.insert(uri.clone());
-            self.notify::<notif::PublishDiagnostics>(PublishDiagnosticsParams {
-                uri,
-                diagnostics,
-                version: None,
-            });
-        }
         let old = self
             .roots
             .get_mut(&l.root)
-            .map(|s| std::mem::take(&mut s.published))
+            .map(|s| {
+                s.shown = None;
+                std::mem::take(&mut s.published)
+            })
             .unwrap_or_default();
-        for uri in old.difference(&published) {
+        for (uri, diagnostics) in &by_file {
+            if old.get(uri) != Some(diagnostics) {
+                self.notify::<notif::PublishDiagnostics>(PublishDiagnosticsParams {
+                    uri: uri.clone(),
+                    diagnostics: diagnostics.clone(),
+                    version: None,
+                });
+            }
+        }
+        for uri in old.keys().filter(|u| !by_file.contains_key(*u)) {
             self.notify::<notif::PublishDiagnostics>(PublishDiagnosticsParams {
                 uri: uri.clone(),
                 diagnostics: Vec::new(),
@@ -466,8 +504,11 @@ impl Server {
             });
         }
         if let Some(state) = self.roots.get_mut(&l.root) {
-            state.published = published;
-            state.report = Some(report);
+            state.published = by_file.into_iter().collect();
+            // A broken configuration keeps the last report for code actions and hover.
+            if report.is_some() {
+                state.report = report;
+            }
         }
     }
 
@@ -532,6 +573,33 @@ fn initialize_result() -> InitializeResult {
             version: Some(env!("CARGO_PKG_VERSION").into()),
         }),
     }
+}
+
+/// Configuration errors as diagnostics in the files they are about.
+fn file_errors(
+    root: &Path,
+    errors: &[gitops_lint::source::FileError],
+) -> BTreeMap<Uri, Vec<lsp_types::Diagnostic>> {
+    let mut out: BTreeMap<Uri, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
+    for e in errors {
+        let Some(uri) = path_to_uri(&root.join(&e.path)) else {
+            continue;
+        };
+        let (start, end) = e.span.unwrap_or((0, 0));
+        let mut message = e.message.clone();
+        if let Some(help) = &e.help {
+            message.push_str("\nhelp: ");
+            message.push_str(help);
+        }
+        out.entry(uri).or_default().push(lsp_types::Diagnostic {
+            range: Lines::new(&e.text).range(start, end),
+            severity: Some(DiagnosticSeverity::ERROR),
+            source: Some("gitops-lint".into()),
+            message,
+            ..lsp_types::Diagnostic::default()
+        });
+    }
+    out
 }
 
 fn severity(s: Severity) -> DiagnosticSeverity {
