@@ -457,6 +457,22 @@ fn diagnostics_fixes_hover_completion_and_definition() {
         "{labels:?}"
     );
 
+    // A Helm template open in the editor is not checked, as the repository walk skips it.
+    let template = root.join("apps/api/templates/deployment.yaml");
+    std::fs::create_dir_all(template.parent().unwrap()).unwrap();
+    std::fs::write(&template, "").unwrap();
+    c.open(&template, "image: {{ .Values.image.tag }}\n");
+    c.change(&app, 3, APP);
+    c.diagnostics(&app_uri, |d| !d.is_empty());
+    let template_uri = uri(&template);
+    assert!(
+        !c.backlog
+            .iter()
+            .any(|n| n.params["uri"] == template_uri.as_str()),
+        "{:?}",
+        c.backlog
+    );
+
     assert_eq!(c.stop(), 0);
 }
 

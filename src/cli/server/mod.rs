@@ -33,6 +33,7 @@ use lsp_types::{
 
 use gitops_lint::diagnostic::Severity;
 use gitops_lint::engine::{self, Options, Report};
+use gitops_lint::source::walk;
 
 use position::{Lines, path_to_uri, uri_to_path};
 
@@ -441,16 +442,13 @@ impl Server {
         }
     }
 
-    /// The open YAML documents under `root`, by root-relative path.
+    /// The open YAML documents under `root` that a check reads, by root-relative path.
     fn overlay(&self, root: &Path) -> BTreeMap<String, String> {
+        let filter = walk_filter(root, self.settings.config.as_deref());
         self.docs
             .iter()
-            .filter(|(p, _)| p.starts_with(root))
-            .filter(|(p, _)| {
-                p.file_name()
-                    .is_some_and(|n| gitops_lint::source::walk::is_yaml_name(&n.to_string_lossy()))
-            })
-            .map(|(p, d)| (gitops_lint::source::walk::relative(root, p), d.text.clone()))
+            .filter(|(p, _)| p.starts_with(root) && is_checked(root, p, &filter))
+            .map(|(p, d)| (walk::relative(root, p), d.text.clone()))
             .collect()
     }
 
@@ -532,6 +530,50 @@ use std::io::Write as _;
 
 fn to_json<T: serde::Serialize>(value: T) -> serde_json::Value {
     serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
+}
+
+/// The configuration's include and exclude globs (none when it does not load: the run then
+/// reports why).
+fn walk_filter(root: &Path, config: Option<&Path>) -> walk::Filter {
+    let path = config
+        .map(Path::to_path_buf)
+        .or_else(|| gitops_lint::config::find(root));
+    path.and_then(|p| gitops_lint::config::load(&p, &gitops_lint::registry::all_meta()).ok())
+        .and_then(|c| walk::Filter::new(&c.include, &c.exclude).ok())
+        .unwrap_or_default()
+}
+
+/// Whether the repository walk would check this file, so an open document the check skips
+/// (a Helm template, an excluded file, another tool's folder) is not checked either.
+fn is_checked(root: &Path, file: &Path, filter: &walk::Filter) -> bool {
+    let Ok(rel) = file.strip_prefix(root) else {
+        return false;
+    };
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if !walk::is_yaml_name(&name) || !filter.accepts(&walk::relative(root, file)) {
+        return false;
+    }
+    let mut dir = root.to_path_buf();
+    let folders: Vec<_> = rel
+        .parent()
+        .map(|p| p.components().collect())
+        .unwrap_or_default();
+    for c in folders {
+        let segment = c.as_os_str().to_string_lossy().into_owned();
+        let chart = dir.join("Chart.yaml").is_file() || dir.join("Chart.yml").is_file();
+        dir.push(&segment);
+        if segment == ".git"
+            || filter.skips_tool_dir(&segment)
+            || (segment == "templates" && chart)
+            || filter.excludes_dir(&walk::relative(root, &dir))
+        {
+            return false;
+        }
+    }
+    true
 }
 
 /// The repository root of a file, found as the command line finds it.
