@@ -419,6 +419,15 @@ fn diagnostics_fixes_hover_completion_and_definition() {
     // Back to a real tag: cleared.
     c.change(&values, 3, "image:\r\n  tag: v2\r\n");
     c.diagnostics(&values_uri, <[Value]>::is_empty);
+    // Hover on a values key: who deploys it, with which value, from where.
+    let hover = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": values_uri}, "position": {"line": 1, "character": 8}}),
+    );
+    assert_eq!(
+        hover["contents"]["value"],
+        "`image.tag`, as deployed:\n\n- Application `api-prod`: `v2`, from `apps/api/values-prod.yaml:2`"
+    );
 
     // Completion: fields at the cursor's path, rule ids in a directive.
     let new = root.join("argocd/new.yaml");

@@ -234,14 +234,63 @@ pub fn hover(view: &View<'_>, p: &HoverParams) -> Option<Hover> {
         .docs
         .iter()
         .find(|d| d.span.start as usize <= offset && offset <= d.span.end as usize)?;
-    let kind = schema_path::argo_kind(&doc.root)?;
     let at = schema_path::at_offset(&doc.root, offset);
+    let Some(kind) = schema_path::argo_kind(&doc.root) else {
+        return values_hover(t.report?, t.source?, &at.steps).map(markdown);
+    };
     let field = schema_path::resolve(&kind, &at.steps)?.field?;
     Some(markdown(format!(
         "{}\n\n`{kind}.{}`",
         schema_path::field_markdown(field),
         schema_path::display(&at.steps)
     )))
+}
+
+/// On a Helm values file: the Applications that deploy it and, for the key under the cursor,
+/// the value each one gets and where it comes from (Helm precedence, resolved by the model).
+fn values_hover(report: &Report, src: &SourceFile, steps: &[Step]) -> Option<String> {
+    let model = gitops_lint::model::Model::new(&report.project, report.config.settings());
+    let keys: Option<Vec<&str>> = steps
+        .iter()
+        .map(|s| match s {
+            Step::Key(k) => Some(k.as_str()),
+            Step::Index(_) => None,
+        })
+        .collect();
+    let mut lines = Vec::new();
+    for app in &model.argocd().apps {
+        for source in app.sources.iter().filter(|s| s.files.contains(&src.id)) {
+            let mut line = format!("- Application `{}`", app.name);
+            let value = keys
+                .as_deref()
+                .filter(|k| !k.is_empty())
+                .and_then(|k| source.values.as_ref()?.path(k));
+            if let Some(v) = value {
+                match v.text() {
+                    Some(text) => line.push_str(&format!(": `{text}`")),
+                    None => line.push_str(": a mapping or list"),
+                }
+                if let Some(span) = v.span() {
+                    let from = report.project.source(span.file);
+                    let at = from.line_col(span.start as usize);
+                    line.push_str(&format!(", from `{}:{}`", from.path, at.line));
+                }
+            }
+            lines.push(line);
+        }
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    lines.sort();
+    lines.dedup();
+    let key = keys.map(|k| k.join(".")).unwrap_or_default();
+    let title = if key.is_empty() {
+        "Deployed by:".to_string()
+    } else {
+        format!("`{key}`, as deployed:")
+    };
+    Some(format!("{title}\n\n{}", lines.join("\n")))
 }
 
 pub fn completion(view: &View<'_>, p: &CompletionParams) -> Option<CompletionResponse> {
