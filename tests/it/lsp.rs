@@ -143,9 +143,13 @@ impl Client {
     }
 
     fn initialize(&mut self, root: &Path) {
+        self.initialize_with(root, json!({}));
+    }
+
+    fn initialize_with(&mut self, root: &Path, capabilities: Value) {
         let result = self.request(
             "initialize",
-            json!({"processId": null, "rootUri": uri(root), "capabilities": {}}),
+            json!({"processId": null, "rootUri": uri(root), "capabilities": capabilities}),
         );
         assert_eq!(result["serverInfo"]["name"], "gitops-lint");
         assert_eq!(result["capabilities"]["textDocumentSync"]["change"], 1);
@@ -375,6 +379,16 @@ fn diagnostics_fixes_hover_completion_and_definition() {
     );
     assert_eq!(def["uri"], uri(&root.join("apps/api/Chart.yaml")));
 
+    // `$values/...` through the source with `ref: values`.
+    let multi = root.join("argocd/multi.yaml");
+    let text = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: api-chart\nspec:\n  sources:\n    - repoURL: https://charts.example.com\n      chart: api\n      helm:\n        valueFiles:\n          - $values/apps/api/values-prod.yaml\n    - repoURL: https://git.example.com/platform/gitops.git\n      ref: values\n";
+    c.open(&multi, text);
+    let def = c.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": uri(&multi)}, "position": position(text, text.find("$values").unwrap() + 3)}),
+    );
+    assert_eq!(def["uri"], uri(&root.join("apps/api/values-prod.yaml")));
+
     // Code actions: the fix (preferred), the suppression, fix-all; apply the fix.
     let actions = c.request(
         "textDocument/codeAction",
@@ -426,7 +440,9 @@ fn diagnostics_fixes_hover_completion_and_definition() {
     );
     assert_eq!(
         hover["contents"]["value"],
-        "`image.tag`, as deployed:\n\n- Application `api-prod`: `v2`, from `apps/api/values-prod.yaml:2`"
+        "`image.tag`, as deployed:\n\n\
+         - Application `api-chart`: `v2`, from `apps/api/values-prod.yaml:2`\n\
+         - Application `api-prod`: `v2`, from `apps/api/values-prod.yaml:2`"
     );
 
     // Completion: fields at the cursor's path, rule ids in a directive.
@@ -694,7 +710,24 @@ fn configuration_errors_show_in_the_configuration_file_until_fixed() {
     let config = root.join(".gitops-lint.yaml");
     std::fs::write(&config, "rulez: 1\n").unwrap();
     let mut c = Client::start(&root);
-    c.initialize(&root);
+    c.initialize_with(
+        &root,
+        json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}}),
+    );
+    // The server asks to watch configurations and policies.
+    let deadline = Instant::now() + WAIT;
+    let register = loop {
+        if let Message::Request(r) = c.next(deadline) {
+            break r;
+        }
+    };
+    assert_eq!(register.method, "client/registerCapability");
+    let watchers = register.params["registrations"][0]["registerOptions"]["watchers"].to_string();
+    assert!(
+        watchers.contains("**/.gitops-lint.yaml") && watchers.contains("**/*.rego"),
+        "{watchers}"
+    );
+    c.send(lsp_server::Response::new_ok(register.id, Value::Null).into());
     let app = root.join("argocd/api.yaml");
     c.open(&app, APP);
     let found = c.diagnostics(&uri(&config), |d| !d.is_empty());
@@ -708,8 +741,8 @@ fn configuration_errors_show_in_the_configuration_file_until_fixed() {
     // Fixed and saved: cleared, and the check runs again.
     std::fs::write(&config, "rules: {}\n").unwrap();
     c.notify(
-        "textDocument/didSave",
-        json!({"textDocument": {"uri": uri(&app)}}),
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&config), "type": 2}]}),
     );
     c.diagnostics(&uri(&config), <[Value]>::is_empty);
     c.diagnostics(&uri(&app), |d| !d.is_empty());

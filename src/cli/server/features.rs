@@ -390,11 +390,22 @@ pub fn definition(view: &View<'_>, p: &GotoDefinitionParams) -> Option<GotoDefin
         [.., "helm", "valueFiles", ""] => {
             let helm_at = keys.len() - 3;
             let source = at.nodes.get(helm_at)?;
-            let base = schema_path::map_get(source, "path")?.as_str()?;
-            if value.starts_with('$') {
-                return None;
+            match value.strip_prefix('$') {
+                // `$name/...`: relative to the root of the source with `ref: name`, when that
+                // source is in this repository too.
+                Some(reference) => {
+                    let (name, rest) = reference.split_once('/')?;
+                    let sources = at.nodes.get(helm_at.checked_sub(1)?)?.as_seq()?;
+                    sources.iter().find(|s| {
+                        schema_path::map_get(s, "ref").and_then(|r| r.as_str()) == Some(name)
+                    })?;
+                    file_location(root, &gitops_lint::model::repo::join("", rest)?)
+                }
+                None => {
+                    let base = schema_path::map_get(source, "path")?.as_str()?;
+                    file_location(root, &gitops_lint::model::repo::join(base, value)?)
+                }
             }
-            file_location(root, &gitops_lint::model::repo::join(base, value)?)
         }
         [.., "path"] => {
             let source = at.nodes.get(at.nodes.len() - 2)?;

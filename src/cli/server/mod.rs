@@ -103,6 +103,8 @@ pub(crate) struct Server {
     jobs: mpsc::Sender<LintJob>,
     initialized: bool,
     shutdown: bool,
+    /// The client can be asked to watch files (`workspace/didChangeWatchedFiles`).
+    can_watch: bool,
 }
 
 /// Runs the server on standard input and output; the process's exit code.
@@ -129,6 +131,7 @@ pub(crate) fn serve(
         jobs,
         initialized: false,
         shutdown: false,
+        can_watch: false,
     };
     loop {
         let next_due = server.roots.values().filter_map(|r| r.due).min();
@@ -247,6 +250,12 @@ impl Server {
             if let Some(options) = params.initialization_options {
                 self.settings = serde_json::from_value(options).unwrap_or_default();
             }
+            self.can_watch = params
+                .capabilities
+                .workspace
+                .and_then(|w| w.did_change_watched_files)
+                .and_then(|d| d.dynamic_registration)
+                == Some(true);
             self.initialized = true;
             return self.reply(id, initialize_result());
         }
@@ -331,6 +340,7 @@ impl Server {
             return;
         }
         match n.method.as_str() {
+            notif::Initialized::METHOD if self.can_watch => self.watch_files(),
             notif::DidOpenTextDocument::METHOD => {
                 if let Ok(p) =
                     serde_json::from_value::<lsp_types::DidOpenTextDocumentParams>(n.params)
@@ -383,6 +393,41 @@ impl Server {
             }
             _ => {}
         }
+    }
+
+    /// Asks the client to report changes to configurations, policies and YAML files on disk,
+    /// which re-lint every open repository.
+    fn watch_files(&mut self) {
+        let watchers = [
+            "**/.gitops-lint.yaml",
+            "**/.gitops-lint.yml",
+            "**/*.rego",
+            "**/*.{yaml,yml}",
+        ]
+        .into_iter()
+        .map(|glob| lsp_types::FileSystemWatcher {
+            glob_pattern: lsp_types::GlobPattern::String(glob.into()),
+            kind: None,
+        })
+        .collect();
+        let params = lsp_types::RegistrationParams {
+            registrations: vec![lsp_types::Registration {
+                id: "gitops-lint/watch".into(),
+                method: notif::DidChangeWatchedFiles::METHOD.into(),
+                register_options: serde_json::to_value(
+                    lsp_types::DidChangeWatchedFilesRegistrationOptions { watchers },
+                )
+                .ok(),
+            }],
+        };
+        self.send(
+            Request::new(
+                RequestId::from("gitops-lint/watch".to_string()),
+                req::RegisterCapability::METHOD.into(),
+                params,
+            )
+            .into(),
+        );
     }
 
     fn set_text(&mut self, uri: Uri, text: String, delay: Duration) {
