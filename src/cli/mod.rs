@@ -3,6 +3,7 @@
 mod new_since;
 mod root;
 mod select;
+mod server;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -64,6 +65,8 @@ enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Run the language server (LSP over standard input and output) for editors.
+    Server,
     /// Print the man page (roff), e.g. `gitops-lint manpage > gitops-lint.1`.
     #[command(hide = true)]
     Manpage,
@@ -325,6 +328,7 @@ pub fn run() -> ExitCode {
             }
         },
         Command::Init { force } => init(force),
+        Command::Server => server::run(),
         Command::TestPolicies(args) => test_policies(&args),
         Command::Baseline(args) => baseline(&args.run),
         Command::Completions { shell } => {

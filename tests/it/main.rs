@@ -10,6 +10,7 @@ mod formats;
 mod hostile;
 mod integrations;
 mod kustomize;
+mod lsp;
 mod policies;
 mod registry;
 mod scope;

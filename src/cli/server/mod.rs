@@ -1,0 +1,753 @@
+//! `gitops-lint server`: the Language Server Protocol over standard input and output.
+//!
+//! One thread reads and frames messages, the main loop answers them, one worker lints. A lint
+//! covers the whole repository the document belongs to (root discovery as on the command
+//! line), reading open documents from an overlay; its findings are published per file, so an
+//! edit to a values file shows on every file it affects. Edits are debounced, and a run that
+//! finishes after a newer one was scheduled is dropped.
+
+// `lsp_types::Uri` caches parsed parts in a `Cell`, but its hash and order come from its text
+// alone; LSP's own `WorkspaceEdit` keys a map by it (rust-analyzer allows this lint too).
+#![allow(clippy::mutable_key_type)]
+
+mod features;
+mod position;
+mod schema_path;
+mod transport;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_types::notification::{self as notif, Notification as _};
+use lsp_types::request::{self as req, Request as _};
+use lsp_types::{
+    CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CompletionOptions,
+    DiagnosticSeverity, DiagnosticTag, HoverProviderCapability, InitializeResult, OneOf,
+    PublishDiagnosticsParams, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
+    TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
+};
+
+use gitops_lint::diagnostic::Severity;
+use gitops_lint::engine::{self, Options, Report};
+use gitops_lint::source::walk;
+
+use position::{Lines, path_to_uri, uri_to_path};
+
+/// Quiet time after the last keystroke before a re-lint.
+const DEBOUNCE: Duration = Duration::from_millis(200);
+
+/// What the reader thread and the worker send to the main loop.
+pub(crate) enum Event {
+    Message(Message),
+    /// A frame that is not a JSON-RPC message: answered with this error.
+    Malformed(Option<RequestId>, i32, String),
+    /// Standard input closed.
+    Closed,
+    Linted(Box<Linted>),
+}
+
+pub(crate) struct Linted {
+    root: PathBuf,
+    generation: u64,
+    result: Result<Arc<Report>, Failure>,
+}
+
+/// Why a run gave no report.
+enum Failure {
+    /// Problems located in files (the configuration): shown as diagnostics there.
+    Files(Vec<gitops_lint::source::FileError>),
+    Message(String),
+}
+
+struct LintJob {
+    root: PathBuf,
+    generation: u64,
+    opts: Options,
+}
+
+/// An open document.
+struct Doc {
+    text: String,
+}
+
+#[derive(Default)]
+struct RootState {
+    /// The newest scheduled run; results of older runs are dropped.
+    generation: u64,
+    /// Re-lint at this time (debounced edits).
+    due: Option<Instant>,
+    /// What each file was last given, so only changes are sent and fixed files are cleared.
+    published: HashMap<Uri, Vec<lsp_types::Diagnostic>>,
+    /// The last error shown as a message, not repeated at every keystroke.
+    shown: Option<String>,
+    report: Option<Arc<Report>>,
+}
+
+/// Settings from `initializationOptions`: `{"config": "path", "policy": ["dir"]}`.
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct Settings {
+    config: Option<PathBuf>,
+    policy: Vec<PathBuf>,
+}
+
+pub(crate) struct Server {
+    out: Box<dyn std::io::Write + Send>,
+    docs: HashMap<PathBuf, Doc>,
+    roots: HashMap<PathBuf, RootState>,
+    settings: Settings,
+    jobs: mpsc::Sender<LintJob>,
+    initialized: bool,
+    shutdown: bool,
+    /// The client can be asked to watch files (`workspace/didChangeWatchedFiles`).
+    can_watch: bool,
+}
+
+/// Runs the server on standard input and output; the process's exit code.
+pub fn run() -> std::process::ExitCode {
+    let (events_tx, events) = mpsc::channel();
+    transport::spawn_reader(std::io::stdin(), events_tx.clone());
+    let code = serve(events, events_tx, Box::new(std::io::stdout()));
+    std::process::ExitCode::from(code)
+}
+
+/// The main loop over `events` (messages from the reader and results from the worker); returns
+/// the exit code: 0 after `shutdown` then `exit`, or when the input closes.
+pub(crate) fn serve(
+    events: mpsc::Receiver<Event>,
+    events_tx: mpsc::Sender<Event>,
+    out: Box<dyn std::io::Write + Send>,
+) -> u8 {
+    let jobs = spawn_worker(events_tx);
+    let mut server = Server {
+        out,
+        docs: HashMap::new(),
+        roots: HashMap::new(),
+        settings: Settings::default(),
+        jobs,
+        initialized: false,
+        shutdown: false,
+        can_watch: false,
+    };
+    loop {
+        let next_due = server.roots.values().filter_map(|r| r.due).min();
+        let event = match next_due {
+            Some(due) => match events.recv_timeout(due.saturating_duration_since(Instant::now())) {
+                Ok(e) => e,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    server.start_due_runs();
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => return 0,
+            },
+            None => match events.recv() {
+                Ok(e) => e,
+                Err(_) => return 0,
+            },
+        };
+        match event {
+            Event::Closed => return 0,
+            Event::Malformed(id, code, message) => server.send_raw_error(id, code, &message),
+            Event::Linted(l) => server.linted(*l),
+            Event::Message(Message::Request(r)) => server.request(r),
+            Event::Message(Message::Response(_)) => {}
+            Event::Message(Message::Notification(n)) => {
+                if n.method == notif::Exit::METHOD {
+                    return if server.shutdown { 0 } else { 1 };
+                }
+                server.notification(n);
+            }
+        }
+        server.start_due_runs();
+    }
+}
+
+/// The lint worker: runs the newest job of each root, skipping those a newer one replaced.
+fn spawn_worker(events: mpsc::Sender<Event>) -> mpsc::Sender<LintJob> {
+    let (tx, rx) = mpsc::channel::<LintJob>();
+    std::thread::spawn(move || {
+        while let Ok(first) = rx.recv() {
+            let mut pending: BTreeMap<PathBuf, LintJob> = BTreeMap::new();
+            pending.insert(first.root.clone(), first);
+            while let Ok(newer) = rx.try_recv() {
+                pending.insert(newer.root.clone(), newer);
+            }
+            for (_, job) in pending {
+                let result = match std::panic::catch_unwind(|| engine::run(&job.opts)) {
+                    Ok(Ok(report)) => Ok(Arc::new(report)),
+                    Ok(Err(engine::Error::Config(errors))) => Err(Failure::Files(errors.0)),
+                    Ok(Err(e)) => Err(Failure::Message(e.to_string())),
+                    Err(_) => Err(Failure::Message(
+                        "internal error: the check crashed; please report it".into(),
+                    )),
+                };
+                let done = Linted {
+                    root: job.root,
+                    generation: job.generation,
+                    result,
+                };
+                if events.send(Event::Linted(Box::new(done))).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    tx
+}
+
+impl Server {
+    fn send(&mut self, message: Message) {
+        // The client went away: the reader will see the input close and end the loop.
+        let _ = message.write(&mut self.out);
+    }
+
+    fn send_raw_error(&mut self, id: Option<RequestId>, code: i32, message: &str) {
+        match id {
+            Some(id) => self.send(Response::new_err(id, code, message.to_string()).into()),
+            None => {
+                let body = serde_json::json!({
+                    "jsonrpc": "2.0",
+                    "id": null,
+                    "error": {"code": code, "message": message},
+                })
+                .to_string();
+                let _ = write!(self.out, "Content-Length: {}\r\n\r\n{body}", body.len())
+                    .and_then(|()| self.out.flush());
+            }
+        }
+    }
+
+    fn reply<R: serde::Serialize>(&mut self, id: RequestId, result: R) {
+        let value = serde_json::to_value(result).unwrap_or(serde_json::Value::Null);
+        self.send(Response::new_ok(id, value).into());
+    }
+
+    fn notify<N: notif::Notification>(&mut self, params: N::Params) {
+        self.send(Notification::new(N::METHOD.to_string(), params).into());
+    }
+
+    fn request(&mut self, r: Request) {
+        let id = r.id.clone();
+        if r.method == req::Initialize::METHOD {
+            if self.initialized {
+                return self.send(
+                    Response::new_err(
+                        id,
+                        ErrorCode::InvalidRequest as i32,
+                        "already initialized".into(),
+                    )
+                    .into(),
+                );
+            }
+            let params: lsp_types::InitializeParams = match serde_json::from_value(r.params) {
+                Ok(p) => p,
+                Err(e) => return self.invalid_params(id, &e),
+            };
+            if let Some(options) = params.initialization_options {
+                self.settings = serde_json::from_value(options).unwrap_or_default();
+            }
+            self.can_watch = params
+                .capabilities
+                .workspace
+                .and_then(|w| w.did_change_watched_files)
+                .and_then(|d| d.dynamic_registration)
+                == Some(true);
+            self.initialized = true;
+            return self.reply(id, initialize_result());
+        }
+        if !self.initialized {
+            return self.send(
+                Response::new_err(
+                    id,
+                    ErrorCode::ServerNotInitialized as i32,
+                    "send `initialize` first".into(),
+                )
+                .into(),
+            );
+        }
+        if self.shutdown {
+            return self.send(
+                Response::new_err(
+                    id,
+                    ErrorCode::InvalidRequest as i32,
+                    "the server is shutting down".into(),
+                )
+                .into(),
+            );
+        }
+        if r.method == req::Shutdown::METHOD {
+            self.shutdown = true;
+            return self.reply(id, serde_json::Value::Null);
+        }
+        // A bug in a feature must not take the server down: it becomes an error answer.
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.answer(r)));
+        match outcome {
+            Ok(Some(Ok(value))) => self.reply(id, value),
+            Ok(Some(Err(e))) => self.invalid_params(id, &e),
+            Ok(None) => self.send(
+                Response::new_err(
+                    id,
+                    ErrorCode::MethodNotFound as i32,
+                    "unknown method".into(),
+                )
+                .into(),
+            ),
+            Err(_) => self.send(
+                Response::new_err(
+                    id,
+                    ErrorCode::InternalError as i32,
+                    "internal error; please report it".into(),
+                )
+                .into(),
+            ),
+        }
+    }
+
+    /// The result of a request; `None` for an unknown method.
+    fn answer(&self, r: Request) -> Option<Result<serde_json::Value, serde_json::Error>> {
+        let outcome: Result<serde_json::Value, serde_json::Error> = match r.method.as_str() {
+            req::CodeActionRequest::METHOD => serde_json::from_value(r.params)
+                .map(|p| to_json(features::code_actions(&self.view(), &p))),
+            req::HoverRequest::METHOD => {
+                serde_json::from_value(r.params).map(|p| to_json(features::hover(&self.view(), &p)))
+            }
+            req::Completion::METHOD => serde_json::from_value(r.params)
+                .map(|p| to_json(features::completion(&self.view(), &p))),
+            req::GotoDefinition::METHOD => serde_json::from_value(r.params)
+                .map(|p| to_json(features::definition(&self.view(), &p))),
+            _ => return None,
+        };
+        Some(outcome)
+    }
+
+    fn invalid_params(&mut self, id: RequestId, e: &serde_json::Error) {
+        self.send(
+            Response::new_err(
+                id,
+                ErrorCode::InvalidParams as i32,
+                format!("invalid params: {e}"),
+            )
+            .into(),
+        );
+    }
+
+    fn notification(&mut self, n: Notification) {
+        if !self.initialized {
+            return;
+        }
+        match n.method.as_str() {
+            notif::Initialized::METHOD if self.can_watch => self.watch_files(),
+            notif::DidOpenTextDocument::METHOD => {
+                if let Ok(p) =
+                    serde_json::from_value::<lsp_types::DidOpenTextDocumentParams>(n.params)
+                {
+                    self.set_text(p.text_document.uri, p.text_document.text, Duration::ZERO);
+                }
+            }
+            notif::DidChangeTextDocument::METHOD => {
+                if let Ok(p) =
+                    serde_json::from_value::<lsp_types::DidChangeTextDocumentParams>(n.params)
+                {
+                    // Full synchronisation: the last change holds the whole text.
+                    if let Some(change) = p
+                        .content_changes
+                        .into_iter()
+                        .rev()
+                        .find(|c| c.range.is_none())
+                    {
+                        self.set_text(p.text_document.uri, change.text, DEBOUNCE);
+                    }
+                }
+            }
+            notif::DidSaveTextDocument::METHOD => {
+                if let Ok(p) =
+                    serde_json::from_value::<lsp_types::DidSaveTextDocumentParams>(n.params)
+                {
+                    if let Some(text) = p.text {
+                        self.set_text(p.text_document.uri, text, Duration::ZERO);
+                    } else if let Some(path) = uri_to_path(&p.text_document.uri) {
+                        self.schedule(&path, Duration::ZERO);
+                    }
+                }
+            }
+            notif::DidCloseTextDocument::METHOD => {
+                if let Ok(p) =
+                    serde_json::from_value::<lsp_types::DidCloseTextDocumentParams>(n.params)
+                {
+                    if let Some(path) = uri_to_path(&p.text_document.uri) {
+                        // The file on disk is what counts again.
+                        self.docs.remove(&path);
+                        self.schedule(&path, Duration::ZERO);
+                    }
+                }
+            }
+            notif::DidChangeWatchedFiles::METHOD => {
+                let roots: Vec<PathBuf> = self.roots.keys().cloned().collect();
+                for root in roots {
+                    self.schedule_root(root, Duration::ZERO);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Asks the client to report changes to configurations, policies and YAML files on disk,
+    /// which re-lint every open repository.
+    fn watch_files(&mut self) {
+        let watchers = [
+            "**/.gitops-lint.yaml",
+            "**/.gitops-lint.yml",
+            "**/*.rego",
+            "**/*.{yaml,yml}",
+        ]
+        .into_iter()
+        .map(|glob| lsp_types::FileSystemWatcher {
+            glob_pattern: lsp_types::GlobPattern::String(glob.into()),
+            kind: None,
+        })
+        .collect();
+        let params = lsp_types::RegistrationParams {
+            registrations: vec![lsp_types::Registration {
+                id: "gitops-lint/watch".into(),
+                method: notif::DidChangeWatchedFiles::METHOD.into(),
+                register_options: serde_json::to_value(
+                    lsp_types::DidChangeWatchedFilesRegistrationOptions { watchers },
+                )
+                .ok(),
+            }],
+        };
+        self.send(
+            Request::new(
+                RequestId::from("gitops-lint/watch".to_string()),
+                req::RegisterCapability::METHOD.into(),
+                params,
+            )
+            .into(),
+        );
+    }
+
+    fn set_text(&mut self, uri: Uri, text: String, delay: Duration) {
+        let Some(path) = uri_to_path(&uri) else {
+            return;
+        };
+        self.docs.insert(path.clone(), Doc { text });
+        self.schedule(&path, delay);
+    }
+
+    fn schedule(&mut self, file: &Path, delay: Duration) {
+        if let Some(root) = root_of(file) {
+            self.schedule_root(root, delay);
+        }
+    }
+
+    fn schedule_root(&mut self, root: PathBuf, delay: Duration) {
+        let due = Instant::now() + delay;
+        let state = self.roots.entry(root).or_default();
+        // A save or open does not wait for an older keystroke's debounce, nor the reverse.
+        state.due = Some(match state.due {
+            Some(d) if delay.is_zero() => d.min(due),
+            _ => due,
+        });
+    }
+
+    fn start_due_runs(&mut self) {
+        let now = Instant::now();
+        let due: Vec<PathBuf> = self
+            .roots
+            .iter()
+            .filter(|(_, s)| s.due.is_some_and(|d| d <= now))
+            .map(|(r, _)| r.clone())
+            .collect();
+        for root in due {
+            let overlay = self.overlay(&root);
+            let Some(state) = self.roots.get_mut(&root) else {
+                continue;
+            };
+            state.due = None;
+            state.generation += 1;
+            let opts = Options {
+                root: Some(root.clone()),
+                overlay,
+                config: self.settings.config.clone(),
+                policy: engine::PolicyArgs {
+                    paths: self.settings.policy.clone(),
+                    ..engine::PolicyArgs::default()
+                },
+                ..Options::default()
+            };
+            let _ = self.jobs.send(LintJob {
+                root,
+                generation: state.generation,
+                opts,
+            });
+        }
+    }
+
+    /// The open YAML documents under `root` that a check reads, by root-relative path.
+    fn overlay(&self, root: &Path) -> BTreeMap<String, String> {
+        let filter = walk_filter(root, self.settings.config.as_deref());
+        self.docs
+            .iter()
+            .filter(|(p, _)| p.starts_with(root) && is_checked(root, p, &filter))
+            .map(|(p, d)| (walk::relative(root, p), d.text.clone()))
+            .collect()
+    }
+
+    fn linted(&mut self, l: Linted) {
+        let Some(state) = self.roots.get(&l.root) else {
+            return;
+        };
+        if l.generation != state.generation {
+            return;
+        }
+        let (by_file, report) = match l.result {
+            Ok(r) => (diagnostics_by_file(&r), Some(r)),
+            Err(Failure::Files(errors)) => (file_errors(&l.root, &errors), None),
+            Err(Failure::Message(message)) => {
+                let message = format!("gitops-lint: {message}");
+                if let Some(state) = self.roots.get_mut(&l.root) {
+                    if state.shown.as_ref() == Some(&message) {
+                        return;
+                    }
+                    state.shown = Some(message.clone());
+                }
+                self.notify::<notif::ShowMessage>(lsp_types::ShowMessageParams {
+                    typ: lsp_types::MessageType::ERROR,
+                    message,
+                });
+                return;
+            }
+        };
+        let old = self
+            .roots
+            .get_mut(&l.root)
+            .map(|s| {
+                s.shown = None;
+                std::mem::take(&mut s.published)
+            })
+            .unwrap_or_default();
+        for (uri, diagnostics) in &by_file {
+            if old.get(uri) != Some(diagnostics) {
+                self.notify::<notif::PublishDiagnostics>(PublishDiagnosticsParams {
+                    uri: uri.clone(),
+                    diagnostics: diagnostics.clone(),
+                    version: None,
+                });
+            }
+        }
+        for uri in old.keys().filter(|u| !by_file.contains_key(*u)) {
+            self.notify::<notif::PublishDiagnostics>(PublishDiagnosticsParams {
+                uri: uri.clone(),
+                diagnostics: Vec::new(),
+                version: None,
+            });
+        }
+        if let Some(state) = self.roots.get_mut(&l.root) {
+            state.published = by_file.into_iter().collect();
+            // A broken configuration keeps the last report for code actions and hover.
+            if report.is_some() {
+                state.report = report;
+            }
+        }
+    }
+
+    fn view(&self) -> features::View<'_> {
+        features::View {
+            docs: self
+                .docs
+                .iter()
+                .map(|(p, d)| (p.as_path(), d.text.as_str()))
+                .collect(),
+            roots: self
+                .roots
+                .iter()
+                .filter_map(|(r, s)| Some((r.as_path(), s.report.as_deref()?)))
+                .collect(),
+        }
+    }
+}
+
+use std::io::Write as _;
+
+fn to_json<T: serde::Serialize>(value: T) -> serde_json::Value {
+    serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
+}
+
+/// The configuration's include and exclude globs (none when it does not load: the run then
+/// reports why).
+fn walk_filter(root: &Path, config: Option<&Path>) -> walk::Filter {
+    let path = config
+        .map(Path::to_path_buf)
+        .or_else(|| gitops_lint::config::find(root));
+    path.and_then(|p| gitops_lint::config::load(&p, &gitops_lint::registry::all_meta()).ok())
+        .and_then(|c| walk::Filter::new(&c.include, &c.exclude).ok())
+        .unwrap_or_default()
+}
+
+/// Whether the repository walk would check this file, so an open document the check skips
+/// (a Helm template, an excluded file, another tool's folder) is not checked either.
+fn is_checked(root: &Path, file: &Path, filter: &walk::Filter) -> bool {
+    let Ok(rel) = file.strip_prefix(root) else {
+        return false;
+    };
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if !walk::is_yaml_name(&name) || !filter.accepts(&walk::relative(root, file)) {
+        return false;
+    }
+    let mut dir = root.to_path_buf();
+    let folders: Vec<_> = rel
+        .parent()
+        .map(|p| p.components().collect())
+        .unwrap_or_default();
+    for c in folders {
+        let segment = c.as_os_str().to_string_lossy().into_owned();
+        let chart = dir.join("Chart.yaml").is_file() || dir.join("Chart.yml").is_file();
+        dir.push(&segment);
+        if segment == ".git"
+            || filter.skips_tool_dir(&segment)
+            || (segment == "templates" && chart)
+            || filter.excludes_dir(&walk::relative(root, &dir))
+        {
+            return false;
+        }
+    }
+    true
+}
+
+/// The repository root of a file, found as the command line finds it.
+fn root_of(file: &Path) -> Option<PathBuf> {
+    let start = file.parent()?;
+    super::root::discover(start, &[file.to_path_buf()], None)
+        .ok()
+        .map(|t| t.root)
+}
+
+fn initialize_result() -> InitializeResult {
+    InitializeResult {
+        capabilities: ServerCapabilities {
+            text_document_sync: Some(TextDocumentSyncCapability::Options(
+                TextDocumentSyncOptions {
+                    open_close: Some(true),
+                    change: Some(TextDocumentSyncKind::FULL),
+                    save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+                    ..TextDocumentSyncOptions::default()
+                },
+            )),
+            code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+                code_action_kinds: Some(vec![
+                    CodeActionKind::QUICKFIX,
+                    CodeActionKind::SOURCE_FIX_ALL,
+                ]),
+                ..CodeActionOptions::default()
+            })),
+            hover_provider: Some(HoverProviderCapability::Simple(true)),
+            completion_provider: Some(CompletionOptions {
+                trigger_characters: Some(vec!["=".into(), ",".into(), "/".into()]),
+                ..CompletionOptions::default()
+            }),
+            definition_provider: Some(OneOf::Left(true)),
+            ..ServerCapabilities::default()
+        },
+        server_info: Some(ServerInfo {
+            name: "gitops-lint".into(),
+            version: Some(env!("CARGO_PKG_VERSION").into()),
+        }),
+    }
+}
+
+/// Configuration errors as diagnostics in the files they are about.
+fn file_errors(
+    root: &Path,
+    errors: &[gitops_lint::source::FileError],
+) -> BTreeMap<Uri, Vec<lsp_types::Diagnostic>> {
+    let mut out: BTreeMap<Uri, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
+    for e in errors {
+        let Some(uri) = path_to_uri(&root.join(&e.path)) else {
+            continue;
+        };
+        let (start, end) = e.span.unwrap_or((0, 0));
+        let mut message = e.message.clone();
+        if let Some(help) = &e.help {
+            message.push_str("\nhelp: ");
+            message.push_str(help);
+        }
+        out.entry(uri).or_default().push(lsp_types::Diagnostic {
+            range: Lines::new(&e.text).range(start, end),
+            severity: Some(DiagnosticSeverity::ERROR),
+            source: Some("gitops-lint".into()),
+            message,
+            ..lsp_types::Diagnostic::default()
+        });
+    }
+    out
+}
+
+fn severity(s: Severity) -> DiagnosticSeverity {
+    match s {
+        Severity::Error => DiagnosticSeverity::ERROR,
+        Severity::Warning => DiagnosticSeverity::WARNING,
+        Severity::Info => DiagnosticSeverity::INFORMATION,
+    }
+}
+
+/// A report's findings as LSP diagnostics, by file.
+fn diagnostics_by_file(report: &Report) -> BTreeMap<Uri, Vec<lsp_types::Diagnostic>> {
+    let project = &report.project;
+    let mut out: BTreeMap<Uri, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
+    let mut lines: HashMap<gitops_lint::source::FileId, Lines<'_>> = HashMap::new();
+    let mut range_of = |span: gitops_lint::source::Span| {
+        let file = project.source(span.file);
+        let l = lines
+            .entry(span.file)
+            .or_insert_with(|| Lines::new(&file.text));
+        l.range(span.start as usize, span.end as usize)
+    };
+    for d in &report.diagnostics {
+        let file = project.source(d.span.file);
+        let Some(uri) = path_to_uri(&file.abs) else {
+            continue;
+        };
+        let range = range_of(d.span);
+        let related: Vec<lsp_types::DiagnosticRelatedInformation> = d
+            .labels
+            .iter()
+            .filter_map(|label| {
+                let uri = path_to_uri(&project.source(label.span.file).abs)?;
+                Some(lsp_types::DiagnosticRelatedInformation {
+                    location: lsp_types::Location {
+                        uri,
+                        range: range_of(label.span),
+                    },
+                    message: label.message.clone(),
+                })
+            })
+            .collect();
+        let mut message = d.message.clone();
+        if let Some(help) = &d.help {
+            message.push_str("\nhelp: ");
+            message.push_str(help);
+        }
+        let code_description = gitops_lint::registry::find(&d.rule)
+            .and_then(|_| gitops_lint::report::sarif::help_uri(&d.rule).parse().ok())
+            .map(|href| lsp_types::CodeDescription { href });
+        out.entry(uri).or_default().push(lsp_types::Diagnostic {
+            range,
+            severity: Some(severity(d.severity)),
+            code: Some(lsp_types::NumberOrString::String(d.rule.clone())),
+            code_description,
+            source: Some("gitops-lint".into()),
+            message,
+            related_information: (!related.is_empty()).then_some(related),
+            tags: (d.rule == "lint/unused-suppression").then(|| vec![DiagnosticTag::UNNECESSARY]),
+            data: None,
+        });
+    }
+    out
+}
