@@ -6,6 +6,7 @@ pub mod appproject;
 pub mod appset;
 pub mod argocd;
 pub mod ci;
+pub mod helm;
 pub mod project;
 pub mod repo;
 pub mod resolve;
