@@ -241,6 +241,8 @@ struct Resolver<'p> {
     values_cache: HashMap<FileId, Values>,
     /// Helm sources of this repository to render (see [`Resolver::render_charts`]).
     pending_renders: Vec<PendingRender>,
+    /// Chart folders whose templates write no Argo CD object (not rendered again).
+    plain_charts: HashSet<String>,
     model: ArgoModel,
 }
 
@@ -284,6 +286,7 @@ impl<'p> Resolver<'p> {
             dirs,
             values_cache: HashMap::new(),
             pending_renders: Vec::new(),
+            plain_charts: HashSet::new(),
             model: ArgoModel {
                 repo_identity: identity,
                 ..ArgoModel::default()
@@ -1075,9 +1078,15 @@ impl<'p> Resolver<'p> {
         release: &helm::Release,
         anchor: Span,
     ) -> Vec<AppInput<'p>> {
+        if self.plain_charts.contains(dir) {
+            return Vec::new();
+        }
         let docs = match helm::render_argocd(self.project, dir, values, release, anchor) {
             Ok(Some(docs)) => docs,
-            Ok(None) => return Vec::new(),
+            Ok(None) => {
+                self.plain_charts.insert(dir.to_string());
+                return Vec::new();
+            }
             Err(e) => {
                 self.model.not_rendered.push(helm::NotRendered {
                     manager_doc: doc,
