@@ -1029,7 +1029,11 @@ impl<'p> Resolver<'p> {
                     .filter_map(|d| {
                         let path = &project.source(d.file).path;
                         let dir = repo::parent(path).to_string();
-                        let is_sub = dir.contains("/charts/") || dir.starts_with("charts/");
+                        // A subchart sits in `charts/` of a folder with its own Chart.yaml.
+                        let above = repo::parent(repo::parent(&dir));
+                        let is_sub = repo::parent(&dir).rsplit('/').next() == Some("charts")
+                            && join(above, "Chart.yaml")
+                                .is_some_and(|p| project.file_by_path(&p).is_some());
                         let idx = project.file_doc_range(d.file).start;
                         let anchor = d.root.get("name").map_or(d.span, |n| n.span);
                         (!is_sub && !rendered_dirs.contains(&dir)).then_some((idx, dir, anchor))
@@ -1090,6 +1094,8 @@ impl<'p> Resolver<'p> {
             Err(e) => {
                 self.model.not_rendered.push(helm::NotRendered {
                     manager_doc: doc,
+                    chart_dir: dir.to_string(),
+                    standalone: values.is_none(),
                     span: anchor,
                     message: format!(
                         "the chart `{dir}` writes Argo CD objects but cannot be rendered: {e}"
@@ -1110,6 +1116,8 @@ impl<'p> Resolver<'p> {
             let object = helm::RenderedObject {
                 manager_doc: doc,
                 manager: manager.to_string(),
+                chart_dir: dir.to_string(),
+                standalone: values.is_none(),
                 kind,
                 name: name.clone(),
                 template: d.template,
@@ -1182,13 +1190,35 @@ impl<'p> Resolver<'p> {
             }
             live
         };
-        // A chart no Application installs is a root of what it renders.
+        // A chart no Application installs is a root of what it renders; one an Application
+        // installs was rendered with that Application's values, not as a root.
+        let installed: HashSet<&str> = self
+            .model
+            .apps
+            .iter()
+            .flat_map(|a| &a.sources)
+            .filter(|s| s.kind == SourceKind::Helm)
+            .filter_map(|s| match &s.location {
+                Location::InRepo(d) => Some(d.as_str()),
+                _ => None,
+            })
+            .collect();
         let mut live = live;
         for o in &self.model.rendered {
-            if !is_argocd_kind(project.docs[o.manager_doc].kind) && live.insert(o.manager_doc) {
+            if o.standalone
+                && !installed.contains(o.chart_dir.as_str())
+                && live.insert(o.manager_doc)
+            {
                 self.model.roots.push(o.manager_doc);
             }
         }
+        let mut seen = HashSet::new();
+        let not_rendered = std::mem::take(&mut self.model.not_rendered);
+        self.model.not_rendered = not_rendered
+            .into_iter()
+            .filter(|n| !(n.standalone && installed.contains(n.chart_dir.as_str())))
+            .filter(|n| seen.insert(n.message.clone()))
+            .collect();
         for app in &mut self.model.apps {
             app.live = live.contains(&app.doc);
         }

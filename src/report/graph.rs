@@ -129,7 +129,15 @@ fn build(project: &Project, model: &ArgoModel) -> Graph {
         objects.push(Object {
             id: i,
             kind: kind_name(doc.kind),
-            name: doc.name().unwrap_or("<unnamed>").to_string(),
+            name: doc
+                .name()
+                .or_else(|| {
+                    (doc.kind == DocKind::HelmChart)
+                        .then(|| doc.root.get_str("name"))
+                        .flatten()
+                })
+                .unwrap_or("<unnamed>")
+                .to_string(),
             file: file.path.clone(),
             line: file.line_col(doc.span.start as usize).line,
             live,

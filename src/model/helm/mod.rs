@@ -830,6 +830,10 @@ pub struct RenderedObject {
     pub manager_doc: usize,
     /// "Application `a`" or "chart `apps`".
     pub manager: String,
+    /// The chart folder that rendered it.
+    pub chart_dir: String,
+    /// Rendered with the chart's defaults because no Application was known to install it.
+    pub standalone: bool,
     pub kind: super::DocKind,
     pub name: String,
     /// The rendered object; nodes point at their values node, else at the manager's anchor.
@@ -854,6 +858,10 @@ impl RenderedObject {
 #[derive(Debug, Clone)]
 pub struct NotRendered {
     pub manager_doc: usize,
+    /// The chart folder.
+    pub chart_dir: String,
+    /// Rendered with the chart's defaults because no Application was known to install it.
+    pub standalone: bool,
     /// Where to report it (the Application's source `path`, or the chart's `name`).
     pub span: Span,
     pub message: String,
