@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Severity, did_you_mean};
-use crate::model::{ArgocdSettings, EdgeTls, Settings};
+use crate::model::{ArgocdSettings, CiSettings, EdgeTls, Settings};
 
 mod rows;
 use crate::rule::{RuleMeta, RuleOptions};
@@ -43,6 +43,8 @@ pub struct Config {
     pub policies: Vec<String>,
     /// The `argocd:` section.
     pub argocd: ArgocdSettings,
+    /// The `ci:` section.
+    pub ci: CiSettings,
     pub rules: BTreeMap<String, RuleConfig>,
 }
 
@@ -59,6 +61,7 @@ impl Config {
         Settings {
             repo_urls: self.repo_urls.clone(),
             argocd: self.argocd.clone(),
+            ci: self.ci.clone(),
             config_file: self
                 .path
                 .as_ref()

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use super::{Config, FieldError, edge_tls};
+use crate::model::OtherRepositories;
 use crate::yaml::Node;
 
 /// Where a value is read: its dotted name (for messages) and the config file's folder.
@@ -88,10 +89,40 @@ pub const TOP_LEVEL: &[Row] = &[
 ];
 
 /// Sections: mappings of rows.
-pub const SECTIONS: &[Section] = &[Section {
-    key: "argocd",
-    doc: "Argo CD: what the bootstrap applies and what belongs to the platform.",
-    rows: ARGOCD,
+pub const SECTIONS: &[Section] = &[
+    Section {
+        key: "argocd",
+        doc: "Argo CD: what the bootstrap applies and what belongs to the platform.",
+        rows: ARGOCD,
+    },
+    Section {
+        key: "ci",
+        doc: "CI write-backs (ci/writeback-skip-ci).",
+        rows: CI,
+    },
+];
+
+const CI: &[Row] = &[Row {
+    key: "other_repositories",
+    doc: "A push to this repository without `[skip ci]` loops: always an error. A push to another repository starts a pipeline there: error, warning or off.",
+    init: "warning",
+    set: |c, n, f| {
+        // `off` is a YAML 1.1 boolean: read the scalar's text, as rule levels are.
+        let text = n.scalar_text().filter(|_| !n.is_null());
+        c.ci.other_repositories = match text {
+            Some("error") => OtherRepositories::Error,
+            Some("warning") => OtherRepositories::Warning,
+            Some("off") => OtherRepositories::Off,
+            _ => {
+                return Err((
+                    n,
+                    format!("`{}` must be `error`, `warning` or `off`", f.name),
+                    Some("e.g. `ci: {other_repositories: warning}`".into()),
+                ));
+            }
+        };
+        Ok(())
+    },
 }];
 
 const ARGOCD: &[Row] = &[

@@ -7,18 +7,19 @@ pub mod appset;
 pub mod argocd;
 pub mod ci;
 pub mod helm;
+pub mod k8s;
+pub mod kustomize;
 pub mod project;
 pub mod repo;
 pub mod resolve;
 pub mod settings;
-pub mod shell;
 pub mod template;
 pub mod values;
 
 use std::sync::OnceLock;
 
 pub use project::Project;
-pub use settings::{ArgocdSettings, EdgeTls, Settings};
+pub use settings::{ArgocdSettings, CiSettings, EdgeTls, OtherRepositories, Settings};
 
 use crate::source::{FileId, Span};
 use crate::yaml::Node;
@@ -29,6 +30,9 @@ pub struct Model<'p> {
     pub project: &'p Project,
     pub settings: Settings,
     argocd: OnceLock<resolve::ArgoModel>,
+    ci: OnceLock<ci::CiModel>,
+    kustomize: OnceLock<kustomize::Kustomizations>,
+    k8s: OnceLock<k8s::K8sIndex>,
 }
 
 impl<'p> Model<'p> {
@@ -38,6 +42,9 @@ impl<'p> Model<'p> {
             project,
             settings,
             argocd: OnceLock::new(),
+            ci: OnceLock::new(),
+            kustomize: OnceLock::new(),
+            k8s: OnceLock::new(),
         }
     }
 
@@ -48,8 +55,27 @@ impl<'p> Model<'p> {
                 repo_urls: self.settings.repo_urls.clone(),
                 roots: self.settings.argocd.roots.clone(),
             };
-            resolve::resolve(self.project, &opts)
+            resolve::resolve(self.project, self.kustomize(), &opts)
         })
+    }
+
+    /// The kustomization graph.
+    pub fn kustomize(&self) -> &kustomize::Kustomizations {
+        self.kustomize
+            .get_or_init(|| kustomize::build(self.project))
+    }
+
+    /// Every Kubernetes object, by group, kind, namespace and name.
+    pub fn k8s(&self) -> k8s::Objects<'_> {
+        let index = self
+            .k8s
+            .get_or_init(|| k8s::index(&self.project.docs, self.kustomize()));
+        k8s::Objects::new(&self.project.docs, index)
+    }
+
+    /// The assembled CI pipelines (GitLab) and workflows (GitHub).
+    pub fn ci(&self) -> &ci::CiModel {
+        self.ci.get_or_init(|| ci::build(self.project))
     }
 }
 
@@ -119,6 +145,55 @@ impl DocKind {
     }
 }
 
+/// File names kustomize reads as a folder's kustomization, in the order it tries them. (The
+/// file walker, below the model, accepts the extensionless `Kustomization` too: a test in
+/// `kustomize.rs` keeps both in step.)
+pub const KUSTOMIZATION_FILE_NAMES: [&str; 3] =
+    ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// A `kustomize.config.k8s.io` Kustomization or Component, by `apiVersion` and `kind`.
+#[must_use]
+pub fn is_kustomization_kind(api_version: &str, kind: &str) -> bool {
+    (kind == "Kustomization" || kind == "Component")
+        && api_version.starts_with("kustomize.config.k8s.io/")
+}
+
+/// A scalar of a document and the node that sets it (a template node for a generated
+/// Application).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Field {
+    pub value: String,
+    pub span: Span,
+}
+
+impl Field {
+    /// The text of a scalar that is not null.
+    #[must_use]
+    pub fn of(node: Option<&Node>) -> Option<Field> {
+        let n = node.filter(|n| !n.is_null())?;
+        Some(Field {
+            value: n.scalar_text()?.to_string(),
+            span: n.span,
+        })
+    }
+
+    /// The value of an optional field.
+    #[must_use]
+    pub fn text(field: &Option<Field>) -> Option<&str> {
+        field.as_ref().map(|f| f.value.as_str())
+    }
+
+    /// A string (after YAML 1.1 resolution: `true` and `1` are not strings).
+    #[must_use]
+    pub fn string(node: Option<&Node>) -> Option<Field> {
+        let n = node?;
+        Some(Field {
+            value: n.as_str()?.to_string(),
+            span: n.span,
+        })
+    }
+}
+
 /// One YAML document of a file, classified.
 #[derive(Debug)]
 pub struct Document {
@@ -183,11 +258,10 @@ pub fn classify(path: &str, root: &Node) -> DocKind {
     }
     let api_version = root.get_str("apiVersion");
     let kind = root.get_str("kind");
-    if matches!(
-        name,
-        "kustomization.yaml" | "kustomization.yml" | "Kustomization"
-    ) || (kind.is_some_and(|k| k == "Kustomization" || k == "Component")
-        && api_version.is_some_and(|a| a.starts_with("kustomize.config.k8s.io/")))
+    if KUSTOMIZATION_FILE_NAMES.contains(&name)
+        || api_version
+            .zip(kind)
+            .is_some_and(|(a, k)| is_kustomization_kind(a, k))
     {
         return DocKind::Kustomization;
     }

@@ -2,9 +2,12 @@
 
 use std::path::Path;
 
-/// Normalises a Git URL so that the HTTPS, `ssh://` and scp-like (`git@host:a/b.git`) forms
-/// of one repository compare equal: `host/a/b`, host lowercased, without user, port, scheme,
-/// `.git` suffix or trailing slash.
+/// Normalises a repository URL so that the HTTPS, `ssh://` and scp-like (`git@host:a/b.git`)
+/// forms of one repository compare equal: `host/a/b`, lowercased, without user, password,
+/// port, scheme, `.git` suffix or trailing slash. This answers "is it the same repository?"
+/// for the resolver (`repoURL` against `repo_urls` and `origin`) and for CI write-backs (a
+/// push URL against `repo_urls`). The path is lowercased too: GitHub, GitLab, Bitbucket and
+/// Gitea route repository paths case-insensitively, and Argo CD's `NormalizeGitURL` lowercases.
 #[must_use]
 pub fn normalize_url(url: &str) -> String {
     let url = url.trim();
@@ -31,17 +34,39 @@ pub fn normalize_url(url: &str) -> String {
             None => (rest, ""),
         }
     };
-    let host = host.split(':').next().unwrap_or(host).to_ascii_lowercase();
+    let host = host.split(':').next().unwrap_or(host);
     let path = path.trim_matches('/');
     let path = path
         .strip_suffix(".git")
         .unwrap_or(path)
         .trim_end_matches('/');
-    if path.is_empty() {
-        host
+    let joined = if path.is_empty() {
+        host.to_string()
     } else {
         format!("{host}/{path}")
+    };
+    joined.to_ascii_lowercase()
+}
+
+/// A URL as it may be shown to a user: without the `user:token@` part, so no finding prints a
+/// credential. The scheme, host, port and path are kept as written.
+#[must_use]
+pub fn without_credentials(url: &str) -> String {
+    let u = url.trim();
+    let (scheme, rest) = u.split_once("://").map_or(("", u), |(s, r)| (s, r));
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    let mut out = String::new();
+    if !scheme.is_empty() {
+        out.push_str(scheme);
+        out.push_str("://");
     }
+    out.push_str(host);
+    if !path.is_empty() {
+        out.push('/');
+        out.push_str(path);
+    }
+    out
 }
 
 /// The `url` of `[remote "origin"]` in the repository's Git config, if any. A `.git` file
@@ -94,18 +119,45 @@ pub fn origin_from_config(text: &str) -> Option<String> {
 /// result would leave the root.
 #[must_use]
 pub fn join(base: &str, rel: &str) -> Option<String> {
-    let mut parts: Vec<&str> = Vec::new();
     let start = if rel.starts_with('/') { "" } else { base };
-    for seg in start.split('/').chain(rel.split('/')) {
+    let parts = fold(start.split('/').chain(rel.split('/')), false)?;
+    Some(parts.join("/"))
+}
+
+/// The folder a shell is in after `cd dir` from `cwd` (`None`: where the job started), with
+/// `.` and `..` folded. Unlike [`join`], this is not confined to the repository: a CI job
+/// clones and works elsewhere (`cd /tmp`), so absolute paths stay absolute and a `..` above
+/// the start is kept.
+#[must_use]
+pub fn join_shell_dir(cwd: Option<&str>, dir: &str) -> String {
+    let joined = match cwd {
+        Some(c) if !dir.starts_with('/') && !c.is_empty() => format!("{c}/{dir}"),
+        _ => dir.to_string(),
+    };
+    let body = fold(joined.split('/'), true).unwrap_or_default().join("/");
+    if joined.starts_with('/') {
+        format!("/{body}")
+    } else {
+        body
+    }
+}
+
+/// Path segments with empty and `.` segments dropped and `..` folded. A `..` with nothing
+/// left to pop is kept when `keep_above`, else the path is refused (`None`).
+fn fold<'s>(segments: impl Iterator<Item = &'s str>, keep_above: bool) -> Option<Vec<&'s str>> {
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in segments {
         match seg {
             "" | "." => {}
-            ".." => {
-                parts.pop()?;
+            ".." if parts.last().is_some_and(|l| *l != "..") => {
+                parts.pop();
             }
+            ".." if keep_above => parts.push(".."),
+            ".." => return None,
             s => parts.push(s),
         }
     }
-    Some(parts.join("/"))
+    Some(parts)
 }
 
 /// The folder of a repository-relative file path (`""` for the root).
@@ -148,6 +200,37 @@ mod tests {
             normalize_url("https://gitlab.example.com/platform/other.git"),
             want
         );
+        // Hosts route repository paths case-insensitively.
+        assert_eq!(
+            normalize_url("https://gitlab.example.com/Platform/CNP-GitOps.git"),
+            want
+        );
+        assert_eq!(
+            normalize_url("https://${GITOPS_HOST}/platform/gitops.git"),
+            "${gitops_host}/platform/gitops"
+        );
+    }
+
+    #[test]
+    fn credentials_are_not_shown() {
+        assert_eq!(
+            without_credentials("https://oauth2:${TOKEN}@gitlab.example.com/g/r.git"),
+            "https://gitlab.example.com/g/r.git"
+        );
+        assert_eq!(without_credentials("git@github.com:a/b"), "github.com:a/b");
+        assert_eq!(without_credentials(" h.example/a "), "h.example/a");
+    }
+
+    #[test]
+    fn shell_dirs_fold_dots_and_keep_what_is_outside() {
+        assert_eq!(join_shell_dir(None, "gitops"), "gitops");
+        assert_eq!(
+            join_shell_dir(Some("/tmp"), "gitops/apps/../x"),
+            "/tmp/gitops/x"
+        );
+        assert_eq!(join_shell_dir(Some("a"), "/abs/./b/"), "/abs/b");
+        assert_eq!(join_shell_dir(Some("a"), "../../b"), "../b");
+        assert_eq!(join_shell_dir(Some(""), "./"), "");
     }
 
     #[test]

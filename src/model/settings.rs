@@ -3,12 +3,15 @@
 //! the platform. `config` parses `.gitops-lint.yaml` into these; the model and the rules read
 //! them.
 
+use crate::diagnostic::Severity;
+
 /// Domain settings of a run (`repo_urls` and the `argocd:` section of the configuration).
 #[derive(Clone, Debug, Default)]
 pub struct Settings {
     /// URLs under which this repository is known to Argo CD.
     pub repo_urls: Vec<String>,
     pub argocd: ArgocdSettings,
+    pub ci: CiSettings,
     /// The configuration file's name, for messages that cite a declaration in it.
     pub config_file: Option<String>,
 }
@@ -51,5 +54,33 @@ impl ArgocdSettings {
     #[must_use]
     pub fn server_service(&self) -> &str {
         self.server_service.as_deref().unwrap_or("argocd-server")
+    }
+}
+
+/// The `ci:` section of the configuration.
+#[derive(Clone, Debug, Default)]
+pub struct CiSettings {
+    /// `ci.other_repositories`: how a write-back to another repository without `[skip ci]` is
+    /// reported (`ci/writeback-skip-ci`). A loop in this repository is always an error.
+    pub other_repositories: OtherRepositories,
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum OtherRepositories {
+    Error,
+    #[default]
+    Warning,
+    Off,
+}
+
+impl CiSettings {
+    /// The severity of a write-back to another repository; `None` when it is `off`.
+    #[must_use]
+    pub fn other_repositories(&self) -> Option<Severity> {
+        match self.other_repositories {
+            OtherRepositories::Error => Some(Severity::Error),
+            OtherRepositories::Warning => Some(Severity::Warning),
+            OtherRepositories::Off => None,
+        }
     }
 }

@@ -60,6 +60,9 @@ impl Filter {
     }
 }
 
+/// YAML by extension, and kustomize's extensionless `Kustomization`. The model's list of
+/// kustomization file names (`model::KUSTOMIZATION_FILE_NAMES`) is above this layer; a test
+/// beside it checks that every name there is discovered here.
 #[must_use]
 pub fn is_yaml_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();

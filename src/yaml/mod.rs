@@ -6,6 +6,7 @@
 //! multi-document file are still parsed after a broken one.
 
 pub mod edit;
+pub mod embedded;
 pub mod locate;
 pub mod node;
 pub mod path;

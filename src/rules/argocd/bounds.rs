@@ -1,14 +1,15 @@
 //! Shared by the AppProject and boundary rules: the repository's AppProjects, its cluster
 //! secrets, and what each Application's sources deploy.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::diagnostic::Finding;
-use crate::model::Project;
 use crate::model::appproject::{AppDest, ProjectDest};
+use crate::model::kustomize::{Flow, Kustomization, Reference, Step};
 use crate::model::resolve::{App, ArgoModel, Field, ResolvedSource};
 use crate::model::template::is_unknown;
 use crate::model::{DocKind, Document};
+use crate::model::{Model, Project};
 use crate::source::{FileId, Span};
 use crate::yaml::Node;
 
@@ -90,14 +91,14 @@ pub struct Clusters {
 }
 
 impl Clusters {
-    pub fn of(project: &Project) -> Self {
+    pub fn of(model: &Model<'_>) -> Self {
         let mut c = Clusters::default();
-        for d in project.docs_of(DocKind::K8sObject) {
-            if d.k8s_kind() != Some("Secret")
-                || d.root
-                    .path(&["metadata", "labels", "argocd.argoproj.io/secret-type"])
-                    .and_then(Node::as_str)
-                    != Some("cluster")
+        for secret in model.k8s().of("", "Secret") {
+            let d = secret.doc;
+            if d.root
+                .path(&["metadata", "labels", "argocd.argoproj.io/secret-type"])
+                .and_then(Node::as_str)
+                != Some("cluster")
             {
                 continue;
             }
@@ -192,13 +193,10 @@ pub fn deployed<'p>(project: &'p Project, src: &ResolvedSource) -> Vec<Deployed<
     out
 }
 
-/// Kustomization documents a kustomize source reads.
-pub fn kustomizations<'p>(project: &'p Project, src: &ResolvedSource) -> Vec<&'p Document> {
-    src.files
-        .iter()
-        .flat_map(|&f| project.file_docs(f))
-        .filter(|d| d.kind == DocKind::Kustomization)
-        .collect()
+/// Kustomizations a kustomize source reads.
+pub fn kustomizations<'m>(model: &'m Model<'_>, src: &ResolvedSource) -> Vec<&'m Kustomization> {
+    let graph = model.kustomize();
+    src.files.iter().filter_map(|&f| graph.of_file(f)).collect()
 }
 
 /// The chart name and dependency names of an in-repository Helm chart source.
@@ -286,89 +284,43 @@ pub fn merge_by_span(model: &ArgoModel, items: Vec<(usize, Finding)>) -> Vec<Fin
 
 /// AppProjects that a kustomization patches (its folder or a parent's has a patch targeting
 /// `AppProject`): their `sourceRepos` and `destinations` are not what the file says.
-pub fn patched_projects(project: &Project) -> std::collections::HashSet<(FileId, usize)> {
-    let mut dirs: Vec<String> = Vec::new();
-    for k in project.docs_of(DocKind::Kustomization) {
-        let path = &project.source(k.file).path;
-        let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
-        let targets_project = |item: &Node| -> bool {
-            if item.path(&["target", "kind"]).and_then(Node::as_str) == Some("AppProject") {
-                return true;
-            }
-            let text_names = |t: &str| t.contains("kind: AppProject");
-            if let Some(t) = item.get_str("patch").or_else(|| item.as_str()) {
-                if text_names(t) {
-                    return true;
-                }
-                // A patch file.
-                if item.get("patch").is_none() {
-                    if let Some(f) =
-                        crate::model::repo::join(dir, t).and_then(|p| project.file_by_path(&p))
-                    {
-                        return project
-                            .file_docs(f.id)
-                            .iter()
-                            .any(|d| d.kind == DocKind::AppProject);
-                    }
-                }
-            }
-            if let Some(p) = item.get_str("path") {
-                if let Some(f) =
-                    crate::model::repo::join(dir, p).and_then(|p| project.file_by_path(&p))
-                {
-                    return project
-                        .file_docs(f.id)
-                        .iter()
-                        .any(|d| d.kind == DocKind::AppProject);
-                }
-            }
-            false
-        };
-        let patched = ["patches", "patchesJson6902", "patchesStrategicMerge"]
-            .iter()
-            .flat_map(|key| k.root.get(key).into_iter().flat_map(Node::items))
-            .any(targets_project);
-        if patched {
-            dirs.push(dir.to_string());
-        }
-    }
-    let mut out = std::collections::HashSet::new();
+pub fn patched_projects(model: &Model<'_>) -> HashSet<(FileId, usize)> {
+    let project = model.project;
+    let graph = model.kustomize();
+    let file_docs = |f: FileId| project.file_docs(f);
+    let dirs: Vec<&str> = graph
+        .nodes()
+        .iter()
+        .filter(|k| {
+            k.patches
+                .iter()
+                .any(|p| p.kinds(&file_docs).contains(&"AppProject"))
+        })
+        .map(|k| k.dir.as_str())
+        .collect();
+    let mut out = HashSet::new();
     if dirs.is_empty() {
         return out;
     }
     // What the patching kustomizations reach through `resources` (`../projects` too).
-    let mut files: std::collections::HashSet<FileId> = std::collections::HashSet::new();
-    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
-    let mut stack = dirs.clone();
-    while let Some(dir) = stack.pop() {
-        if !seen.insert(dir.clone()) || seen.len() > 10_000 {
-            continue;
-        }
-        let kfile = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
-            .iter()
-            .filter_map(|n| crate::model::repo::join(&dir, n))
-            .find_map(|p| project.file_by_path(&p));
-        let Some(kfile) = kfile else {
-            continue;
-        };
-        for k in project.file_docs(kfile.id) {
-            for key in ["resources", "bases", "components"] {
-                for item in k.root.get(key).into_iter().flat_map(Node::items) {
-                    let Some(rel) = item
-                        .as_str()
-                        .and_then(|r| crate::model::repo::join(&dir, r))
-                    else {
-                        continue;
-                    };
-                    match project.file_by_path(&rel) {
-                        Some(f) => {
-                            files.insert(f.id);
-                        }
-                        None => stack.push(rel),
-                    }
+    let mut files: HashSet<FileId> = HashSet::new();
+    let mut seen: HashSet<FileId> = HashSet::new();
+    for start in dirs.iter().filter_map(|dir| graph.in_dir(dir)) {
+        graph.walk(start, &mut |step| match step {
+            Step::Enter { node, .. } => {
+                if seen.insert(node.file) && seen.len() <= 10_000 {
+                    Flow::Into
+                } else {
+                    Flow::Skip
                 }
             }
-        }
+            Step::Entry { entry, .. } => {
+                if let Reference::File(f) = entry.reference {
+                    files.insert(f);
+                }
+                Flow::Into
+            }
+        });
     }
     for d in project.docs_of(DocKind::AppProject) {
         let path = &project.source(d.file).path;
@@ -395,12 +347,11 @@ pub fn template_patched(project: &Project, app: &App, key: &str) -> bool {
 /// (`data.globalProjects`). Argo CD appends their `destinations` and `sourceRepos` to the
 /// projects their label selector matches; the selector is not evaluated here, so callers merge
 /// their allow entries (not their denials) into every project: that can only hide findings.
-pub fn global_projects(project: &Project) -> Vec<&Document> {
+pub fn global_projects<'p>(model: &Model<'p>) -> Vec<&'p Document> {
+    let project = model.project;
     let mut names: Vec<String> = Vec::new();
-    for d in project.docs_of(DocKind::K8sObject) {
-        if d.k8s_kind() != Some("ConfigMap") || d.name() != Some("argocd-cm") {
-            continue;
-        }
+    for cm in model.k8s().named("", "ConfigMap", "argocd-cm") {
+        let d = cm.doc;
         let Some(text) = d
             .root
             .path(&["data", "globalProjects"])

@@ -26,9 +26,9 @@ impl Rule for DestinationOutOfProject {
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         let model = cx.model.argocd();
         let projects = bounds::projects(cx.project);
-        let patched = bounds::patched_projects(cx.project);
-        let globals = bounds::global_projects(cx.project);
-        let clusters = bounds::Clusters::of(cx.project);
+        let patched = bounds::patched_projects(cx.model);
+        let globals = bounds::global_projects(cx.model);
+        let clusters = bounds::Clusters::of(cx.model);
         let mut items = Vec::new();
         for (i, app) in model.apps.iter().enumerate() {
             if !app.live {

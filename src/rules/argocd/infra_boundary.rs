@@ -2,6 +2,7 @@
 //! namespaces, charts or folders).
 
 use crate::diagnostic::{Finding, Severity};
+use crate::model::Field;
 use crate::model::resolve::{Location, SourceKind};
 use crate::rules::argocd::bounds;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
@@ -162,10 +163,9 @@ impl Rule for InfraBoundary {
                     }
                 }
                 if src.kind == SourceKind::Kustomize {
-                    for k in bounds::kustomizations(project, src) {
-                        for h in k.root.get("helmCharts").into_iter().flat_map(Node::items) {
-                            if let Some(n) = h
-                                .get_str("name")
+                    for k in bounds::kustomizations(cx.model, src) {
+                        for h in &k.helm_charts {
+                            if let Some(n) = Field::text(&h.name)
                                 .filter(|n| conf.infra_charts.iter().any(|c| c == n))
                             {
                                 found.push((format!("the infrastructure chart `{n}`"), h.span));

@@ -1,23 +1,23 @@
 //! `argocd/insecure-without-edge-tls`: argocd-server serves plain HTTP (`server.insecure`)
 //! while nothing in the repository terminates TLS in front of it.
 //!
-//! Two halves: every place that makes argocd-server insecure (`insecure.rs`), and every edge
-//! that routes to its Service (`edges.rs`): Gateway API routes resolved to their Gateway
-//! listeners, Ingresses, OpenShift Routes, Istio VirtualServices and the argo-cd chart's own
-//! Ingress/HTTPRoute/Route values. This file holds the rule and the index of objects.
+//! Two halves: every place that makes argocd-server insecure (`insecure.rs`, the argo-cd
+//! chart's values in `chart.rs`), and every edge that routes to its Service (`edges.rs`):
+//! Gateway API routes resolved to their Gateway listeners (`gateway.rs`), Ingresses, OpenShift
+//! Routes, Istio VirtualServices and the argo-cd chart's own Ingress/HTTPRoute/Route values.
+//! Objects are found through the model's index (`Project::k8s`), kustomizations through its
+//! graph (`Project::kustomize`).
 
+mod chart;
 mod edges;
+mod gateway;
 mod insecure;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use crate::diagnostic::{Finding, Severity};
-use crate::model::repo::{self, join};
-use crate::model::{DocKind, Document};
-use crate::model::Project;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
-use crate::source::{FileId, Span};
-use crate::yaml::Node;
+use crate::source::Span;
 use edges::{Verdict, edge_for};
 use insecure::{Insecure, find_insecure};
 
@@ -62,11 +62,11 @@ impl Rule for InsecureWithoutEdgeTls {
             return Vec::new();
         }
         let service = cx.settings.argocd.server_service();
-        let objs = Objects::new(cx.project);
-        let settings = find_insecure(cx, &objs, service);
+        let objs = cx.model.k8s();
+        let settings = find_insecure(cx, objs, service);
         let mut by_span: BTreeMap<Span, Vec<(&Insecure, Verdict)>> = BTreeMap::new();
         for s in &settings {
-            let verdict = edge_for(s, &objs);
+            let verdict = edge_for(s, objs);
             by_span.entry(s.span).or_default().push((s, verdict));
         }
         let mut out = Vec::new();
@@ -117,158 +117,10 @@ fn finding(s: &Insecure, reasons: Vec<(Span, String)>) -> Finding {
     f
 }
 
-// ---------------------------------------------------------------------------------------------
-// Objects of the repository
-
-/// A Kubernetes object with its API group and effective namespace.
-struct Obj<'p> {
-    doc: &'p Document,
-    kind: &'p str,
-    name: &'p str,
-    ns: Option<String>,
-}
-
-impl Obj<'_> {
-    fn spec(&self) -> Option<&Node> {
-        self.doc.root.get("spec")
-    }
-}
-
-struct Objects<'p> {
-    objs: Vec<Obj<'p>>,
-    /// `group/kind` → indexes in `objs`.
-    by_kind: HashMap<String, Vec<usize>>,
-}
-
-fn group_of(api_version: &str) -> &str {
-    api_version.rsplit_once('/').map_or("", |(g, _)| g)
-}
-
-impl<'p> Objects<'p> {
-    fn new(project: &'p Project) -> Self {
-        let kust_ns = kustomize_namespaces(project);
-        let mut objs = Vec::new();
-        let mut by_kind: HashMap<String, Vec<usize>> = HashMap::new();
-        for doc in project.docs_of(DocKind::K8sObject) {
-            let (Some(api), Some(kind)) = (doc.api_version(), doc.k8s_kind()) else {
-                continue;
-            };
-            let group = group_of(api);
-            let ns = match kust_ns.get(&doc.file) {
-                Some(ns) => ns.clone(),
-                None => doc.namespace().map(str::to_string),
-            };
-            by_kind
-                .entry(format!("{group}/{kind}"))
-                .or_default()
-                .push(objs.len());
-            objs.push(Obj {
-                doc,
-                kind,
-                name: doc.name().unwrap_or(""),
-                ns,
-            });
-        }
-        Objects { objs, by_kind }
-    }
-
-    fn of<'s>(
-        &'s self,
-        group: &str,
-        kind: &str,
-    ) -> impl Iterator<Item = &'s Obj<'p>> + use<'s, 'p> {
-        self.by_kind
-            .get(&format!("{group}/{kind}"))
-            .map_or(&[][..], Vec::as_slice)
-            .iter()
-            .map(|&i| &self.objs[i])
-    }
-
-    /// Objects of a kind in any of several groups (Ingress: `networking.k8s.io`,
-    /// `extensions`).
-    fn of_groups<'s>(
-        &'s self,
-        groups: &'s [&'s str],
-        kind: &'s str,
-    ) -> impl Iterator<Item = &'s Obj<'p>> + 's {
-        groups.iter().flat_map(move |g| self.of(g, kind))
-    }
-}
-
-/// `namespace:` of kustomizations, applied to the files they list (an including
-/// kustomization's namespace wins over an included one's; `None` when two kustomizations
-/// disagree).
-fn kustomize_namespaces(project: &Project) -> HashMap<FileId, Option<String>> {
-    struct K<'a> {
-        ns: Option<&'a str>,
-        files: Vec<FileId>,
-        dirs: Vec<String>,
-    }
-    let mut ks: Vec<K<'_>> = Vec::new();
-    let mut by_dir: HashMap<String, usize> = HashMap::new();
-    for doc in project.docs_of(DocKind::Kustomization) {
-        let path = &project.source(doc.file).path;
-        let dir = repo::parent(path).to_string();
-        let mut k = K {
-            ns: doc.root.get_str("namespace"),
-            files: Vec::new(),
-            dirs: Vec::new(),
-        };
-        for key in ["resources", "bases", "components", "patchesStrategicMerge"] {
-            for item in doc.root.get(key).into_iter().flat_map(Node::items) {
-                let Some(raw) = item.as_str() else { continue };
-                if repo::is_remote(raw) {
-                    continue;
-                }
-                let Some(rel) = join(&dir, raw) else { continue };
-                match project.file_by_path(&rel) {
-                    Some(f) => k.files.push(f.id),
-                    None => k.dirs.push(rel),
-                }
-            }
-        }
-        by_dir.insert(dir, ks.len());
-        ks.push(k);
-    }
-    let included: HashSet<usize> = ks
-        .iter()
-        .flat_map(|k| k.dirs.iter().filter_map(|d| by_dir.get(d).copied()))
-        .collect();
-    let mut out: HashMap<FileId, Option<String>> = HashMap::new();
-    let mut stack: Vec<(usize, Option<&str>, usize)> = (0..ks.len())
-        .filter(|i| !included.contains(i))
-        .map(|i| (i, None, 0))
-        .collect();
-    while let Some((i, outer, depth)) = stack.pop() {
-        let k = &ks[i];
-        let ns = outer.or(k.ns);
-        if let Some(ns) = ns {
-            for &f in &k.files {
-                match out.get(&f) {
-                    Some(Some(prev)) if prev != ns => {
-                        out.insert(f, None);
-                    }
-                    Some(None) => {}
-                    _ => {
-                        out.insert(f, Some(ns.to_string()));
-                    }
-                }
-            }
-        }
-        if depth < 32 {
-            for d in &k.dirs {
-                if let Some(&j) = by_dir.get(d) {
-                    stack.push((j, ns, depth + 1));
-                }
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
-    use super::edges::{candidates, hostnames_intersect, ingress_host_covers};
+    use super::edges::{candidates, ingress_host_covers};
+    use super::gateway::hostnames_intersect;
     use super::insecure::{is_insecure_flag, is_true};
     use super::*;
 
@@ -279,10 +131,10 @@ mod tests {
         let model = crate::model::Model::new(&report.project, report.config.settings());
         let options = crate::rule::RuleOptions::new();
         let cx = Context::new(&model, &options);
-        let objs = Objects::new(cx.project);
-        find_insecure(&cx, &objs, "argocd-server")
+        let objs = cx.model.k8s();
+        find_insecure(&cx, objs, "argocd-server")
             .iter()
-            .flat_map(|s| candidates(s, &objs))
+            .flat_map(|s| candidates(s, objs))
             .map(|c| c.map_err(|(_, m)| m))
             .collect()
     }

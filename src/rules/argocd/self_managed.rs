@@ -1,6 +1,8 @@
 //! `argocd/self-managed`: an Application deploys Argo CD itself.
 
 use crate::diagnostic::{Finding, Severity};
+use crate::model::Field;
+use crate::model::kustomize::EntryField;
 use crate::model::resolve::{Location, SourceKind};
 use crate::model::template::is_unknown;
 use crate::rules::argocd::bounds;
@@ -106,18 +108,16 @@ impl Rule for SelfManaged {
                     }
                 }
                 if src.kind == SourceKind::Kustomize {
-                    for k in bounds::kustomizations(project, src) {
-                        for key in ["resources", "bases"] {
-                            for r in k.root.get(key).into_iter().flat_map(Node::items) {
-                                if r.as_str()
-                                    .is_some_and(|s| !is_unknown(s) && is_install_url(s))
-                                {
-                                    found.push(("Argo CD's install manifests".to_string(), r.span));
-                                }
+                    for k in bounds::kustomizations(cx.model, src) {
+                        for r in k.entries.iter().filter(|e| {
+                            matches!(e.field, EntryField::Resources | EntryField::Bases)
+                        }) {
+                            if !is_unknown(&r.raw) && is_install_url(&r.raw) {
+                                found.push(("Argo CD's install manifests".to_string(), r.span));
                             }
                         }
-                        for h in k.root.get("helmCharts").into_iter().flat_map(Node::items) {
-                            if h.get_str("name") == Some(CHART) {
+                        for h in &k.helm_charts {
+                            if Field::text(&h.name) == Some(CHART) {
                                 found.push((format!("the `{CHART}` chart"), h.span));
                             }
                         }

@@ -34,8 +34,8 @@ impl Rule for SourceOutOfProject {
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         let model = cx.model.argocd();
         let projects = bounds::projects(cx.project);
-        let patched = bounds::patched_projects(cx.project);
-        let globals = bounds::global_projects(cx.project);
+        let patched = bounds::patched_projects(cx.model);
+        let globals = bounds::global_projects(cx.model);
         let controller_ns = bounds::controller_namespaces(cx.project);
         let mut items = Vec::new();
         for (i, app) in model.apps.iter().enumerate() {

@@ -1,8 +1,12 @@
-//! Edges in front of argocd-server: Gateway API routes resolved to their listeners,
-//! Ingresses, OpenShift Routes, Istio VirtualServices and the argo-cd chart's own objects.
+//! Edges in front of argocd-server: Gateway API routes (`gateway.rs`), Ingresses, OpenShift
+//! Routes, Istio VirtualServices and the argo-cd chart's own objects.
 
+use super::gateway::{
+    ParentRef, RouteInfo, attach, gateway_api_routes, hostnames_intersect, parent_from_values,
+};
 use super::insecure::{Insecure, is_true};
-use super::{GATEWAY_API, ISTIO, Obj, Objects};
+use super::{GATEWAY_API, ISTIO};
+use crate::model::k8s::{Object, Objects, namespaces_may_match};
 use crate::model::values::Values;
 use crate::source::Span;
 use crate::yaml::Node;
@@ -16,7 +20,7 @@ pub(super) enum Verdict {
 
 pub(super) type Check = Result<String, (Span, String)>;
 
-pub(super) fn edge_for(s: &Insecure, objs: &Objects<'_>) -> Verdict {
+pub(super) fn edge_for(s: &Insecure, objs: Objects<'_>) -> Verdict {
     let mut rejected = Vec::new();
     for c in candidates(s, objs) {
         match c {
@@ -53,7 +57,7 @@ pub(super) fn edge_for(s: &Insecure, objs: &Objects<'_>) -> Verdict {
 }
 
 /// Every edge routing to argocd-server, each accepted or with why it does not count.
-pub(super) fn candidates(s: &Insecure, objs: &Objects<'_>) -> Vec<Check> {
+pub(super) fn candidates(s: &Insecure, objs: Objects<'_>) -> Vec<Check> {
     let mut checks: Vec<Check> = Vec::new();
     gateway_api_routes(s, objs, &mut checks);
     ingresses(s, objs, &mut checks);
@@ -65,452 +69,17 @@ pub(super) fn candidates(s: &Insecure, objs: &Objects<'_>) -> Vec<Check> {
     checks
 }
 
-pub(super) fn ns_compatible(a: Option<&str>, b: Option<&str>) -> bool {
-    match (a, b) {
-        (Some(a), Some(b)) => a == b,
-        _ => true,
-    }
-}
-
 pub(super) fn backend_matches(s: &Insecure, name: &str, ns: Option<&str>) -> bool {
-    s.services.iter().any(|n| n == name) && ns_compatible(ns, s.namespace.as_deref())
+    s.services.iter().any(|n| n == name) && namespaces_may_match(ns, s.namespace.as_deref())
 }
 
-/// Do two hostnames (each possibly `*.suffix`) intersect, as Gateway API defines it?
-pub(super) fn hostnames_intersect(a: &str, b: &str) -> bool {
-    let a = a.to_ascii_lowercase();
-    let b = b.to_ascii_lowercase();
-    if a == b || a == "*" || b == "*" {
-        return true;
-    }
-    let covers = |wild: &str, other: &str| {
-        wild.strip_prefix("*.").is_some_and(|suffix| {
-            other
-                .strip_suffix(suffix)
-                .is_some_and(|head| head.ends_with('.') && head.len() > 1)
-        })
-    };
-    covers(&a, &b) || covers(&b, &a)
-}
-
-/// A route's reference to its parent, from a manifest or from chart values.
-pub(super) struct ParentRef {
-    pub(super) group: String,
-    pub(super) kind: String,
-    pub(super) name: String,
-    pub(super) namespace: Option<String>,
-    pub(super) section: Option<String>,
-    pub(super) port: Option<String>,
-    pub(super) span: Span,
-}
-
-pub(super) struct RouteInfo<'a> {
-    /// "HTTPRoute `argocd-server`".
-    pub(super) label: String,
-    pub(super) kind: &'a str,
-    pub(super) ns: Option<&'a str>,
-    pub(super) hostnames: Vec<String>,
-}
-
-pub(super) fn parent_from_node(n: &Node) -> Option<ParentRef> {
-    Some(ParentRef {
-        group: n.get_str("group").unwrap_or(GATEWAY_API).to_string(),
-        kind: n.get_str("kind").unwrap_or("Gateway").to_string(),
-        name: n.get_str("name")?.to_string(),
-        namespace: n.get_str("namespace").map(str::to_string),
-        section: n.get_str("sectionName").map(str::to_string),
-        port: n
-            .get("port")
-            .and_then(Node::scalar_text)
-            .map(str::to_string),
-        span: n.span,
-    })
-}
-
-pub(super) fn parent_from_values(v: &Values, fallback: Span) -> Option<ParentRef> {
-    let text = |k: &str| v.get(k).and_then(Values::text).map(str::to_string);
-    Some(ParentRef {
-        group: text("group").unwrap_or_else(|| GATEWAY_API.to_string()),
-        kind: text("kind").unwrap_or_else(|| "Gateway".to_string()),
-        name: text("name")?,
-        namespace: text("namespace"),
-        section: text("sectionName"),
-        port: text("port"),
-        span: v.get("name").and_then(Values::span).unwrap_or(fallback),
-    })
-}
-
-pub(super) fn gateway_api_routes(s: &Insecure, objs: &Objects<'_>, checks: &mut Vec<Check>) {
-    for kind in ["HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute"] {
-        for r in objs.of(GATEWAY_API, kind) {
-            let Some(spec) = r.spec() else { continue };
-            let backend = spec
-                .get("rules")
-                .into_iter()
-                .flat_map(Node::items)
-                .flat_map(|rule| rule.get("backendRefs").into_iter().flat_map(Node::items))
-                .find(|b| {
-                    b.get_str("group").unwrap_or("").is_empty()
-                        && b.get_str("kind").unwrap_or("Service") == "Service"
-                        && b.get_str("name").is_some_and(|n| {
-                            let ns = b.get_str("namespace").or(r.ns.as_deref());
-                            backend_matches(s, n, ns)
-                        })
-                });
-            let Some(backend) = backend else { continue };
-            // A backend in another namespace needs a ReferenceGrant there.
-            if let (Some(to_ns), Some(from_ns)) = (backend.get_str("namespace"), r.ns.as_deref()) {
-                let name = backend.get_str("name").unwrap_or("");
-                if to_ns != from_ns
-                    && !granted(
-                        objs,
-                        (GATEWAY_API, kind, from_ns),
-                        ("", "Service", to_ns, name),
-                    )
-                {
-                    checks.push(Err((
-                        backend.span,
-                        format!(
-                            "{kind} `{}` in namespace `{from_ns}` routes to Service `{to_ns}/{name}`, but no ReferenceGrant in `{to_ns}` allows it",
-                            r.name
-                        ),
-                    )));
-                    continue;
-                }
-            }
-            let info = RouteInfo {
-                label: format!("{kind} `{}`", r.name),
-                kind,
-                ns: r.ns.as_deref(),
-                hostnames: spec
-                    .get("hostnames")
-                    .into_iter()
-                    .flat_map(Node::items)
-                    .filter_map(Node::as_str)
-                    .map(str::to_string)
-                    .collect(),
-            };
-            let parents: Vec<ParentRef> = spec
-                .get("parentRefs")
-                .into_iter()
-                .flat_map(Node::items)
-                .filter_map(parent_from_node)
-                .collect();
-            if parents.is_empty() {
-                let span = r
-                    .doc
-                    .root
-                    .entry("kind")
-                    .map_or(r.doc.anchor_span(), |e| e.value.span);
-                checks.push(Err((
-                    span,
-                    format!(
-                        "{} has no `parentRefs`: it attaches to no Gateway",
-                        info.label
-                    ),
-                )));
-            }
-            for p in &parents {
-                checks.push(attach(&info, p, objs));
-            }
-        }
-    }
-}
-
-/// Is a reference from `(group, kind, namespace)` to `(group, kind, namespace, name)` in
-/// another namespace allowed by a ReferenceGrant of the target namespace?
-pub(super) fn granted(
-    objs: &Objects<'_>,
-    from: (&str, &str, &str),
-    to: (&str, &str, &str, &str),
-) -> bool {
-    objs.of(GATEWAY_API, "ReferenceGrant")
-        .filter(|g| g.ns.as_deref().is_none_or(|ns| ns == to.2))
-        .filter_map(Obj::spec)
-        .any(|spec| {
-            let from_ok = spec.get("from").into_iter().flat_map(Node::items).any(|f| {
-                f.get_str("group").unwrap_or("") == from.0
-                    && f.get_str("kind") == Some(from.1)
-                    && f.get_str("namespace") == Some(from.2)
-            });
-            let to_ok = spec.get("to").into_iter().flat_map(Node::items).any(|t| {
-                t.get_str("group").unwrap_or("") == to.0
-                    && t.get_str("kind") == Some(to.1)
-                    && t.get_str("name").is_none_or(|n| n == to.3)
-            });
-            from_ok && to_ok
-        })
-}
-
-/// Does the route, through this parent reference, reach a listener that terminates TLS?
-pub(super) fn attach(route: &RouteInfo<'_>, p: &ParentRef, objs: &Objects<'_>) -> Check {
-    let who = &route.label;
-    if p.group != GATEWAY_API || p.kind != "Gateway" {
-        return Err((
-            p.span,
-            format!(
-                "{who} attaches to {} `{}` ({}), which gitops-lint does not resolve",
-                p.kind, p.name, p.group
-            ),
-        ));
-    }
-    let ns = p.namespace.as_deref().or(route.ns);
-    let gateways: Vec<&Obj<'_>> = objs
-        .of(GATEWAY_API, "Gateway")
-        .filter(|g| g.name == p.name && ns_compatible(g.ns.as_deref(), ns))
-        .collect();
-    let shown = match ns {
-        Some(ns) => format!("{ns}/{}", p.name),
-        None => p.name.clone(),
-    };
-    if gateways.is_empty() {
-        if let Some(istio) = objs.of(ISTIO, "Gateway").find(|g| g.name == p.name) {
-            return Err((
-                p.span,
-                format!(
-                    "{who} attaches to Gateway `{shown}`, but the only Gateway `{}` in the repository is an Istio `{}` Gateway, not a Gateway API (`{GATEWAY_API}`) one",
-                    p.name,
-                    istio.doc.api_version().unwrap_or(ISTIO)
-                ),
-            ));
-        }
-        if let Some(other) = objs.of(GATEWAY_API, "Gateway").find(|g| g.name == p.name) {
-            return Err((
-                p.span,
-                format!(
-                    "{who} attaches to Gateway `{shown}`, but the Gateway `{}` of the repository is in namespace `{}`",
-                    p.name,
-                    other.ns.as_deref().unwrap_or("")
-                ),
-            ));
-        }
-        return Err((
-            p.span,
-            format!(
-                "{who} attaches to Gateway `{shown}`, which is not in the repository: cannot verify that it terminates TLS"
-            ),
-        ));
-    }
-    let mut last = None;
-    for g in gateways {
-        match gateway_listeners(route, p, g, objs) {
-            Ok(edge) => return Ok(edge),
-            Err(e) => last = Some(e),
-        }
-    }
-    Err(last.unwrap_or((p.span, String::new())))
-}
-
-pub(super) fn gateway_listeners(
-    route: &RouteInfo<'_>,
-    p: &ParentRef,
-    g: &Obj<'_>,
-    objs: &Objects<'_>,
-) -> Check {
-    let who = &route.label;
-    let gname = g.name;
-    let listeners: Vec<&Node> = g
-        .spec()
-        .and_then(|s| s.get("listeners"))
+pub(super) fn ingresses(s: &Insecure, objs: Objects<'_>, checks: &mut Vec<Check>) {
+    for ing in ["networking.k8s.io", "extensions"]
         .into_iter()
-        .flat_map(Node::items)
-        .collect();
-    let selected: Vec<&Node> = listeners
-        .iter()
-        .copied()
-        .filter(|l| {
-            p.section
-                .as_deref()
-                .is_none_or(|s| l.get_str("name") == Some(s))
-        })
-        .filter(|l| {
-            p.port
-                .as_deref()
-                .is_none_or(|port| l.get("port").and_then(Node::scalar_text) == Some(port))
-        })
-        .collect();
-    if selected.is_empty() {
-        let what = match (&p.section, &p.port) {
-            (Some(s), _) => format!("no listener `{s}`"),
-            (None, Some(port)) => format!("no listener on port {port}"),
-            _ => "no listeners".to_string(),
-        };
-        return Err((
-            p.span,
-            format!("{who} attaches to Gateway `{gname}`, which has {what}"),
-        ));
-    }
-    let mut reasons = Vec::new();
-    for l in &selected {
-        let lname = l.get_str("name").unwrap_or("?");
-        match listener_terminates(route, g, l, objs) {
-            Ok(()) => {
-                let cert = l
-                    .path(&["tls", "certificateRefs"])
-                    .and_then(|c| c.items().next())
-                    .and_then(|c| c.get_str("name"))
-                    .unwrap_or("?");
-                return Ok(format!(
-                    "{who} -> Gateway `{}` listener `{lname}` ({}, certificate `{cert}`)",
-                    gname,
-                    l.get_str("protocol").unwrap_or("?")
-                ));
-            }
-            Err(why) => reasons.push((lname, why)),
-        }
-    }
-    let msg = if p.section.is_some() {
-        let (lname, why) = &reasons[0];
-        // Another listener of the same Gateway would do: say which.
-        let better = listeners
-            .iter()
-            .filter(|l| l.get_str("name") != Some(lname))
-            .find(|l| listener_terminates(route, g, l, objs).is_ok())
-            .and_then(|l| l.get_str("name"));
-        match better {
-            Some(b) => format!(
-                "{who} attaches to listener `{lname}` of Gateway `{gname}` (`sectionName`), which {why}; listener `{b}` terminates TLS: use `sectionName: {b}`"
-            ),
-            None => format!(
-                "{who} attaches to listener `{lname}` of Gateway `{gname}` (`sectionName`), which {why}"
-            ),
-        }
-    } else if listeners.len() == 1 {
-        let (lname, why) = &reasons[0];
-        format!("{who} attaches to Gateway `{gname}`, whose only listener `{lname}` {why}")
-    } else {
-        let list: Vec<String> = reasons.iter().map(|(n, w)| format!("`{n}` {w}")).collect();
-        format!(
-            "{who} attaches to Gateway `{gname}`, but none of its listeners terminates TLS for it: {}",
-            list.join("; ")
-        )
-    };
-    Err((p.span, msg))
-}
-
-/// `Ok` when the listener accepts the route and terminates TLS; else why not ("is plain HTTP").
-pub(super) fn listener_terminates(
-    route: &RouteInfo<'_>,
-    g: &Obj<'_>,
-    l: &Node,
-    objs: &Objects<'_>,
-) -> Result<(), String> {
-    let protocol = l.get_str("protocol").unwrap_or("");
-    // Which routes it accepts: its namespaces and kinds.
-    let from = l
-        .path(&["allowedRoutes", "namespaces", "from"])
-        .and_then(Node::as_str)
-        .unwrap_or("Same");
-    match from {
-        "None" => return Err("admits no routes (`allowedRoutes.namespaces.from: None`)".into()),
-        "Same" if !ns_compatible(g.ns.as_deref(), route.ns) => {
-            return Err(format!(
-                "only admits routes from namespace `{}` (`allowedRoutes.namespaces.from: Same`)",
-                g.ns.as_deref().unwrap_or("")
-            ));
-        }
-        "Selector" => {
-            let labels = l.path(&["allowedRoutes", "namespaces", "selector", "matchLabels"]);
-            if let (Some(want), Some(ns)) = (
-                labels.and_then(|m| m.get_str("kubernetes.io/metadata.name")),
-                route.ns,
-            ) {
-                if want != ns {
-                    return Err(format!(
-                        "only admits routes from namespace `{want}` (`allowedRoutes.namespaces.selector`)"
-                    ));
-                }
-            }
-        }
-        _ => {}
-    }
-    let kinds: Vec<&str> = l
-        .path(&["allowedRoutes", "kinds"])
-        .into_iter()
-        .flat_map(Node::items)
-        .filter_map(|k| k.get_str("kind"))
-        .collect();
-    let accepts = if kinds.is_empty() {
-        match protocol {
-            "HTTP" | "HTTPS" => matches!(route.kind, "HTTPRoute" | "GRPCRoute"),
-            "TLS" => route.kind == "TLSRoute",
-            "TCP" => route.kind == "TCPRoute",
-            _ => true,
-        }
-    } else {
-        kinds.contains(&route.kind)
-    };
-    if !accepts {
-        return Err(format!(
-            "(protocol {protocol}) does not accept a {}",
-            route.kind
-        ));
-    }
-    if let Some(h) = l.get_str("hostname") {
-        if !route.hostnames.is_empty() && !route.hostnames.iter().any(|r| hostnames_intersect(h, r))
-        {
-            return Err(format!(
-                "has hostname `{h}`, which matches none of the route's hostnames ({})",
-                route.hostnames.join(", ")
-            ));
-        }
-    }
-    match protocol {
-        "HTTPS" | "TLS" => {}
-        "HTTP" => return Err("is plain HTTP".into()),
-        other => {
-            return Err(format!(
-                "has protocol `{other}`, which does not terminate TLS"
-            ));
-        }
-    }
-    let mode = l
-        .path(&["tls", "mode"])
-        .and_then(Node::as_str)
-        .unwrap_or("Terminate");
-    if mode == "Passthrough" {
-        return Err(
-            "passes TLS through (`tls.mode: Passthrough`) to a backend that serves plain HTTP"
-                .into(),
-        );
-    }
-    let certs: Vec<&Node> = l
-        .path(&["tls", "certificateRefs"])
-        .into_iter()
-        .flat_map(Node::items)
-        .collect();
-    if certs.is_empty() {
-        return Err("has no `tls.certificateRefs`".into());
-    }
-    // A certificate in another namespace needs a ReferenceGrant there.
-    let usable = |c: &&Node| match (c.get_str("namespace"), g.ns.as_deref()) {
-        (Some(ns), Some(gw_ns)) if ns != gw_ns => granted(
-            objs,
-            (GATEWAY_API, "Gateway", gw_ns),
-            (
-                c.get_str("group").unwrap_or(""),
-                c.get_str("kind").unwrap_or("Secret"),
-                ns,
-                c.get_str("name").unwrap_or(""),
-            ),
-        ),
-        _ => true,
-    };
-    if !certs.iter().any(usable) {
-        let c = certs[0];
-        return Err(format!(
-            "uses certificate `{}/{}` of another namespace, and no ReferenceGrant there allows it",
-            c.get_str("namespace").unwrap_or(""),
-            c.get_str("name").unwrap_or("")
-        ));
-    }
-    Ok(())
-}
-
-pub(super) fn ingresses(s: &Insecure, objs: &Objects<'_>, checks: &mut Vec<Check>) {
-    for ing in objs.of_groups(&["networking.k8s.io", "extensions"], "Ingress") {
+        .flat_map(|group| objs.of(group, "Ingress"))
+    {
         let Some(spec) = ing.spec() else { continue };
-        if !ns_compatible(ing.ns.as_deref(), s.namespace.as_deref()) {
+        if !namespaces_may_match(ing.namespace, s.namespace.as_deref()) {
             continue;
         }
         let backend_name = |b: &Node| -> Option<String> {
@@ -598,7 +167,7 @@ pub(super) fn ingress_host_covers(tls_host: &str, host: &str) -> bool {
     }
 }
 
-pub(super) fn openshift_routes(s: &Insecure, objs: &Objects<'_>, checks: &mut Vec<Check>) {
+pub(super) fn openshift_routes(s: &Insecure, objs: Objects<'_>, checks: &mut Vec<Check>) {
     for r in objs.of("route.openshift.io", "Route") {
         let Some(spec) = r.spec() else { continue };
         let targets = spec
@@ -612,7 +181,7 @@ pub(super) fn openshift_routes(s: &Insecure, objs: &Objects<'_>, checks: &mut Ve
             .any(|t| {
                 t.get_str("kind").unwrap_or("Service") == "Service"
                     && t.get_str("name")
-                        .is_some_and(|n| backend_matches(s, n, r.ns.as_deref()))
+                        .is_some_and(|n| backend_matches(s, n, r.namespace))
             });
         if !targets {
             continue;
@@ -638,10 +207,10 @@ pub(super) fn istio_host_matches(s: &Insecure, host: &str, vs_ns: Option<&str>) 
     backend_matches(s, name, ns)
 }
 
-pub(super) fn istio(s: &Insecure, objs: &Objects<'_>, checks: &mut Vec<Check>) {
+pub(super) fn istio(s: &Insecure, objs: Objects<'_>, checks: &mut Vec<Check>) {
     for vs in objs.of(ISTIO, "VirtualService") {
         let Some(spec) = vs.spec() else { continue };
-        let vs_ns = vs.ns.as_deref();
+        let vs_ns = vs.namespace;
         let hit = spec
             .get("http")
             .into_iter()
@@ -683,12 +252,9 @@ pub(super) fn istio(s: &Insecure, objs: &Objects<'_>, checks: &mut Vec<Check>) {
                 Some((ns, n)) => (Some(ns), n),
                 None => (vs_ns, gref),
             };
-            let found: Vec<&Obj<'_>> = objs
-                .of(ISTIO, "Gateway")
-                .filter(|o| o.name == gname && ns_compatible(o.ns.as_deref(), gns))
-                .collect();
+            let found: Vec<Object<'_>> = objs.find(ISTIO, "Gateway", gns, gname).collect();
             if found.is_empty() {
-                let msg = if objs.of(GATEWAY_API, "Gateway").any(|o| o.name == gname) {
+                let msg = if objs.named(GATEWAY_API, "Gateway", gname).next().is_some() {
                     format!(
                         "{who} is bound to Istio Gateway `{gref}`, but the only Gateway `{gname}` in the repository is a Gateway API (`{GATEWAY_API}`) one, not an Istio (`{ISTIO}`) one"
                     )
@@ -701,13 +267,13 @@ pub(super) fn istio(s: &Insecure, objs: &Objects<'_>, checks: &mut Vec<Check>) {
                 continue;
             }
             for gw in found {
-                checks.push(istio_gateway(&who, &hosts, gw, g.span));
+                checks.push(istio_gateway(&who, &hosts, &gw, g.span));
             }
         }
     }
 }
 
-pub(super) fn istio_gateway(who: &str, vs_hosts: &[&str], gw: &Obj<'_>, span: Span) -> Check {
+pub(super) fn istio_gateway(who: &str, vs_hosts: &[&str], gw: &Object<'_>, span: Span) -> Check {
     let mut reasons = Vec::new();
     for server in gw
         .spec()
@@ -770,7 +336,7 @@ pub(super) fn istio_gateway(who: &str, vs_hosts: &[&str], gw: &Obj<'_>, span: Sp
 }
 
 /// The argo-cd chart's own Ingress, HTTPRoute, GRPCRoute and OpenShift Route.
-pub(super) fn chart_edges(s: &Insecure, v: &Values, objs: &Objects<'_>, checks: &mut Vec<Check>) {
+pub(super) fn chart_edges(s: &Insecure, v: &Values, objs: Objects<'_>, checks: &mut Vec<Check>) {
     let server = v.get("server");
     let get = |path: &[&str]| server.and_then(|sv| sv.path(path));
     if let Some(enabled) = get(&["ingress", "enabled"]).filter(|e| e.is_truthy()) {

@@ -1,14 +1,12 @@
 //! Where argocd-server is made insecure: the params ConfigMap, kustomize generators and
-//! patches, argocd-server containers, and the argo-cd chart's values.
+//! patches, argocd-server containers, and the argo-cd chart's values (`chart.rs`).
 
-use std::collections::HashSet;
-
-use super::{ARGO_CD_CHART, Obj, Objects, PARAMS_CM};
-use crate::model::repo::{self, join};
-use crate::model::resolve::{Location, SourceKind};
+use super::PARAMS_CM;
+use super::chart::{chart_values, kustomize_helm_charts};
+use crate::model::Field;
+use crate::model::k8s::{Object, Objects};
+use crate::model::kustomize::{GeneratorKind, Kustomization, PatchBody};
 use crate::model::values::Values;
-use crate::model::{DocKind, Document, is_values_file_name};
-use crate::model::Project;
 use crate::rules::Context;
 use crate::source::Span;
 use crate::yaml::Node;
@@ -43,7 +41,7 @@ pub(super) fn is_insecure_flag(arg: &str) -> bool {
     }
 }
 
-pub(super) fn find_insecure(cx: &Context<'_>, objs: &Objects<'_>, service: &str) -> Vec<Insecure> {
+pub(super) fn find_insecure(cx: &Context<'_>, objs: Objects<'_>, service: &str) -> Vec<Insecure> {
     let project = cx.project;
     let mut out = Vec::new();
     let plain = |span: Span, what: String, namespace: Option<String>| Insecure {
@@ -55,7 +53,7 @@ pub(super) fn find_insecure(cx: &Context<'_>, objs: &Objects<'_>, service: &str)
         context: None,
     };
     // The argocd-cmd-params-cm ConfigMap.
-    for cm in objs.of("", "ConfigMap").filter(|o| o.name == PARAMS_CM) {
+    for cm in objs.named("", "ConfigMap", PARAMS_CM) {
         if let Some(e) = cm
             .doc
             .root
@@ -69,66 +67,48 @@ pub(super) fn find_insecure(cx: &Context<'_>, objs: &Objects<'_>, service: &str)
                     "`server.insecure: {}` in ConfigMap `{PARAMS_CM}`",
                     value_text(&e.value)
                 ),
-                cm.ns.clone(),
+                cm.namespace.map(str::to_string),
             ));
         }
     }
     // argocd-server containers: `--insecure` or `ARGOCD_SERVER_INSECURE`.
     for kind in ["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"] {
         for o in objs.of("apps", kind) {
-            workload(o, service, &mut |span, what| {
-                out.push(plain(span, what, o.ns.clone()));
+            workload(&o, service, &mut |span, what| {
+                out.push(plain(span, what, o.namespace.map(str::to_string)));
             });
         }
     }
     for o in objs.of("", "Pod") {
-        workload(o, service, &mut |span, what| {
-            out.push(plain(span, what, o.ns.clone()));
+        workload(&o, service, &mut |span, what| {
+            out.push(plain(span, what, o.namespace.map(str::to_string)));
         });
     }
-    // kustomize: configMapGenerator literals and helmCharts.
-    for doc in project.docs_of(DocKind::Kustomization) {
-        let k_ns = doc.root.get_str("namespace").map(str::to_string);
-        for g in doc
-            .root
-            .get("configMapGenerator")
-            .into_iter()
-            .flat_map(Node::items)
-        {
-            if g.get_str("name") != Some(PARAMS_CM) {
-                continue;
-            }
-            let ns = g.get_str("namespace").map(str::to_string).or(k_ns.clone());
-            for lit in g.get("literals").into_iter().flat_map(Node::items) {
-                let Some(text) = lit.scalar_text() else {
-                    continue;
-                };
-                let Some((k, v)) = text.split_once('=') else {
-                    continue;
-                };
-                let v = v.trim().trim_matches('"').trim_matches('\'');
-                if k.trim() == "server.insecure" && is_true(v) {
+    // kustomize: configMapGenerator literals, helmCharts and inline patches.
+    for k in cx.model.kustomize().nodes() {
+        let k_ns = Field::text(&k.namespace);
+        let generators = k.generators.iter().filter(|g| {
+            g.kind == GeneratorKind::ConfigMap && Field::text(&g.name) == Some(PARAMS_CM)
+        });
+        for g in generators {
+            let ns = Field::text(&g.namespace).or(k_ns);
+            for lit in &g.literals {
+                if lit.key == "server.insecure" && is_true(&lit.value) {
                     out.push(plain(
                         lit.span,
                         format!(
                             "kustomize configMapGenerator literal `{}` for `{PARAMS_CM}`",
-                            text.trim()
+                            lit.text
                         ),
-                        ns.clone(),
+                        ns.map(str::to_string),
                     ));
                 }
             }
         }
-        kustomize_helm_charts(project, doc, k_ns.as_deref(), service, &mut out);
-        kustomize_patches(
-            project,
-            doc,
-            k_ns.as_deref(),
-            service,
-            &mut |span, what, ns| {
-                out.push(plain(span, what, ns));
-            },
-        );
+        kustomize_helm_charts(project, k, service, &mut out);
+        kustomize_patches(k, service, &mut |span, what, ns| {
+            out.push(plain(span, what, ns));
+        });
     }
     chart_values(cx, service, &mut out);
     out
@@ -147,7 +127,7 @@ pub(super) fn value_text(n: &Node) -> String {
 }
 
 /// A workload's argocd-server container: `--insecure` and `ARGOCD_SERVER_INSECURE`.
-pub(super) fn workload(o: &Obj<'_>, service: &str, add: &mut dyn FnMut(Span, String)) {
+pub(super) fn workload(o: &Object<'_>, service: &str, add: &mut dyn FnMut(Span, String)) {
     workload_node(o.kind, o.name, &o.doc.root, service, add);
 }
 
@@ -232,40 +212,24 @@ pub(super) const WORKLOAD_KINDS: [&str; 5] = [
 
 /// kustomize inline patches (`patches`, `patchesStrategicMerge`, `patchesJson6902`) that make
 /// argocd-server insecure: a strategic merge of the ConfigMap or the workload, or JSON 6902
-/// operations on them.
+/// operations on them. (Patch files are manifests of the repository: they are read as such.)
 pub(super) fn kustomize_patches(
-    project: &Project,
-    doc: &Document,
-    k_ns: Option<&str>,
+    k: &Kustomization,
     service: &str,
     add: &mut dyn FnMut(Span, String, Option<String>),
 ) {
-    let text = &project.source(doc.file).text;
-    let mut patches: Vec<(&Node, Option<&Node>)> = Vec::new();
-    for key in ["patches", "patchesJson6902"] {
-        for p in doc.root.get(key).into_iter().flat_map(Node::items) {
-            if let Some(body) = p.get("patch").filter(|b| b.as_str().is_some()) {
-                patches.push((body, p.get("target")));
-            }
-        }
-    }
-    for p in doc
-        .root
-        .get("patchesStrategicMerge")
-        .into_iter()
-        .flat_map(Node::items)
-    {
-        if p.as_str().is_some_and(|s| s.contains('\n')) {
-            patches.push((p, None));
-        }
-    }
-    for (body, target) in patches {
-        let t_kind = target.and_then(|t| t.get_str("kind"));
-        let t_name = target.and_then(|t| t.get_str("name"));
-        let t_ns = target.and_then(|t| t.get_str("namespace"));
-        for root in crate::model::resolve::parse_embedded(text, body) {
+    let k_ns = Field::text(&k.namespace);
+    for patch in &k.patches {
+        let PatchBody::Inline { docs, .. } = &patch.body else {
+            continue;
+        };
+        let target = patch.target.as_ref();
+        let t_kind = target.and_then(|t| Field::text(&t.kind));
+        let t_name = target.and_then(|t| Field::text(&t.name));
+        let t_ns = target.and_then(|t| Field::text(&t.namespace));
+        for root in docs {
             if root.as_seq().is_some() {
-                json6902(&root, t_kind, t_name, service, &mut |span, what| {
+                json6902(root, t_kind, t_name, service, &mut |span, what| {
                     add(span, what, t_ns.or(k_ns).map(str::to_string));
                 });
                 continue;
@@ -298,7 +262,7 @@ pub(super) fn kustomize_patches(
                     );
                 }
             } else if WORKLOAD_KINDS.contains(&kind) {
-                workload_node(kind, name, &root, service, &mut |span, what| {
+                workload_node(kind, name, root, service, &mut |span, what| {
                     add(span, format!("{what}, in a kustomize patch"), ns.clone());
                 });
             }
@@ -384,302 +348,5 @@ pub(super) fn json6902(
             }
             _ => {}
         }
-    }
-}
-
-/// The Service name the argo-cd chart gives argocd-server for a release.
-pub(super) fn chart_service(values: &Values, release: &str) -> String {
-    if let Some(fo) = values
-        .get("fullnameOverride")
-        .and_then(Values::text)
-        .filter(|s| !s.is_empty())
-    {
-        return format!("{fo}-server");
-    }
-    // The chart's default `nameOverride` is `argocd`.
-    let name = values
-        .get("nameOverride")
-        .and_then(Values::text)
-        .filter(|s| !s.is_empty())
-        .unwrap_or("argocd");
-    let name = if values
-        .get("nameOverride")
-        .is_some_and(|v| v.text() == Some(""))
-    {
-        ARGO_CD_CHART
-    } else {
-        name
-    };
-    if release.contains(name) {
-        format!("{release}-server")
-    } else {
-        format!("{release}-{name}-server")
-    }
-}
-
-/// Insecure settings in the argo-cd chart's values `root`.
-pub(super) fn chart_insecure(
-    root: &Values,
-    origin: &str,
-    namespace: Option<&str>,
-    release: &str,
-    service: &str,
-    context: Option<(Span, String)>,
-    out: &mut Vec<Insecure>,
-) {
-    let mut found: Vec<(Span, String)> = Vec::new();
-    let params = root.path(&["configs", "params"]);
-    let shown = |text: &str, is_str: bool| {
-        if is_str {
-            format!("\"{text}\"")
-        } else {
-            text.to_string()
-        }
-    };
-    if let Some(Values::Scalar { text, span, is_str }) =
-        params.and_then(|p| p.get("server.insecure"))
-    {
-        if is_true(text) {
-            found.push((
-                *span,
-                format!(
-                    "`configs.params.\"server.insecure\": {}` in {origin}",
-                    shown(text, *is_str)
-                ),
-            ));
-        }
-    }
-    if let Some(Values::Scalar { text, span, is_str }) =
-        params.and_then(|p| p.path(&["server", "insecure"]))
-    {
-        if is_true(text) {
-            found.push((
-                *span,
-                format!(
-                    "`configs.params.server.insecure: {}` in {origin}",
-                    shown(text, *is_str)
-                ),
-            ));
-        }
-    }
-    for a in root
-        .path(&["server", "extraArgs"])
-        .map_or(&[][..], Values::items)
-    {
-        if let Values::Scalar { text, span, .. } = a {
-            if is_insecure_flag(text) {
-                found.push((*span, format!("`server.extraArgs: [{text}]` in {origin}")));
-            }
-        }
-    }
-    for e in root.path(&["server", "env"]).map_or(&[][..], Values::items) {
-        if e.get("name").and_then(Values::text) == Some("ARGOCD_SERVER_INSECURE") {
-            if let Some(Values::Scalar { text, span, .. }) = e.get("value") {
-                if is_true(text) {
-                    found.push((
-                        *span,
-                        format!("`server.env` `ARGOCD_SERVER_INSECURE={text}` in {origin}"),
-                    ));
-                }
-            }
-        }
-    }
-    let mut services = vec![service.to_string()];
-    let own = chart_service(root, release);
-    if !services.contains(&own) {
-        services.push(own);
-    }
-    for (span, what) in found {
-        out.push(Insecure {
-            span,
-            what,
-            namespace: namespace.map(str::to_string),
-            services: services.clone(),
-            chart: Some(root.clone()),
-            context: context.clone(),
-        });
-    }
-}
-
-/// The argo-cd values inside a chart's values: the chart itself, or a dependency on it.
-pub(super) fn argo_cd_values<'v>(chart: &Node, values: &'v Values) -> Option<&'v Values> {
-    if chart.get_str("name") == Some(ARGO_CD_CHART) {
-        return Some(values);
-    }
-    let dep = chart
-        .get("dependencies")
-        .into_iter()
-        .flat_map(Node::items)
-        .find(|d| d.get_str("name") == Some(ARGO_CD_CHART))?;
-    let key = dep.get_str("alias").unwrap_or(ARGO_CD_CHART);
-    values.get(key)
-}
-
-pub(super) fn chart_doc<'p>(project: &'p Project, dir: &str) -> Option<&'p Document> {
-    ["Chart.yaml", "Chart.yml"]
-        .iter()
-        .filter_map(|n| join(dir, n))
-        .find_map(|p| project.file_by_path(&p))
-        .and_then(|f| project.file_docs(f.id).first())
-}
-
-pub(super) fn depends_on_argo_cd(chart: &Node) -> bool {
-    chart.get_str("name") == Some(ARGO_CD_CHART)
-        || chart
-            .get("dependencies")
-            .into_iter()
-            .flat_map(Node::items)
-            .any(|d| d.get_str("name") == Some(ARGO_CD_CHART))
-}
-
-/// argo-cd chart values that Applications deploy, and those of in-repository wrapper charts no
-/// Application deploys (installed by another tool).
-pub(super) fn chart_values(cx: &Context<'_>, service: &str, out: &mut Vec<Insecure>) {
-    let project = cx.project;
-    let model = cx.model.argocd();
-    let mut deployed_dirs: HashSet<&str> = HashSet::new();
-    for app in model.apps.iter().filter(|a| a.live) {
-        let doc = &project.docs[app.doc];
-        let spec = crate::model::argocd::application_specs(doc)
-            .into_iter()
-            .next();
-        let dest_ns = spec
-            .and_then(|s| s.path(&["destination", "namespace"]))
-            .and_then(Node::as_str)
-            .filter(|s| !s.contains("{{"))
-            .map(str::to_string);
-        for src in &app.sources {
-            if let Location::InRepo(dir) = &src.location {
-                if src.kind == SourceKind::Helm {
-                    deployed_dirs.insert(dir.as_str());
-                }
-            }
-            let Some(values) = &src.values else { continue };
-            let root = match (&src.kind, &src.location) {
-                (SourceKind::Chart, _)
-                    if src.chart.as_ref().map(|c| c.value.as_str()) == Some(ARGO_CD_CHART) =>
-                {
-                    Some(values)
-                }
-                (SourceKind::Helm, Location::InRepo(dir)) => {
-                    chart_doc(project, dir).and_then(|c| argo_cd_values(&c.root, values))
-                }
-                _ => None,
-            };
-            let Some(root) = root else { continue };
-            let ns = root
-                .get("namespaceOverride")
-                .and_then(Values::text)
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-                .or(dest_ns.clone());
-            let label = match &app.appset {
-                Some(set) => format!(
-                    "deployed by Application `{}` (generated by ApplicationSet `{set}`)",
-                    app.name
-                ),
-                None => format!("deployed by Application `{}`", app.name),
-            };
-            // `helm.releaseName`, else the Application's name.
-            let release = spec
-                .map(crate::model::argocd::sources)
-                .unwrap_or_default()
-                .into_iter()
-                .find(|n| n.span == src.span)
-                .and_then(|n| n.path(&["helm", "releaseName"]))
-                .and_then(Node::as_str)
-                .filter(|r| !r.contains("{{"))
-                .unwrap_or(&app.name);
-            chart_insecure(
-                root,
-                &format!("the argo-cd chart values of Application `{}`", app.name),
-                ns.as_deref(),
-                release,
-                service,
-                Some((app.name_span, label)),
-                out,
-            );
-        }
-    }
-    // Wrapper charts nothing in the repository deploys: their values files as they are.
-    for chart in project.docs_of(DocKind::HelmChart) {
-        if !depends_on_argo_cd(&chart.root) {
-            continue;
-        }
-        let dir = repo::parent(&project.source(chart.file).path);
-        if deployed_dirs.contains(dir) {
-            continue;
-        }
-        let release = chart.root.get_str("name").unwrap_or(ARGO_CD_CHART);
-        for f in dir_files(project, dir) {
-            let name = f.path.rsplit('/').next().unwrap_or("");
-            if !is_values_file_name(name) {
-                continue;
-            }
-            let Some(doc) = project.file_docs(f.id).first() else {
-                continue;
-            };
-            let values = Values::from_node(&doc.root, None);
-            let Some(root) = argo_cd_values(&chart.root, &values) else {
-                continue;
-            };
-            chart_insecure(
-                root,
-                &format!("values file `{}` of chart `{release}`", f.path),
-                None,
-                release,
-                service,
-                None,
-                out,
-            );
-        }
-    }
-}
-
-/// Files directly in a folder.
-pub(super) fn dir_files<'p>(project: &'p Project, dir: &str) -> Vec<&'p crate::source::SourceFile> {
-    let prefix = if dir.is_empty() {
-        String::new()
-    } else {
-        format!("{dir}/")
-    };
-    let files = project.sources.files();
-    let start = files.partition_point(|f| f.path.as_str() < prefix.as_str());
-    files[start..]
-        .iter()
-        .take_while(|f| f.path.starts_with(prefix.as_str()))
-        .filter(|f| !f.path[prefix.len()..].contains('/'))
-        .collect()
-}
-
-/// kustomize `helmCharts:` inflating the argo-cd chart.
-pub(super) fn kustomize_helm_charts(
-    project: &Project,
-    doc: &Document,
-    k_ns: Option<&str>,
-    service: &str,
-    out: &mut Vec<Insecure>,
-) {
-    let dir = repo::parent(&project.source(doc.file).path);
-    for hc in doc.root.get("helmCharts").into_iter().flat_map(Node::items) {
-        if hc.get_str("name") != Some(ARGO_CD_CHART) {
-            continue;
-        }
-        let mut values = Values::Map(Vec::new());
-        let mut origin = "kustomize helmCharts `argo-cd`".to_string();
-        if let Some(vf) = hc.get_str("valuesFile") {
-            if let Some(f) = join(dir, vf).and_then(|p| project.file_by_path(&p)) {
-                if let Some(d) = project.file_docs(f.id).first() {
-                    values.merge(Values::from_node(&d.root, None));
-                    origin = format!("values file `{}` of kustomize helmCharts `argo-cd`", f.path);
-                }
-            }
-        }
-        if let Some(inline) = hc.get("valuesInline").filter(|n| n.as_map().is_some()) {
-            values.merge(Values::from_node(inline, None));
-        }
-        let ns = hc.get_str("namespace").or(k_ns);
-        let release = hc.get_str("releaseName").unwrap_or(ARGO_CD_CHART);
-        chart_insecure(&values, &origin, ns, release, service, None, out);
     }
 }

@@ -154,6 +154,20 @@ impl Scanner<'_> {
     }
 
     /// Copies raw text `[self.i, to)` into the current word.
+    /// Copies a `$(...)`, `${...}` or backtick substitution starting here into the word as
+    /// written (it is not expanded); false when none starts here.
+    fn take_substitution(&mut self) -> bool {
+        let end = match self.byte(self.i) {
+            Some(b'$') if matches!(self.byte(self.i + 1), Some(b'(' | b'{')) => {
+                skip_expansion(self.s, self.i)
+            }
+            Some(b'`') => skip_backticks(self.s, self.i),
+            _ => return false,
+        };
+        self.push_raw(end);
+        true
+    }
+
     fn push_raw(&mut self, to: usize) {
         let to = to.min(self.s.len());
         let mut j = self.i;
@@ -188,6 +202,9 @@ impl Scanner<'_> {
     fn run(mut self) -> Vec<Command> {
         while self.i < self.s.len() {
             let Some(c) = self.ch(self.i) else { break };
+            if self.take_substitution() {
+                continue;
+            }
             match c {
                 ' ' | '\t' | '\r' => {
                     self.end_word();
@@ -230,6 +247,9 @@ impl Scanner<'_> {
                     self.i += 1;
                     while self.i < self.s.len() {
                         let Some(ch) = self.ch(self.i) else { break };
+                        if self.take_substitution() {
+                            continue;
+                        }
                         match ch {
                             '"' => {
                                 self.i += 1;
@@ -248,14 +268,6 @@ impl Scanner<'_> {
                                     self.i += 1;
                                 }
                             },
-                            '$' if matches!(self.byte(self.i + 1), Some(b'(' | b'{')) => {
-                                let to = skip_expansion(self.s, self.i);
-                                self.push_raw(to);
-                            }
-                            '`' => {
-                                let to = skip_backticks(self.s, self.i);
-                                self.push_raw(to);
-                            }
                             _ => {
                                 let at = self.i;
                                 self.word().push(ch, at, false);
@@ -263,14 +275,6 @@ impl Scanner<'_> {
                             }
                         }
                     }
-                }
-                '$' if matches!(self.byte(self.i + 1), Some(b'(' | b'{')) => {
-                    let to = skip_expansion(self.s, self.i);
-                    self.push_raw(to);
-                }
-                '`' => {
-                    let to = skip_backticks(self.s, self.i);
-                    self.push_raw(to);
                 }
                 '&' if self
                     .cur
@@ -661,28 +665,16 @@ fn commit(args: &[&Word], dir: Option<Word>) -> Commit {
                             }
                             break;
                         }
-                        'F' => {
-                            unknown = Some("the message is read from a file (`-F`)");
-                            if k + 1 == t.len() {
-                                i += 1;
+                        _ => {
+                            if let Some(reason) = message_elsewhere(c) {
+                                unknown = Some(reason);
+                                // The option's value is the next word.
+                                if k + 1 == t.len() {
+                                    i += 1;
+                                }
+                                break;
                             }
-                            break;
                         }
-                        'C' | 'c' => {
-                            unknown = Some("the message is taken from another commit");
-                            if k + 1 == t.len() {
-                                i += 1;
-                            }
-                            break;
-                        }
-                        't' => {
-                            unknown = Some("the message comes from a template file");
-                            if k + 1 == t.len() {
-                                i += 1;
-                            }
-                            break;
-                        }
-                        _ => {}
                     }
                 }
             }
@@ -704,6 +696,17 @@ fn commit(args: &[&Word], dir: Option<Word>) -> Commit {
         dir,
         message,
         amend,
+    }
+}
+
+/// Why the message is not on the command line, for a short `git commit` option that takes it
+/// from elsewhere (`-F file`, `-C commit`, `-t template`).
+fn message_elsewhere(option: char) -> Option<&'static str> {
+    match option {
+        'F' => Some("the message is read from a file (`-F`)"),
+        'C' | 'c' => Some("the message is taken from another commit"),
+        't' => Some("the message comes from a template file"),
+        _ => None,
     }
 }
 
@@ -1088,17 +1091,34 @@ mod tests {
         );
     }
 
+    /// The message words of a commit.
+    fn commit_words(a: &Action) -> &[Word] {
+        match a {
+            Action::Commit(Commit {
+                message: Message::Words(m),
+                ..
+            }) => m,
+            _ => panic!("not a commit with a message: {a:?}"),
+        }
+    }
+
+    /// The message words of a Commits API call.
+    fn api_words(a: &Action) -> &[Word] {
+        match a {
+            Action::ApiCommit {
+                message: Message::Words(m),
+                ..
+            } => m,
+            _ => panic!("not an API commit with a message: {a:?}"),
+        }
+    }
+
     #[test]
     fn finds_commits_and_pushes() {
         let s = "git commit -am \"bump [skip ci]\" && git push -o ci.skip origin HEAD:main";
         let a = actions(s);
         assert_eq!(a.len(), 2);
-        let Action::Commit(c) = &a[0].action else {
-            panic!()
-        };
-        let Message::Words(m) = &c.message else {
-            panic!()
-        };
+        let m = commit_words(&a[0].action);
         assert_eq!(m[0].text, "bump [skip ci]");
         assert_eq!(m[0].append_at, Some(s.find("]\"").unwrap() + 1));
         let Action::Push(p) = &a[1].action else {
@@ -1109,12 +1129,7 @@ mod tests {
         let a = actions(
             "git commit --message=\"x\" -m y; git commit -F msg.txt; git commit --amend --no-edit",
         );
-        let Action::Commit(c) = &a[0].action else {
-            panic!()
-        };
-        let Message::Words(m) = &c.message else {
-            panic!()
-        };
+        let m = commit_words(&a[0].action);
         assert_eq!((m[0].text.as_str(), m[1].text.as_str()), ("x", "y"));
         assert!(matches!(
             &a[1].action,
@@ -1136,13 +1151,7 @@ mod tests {
     fn finds_api_commits() {
         let s = r#"curl --request POST --header "PRIVATE-TOKEN: $T" --data '{"branch": "main", "commit_message": "bump", "actions": []}' "$API/projects/1/repository/commits""#;
         let a = actions(s);
-        let Action::ApiCommit {
-            message: Message::Words(m),
-            ..
-        } = &a[0].action
-        else {
-            panic!("{a:?}")
-        };
+        let m = api_words(&a[0].action);
         assert_eq!(m[0].text, "bump");
         assert_eq!(
             &s[m[0].append_at.unwrap()..m[0].append_at.unwrap() + 1],
@@ -1151,14 +1160,7 @@ mod tests {
         let a = actions(
             "glab api projects/:id/repository/commits -X POST -f branch=main -f 'commit_message=bump [skip ci]'",
         );
-        let Action::ApiCommit {
-            message: Message::Words(m),
-            ..
-        } = &a[0].action
-        else {
-            panic!("{a:?}")
-        };
-        assert_eq!(m[0].text, "bump [skip ci]");
+        assert_eq!(api_words(&a[0].action)[0].text, "bump [skip ci]");
     }
 
     #[test]

@@ -1,0 +1,445 @@
+//! GitLab CI pipelines: a root file (`.gitlab-ci.yml`, any `*gitlab-ci.yml`) and the local
+//! files it includes, with every job as GitLab assembles it.
+//!
+//! - `include:` as a string, a list, or `{local: ...}` items; paths are repository-relative
+//!   (a leading `/` is optional) and may hold `*` globs; includes are followed recursively.
+//!   Remote, project and template includes are not in the repository and are skipped.
+//! - `extends` (several levels, several parents), YAML anchors and merge keys (resolved by the
+//!   YAML layer), `!reference [job, key, ...]`, `default:` scripts and `inherit:`.
+//! - Variables: global, then `extends` parents, then the job's own.
+
+use std::collections::{BTreeMap, HashSet};
+
+use super::variable_value;
+use crate::model::Project;
+use crate::model::{DocKind, repo};
+use crate::source::{FileId, Span};
+use crate::yaml::Node;
+
+/// Top-level GitLab CI keys that are not jobs.
+pub const GITLAB_RESERVED: &[&str] = &[
+    "stages",
+    "variables",
+    "default",
+    "include",
+    "workflow",
+    "image",
+    "services",
+    "cache",
+    "before_script",
+    "after_script",
+    "types",
+    "spec",
+];
+
+/// Most `extends` / `!reference` levels followed (GitLab allows 11 and 10).
+const MAX_DEPTH: usize = 12;
+
+/// Most nested `include:` levels followed (GitLab allows 100 includes in all).
+const MAX_INCLUDE_DEPTH: usize = 12;
+
+/// One GitLab pipeline definition.
+#[derive(Debug)]
+pub struct GitlabPipeline {
+    /// The GitLab CI file the pipeline starts from.
+    pub root: FileId,
+    /// Files read: the root, then the files it includes (depth first, in include order).
+    pub files: Vec<FileId>,
+    /// Jobs in the order they appear, the root file's first.
+    pub jobs: Vec<GitlabJob>,
+}
+
+/// A job as GitLab runs it.
+#[derive(Debug)]
+pub struct GitlabJob {
+    pub name: String,
+    /// The job's key (the winning definition), for labels.
+    pub key: Span,
+    /// Script items in run order (`before_script`, `script`, `after_script`), flattened.
+    pub scripts: Vec<Node>,
+    /// Effective variables: global, then `extends` parents, then the job's own.
+    pub variables: BTreeMap<String, Node>,
+}
+
+impl GitlabJob {
+    /// The effective variables with a scalar value (`X: v` or `X: {value: v}`).
+    pub fn variable_values(&self) -> impl Iterator<Item = (&str, &Node)> {
+        self.variables
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str(), variable_value(v)?)))
+    }
+}
+
+/// Every pipeline of the repository: one per GitLab CI file that no other GitLab CI file
+/// includes (an included `*gitlab-ci.yml` is part of the pipeline that includes it).
+#[must_use]
+pub fn pipelines(project: &Project) -> Vec<GitlabPipeline> {
+    let mut included = HashSet::new();
+    for d in project.docs_of(DocKind::GitlabCi) {
+        for inc in local_includes(&d.root) {
+            included.extend(
+                resolve_include(project, &inc)
+                    .into_iter()
+                    .filter(|f| *f != d.file),
+            );
+        }
+    }
+    let mut roots: Vec<FileId> = project
+        .docs_of(DocKind::GitlabCi)
+        .map(|d| d.file)
+        .filter(|f| !included.contains(f))
+        .collect();
+    roots.dedup();
+    roots.into_iter().map(|r| pipeline(project, r)).collect()
+}
+
+/// The pipeline that starts from `root`.
+fn pipeline(project: &Project, root: FileId) -> GitlabPipeline {
+    let mut files = Vec::new();
+    collect_files(project, root, &mut files, &mut HashSet::new(), 0);
+    // Included files first: the including file's keys win.
+    let layers: Vec<&Node> = files
+        .iter()
+        .rev()
+        .flat_map(|f| project.file_docs(*f))
+        .map(|d| &d.root)
+        .filter(|r| r.as_map().is_some())
+        .collect();
+    let jobs = Layers { layers }.jobs();
+    GitlabPipeline { root, files, jobs }
+}
+
+/// The local files a GitLab CI file includes, as repository-relative paths or globs.
+#[must_use]
+pub fn local_includes(root: &Node) -> Vec<String> {
+    let Some(inc) = root.get("include") else {
+        return Vec::new();
+    };
+    let items: Vec<&Node> = match inc.as_seq() {
+        Some(s) => s.iter().collect(),
+        None => vec![inc],
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let path = if let Some(s) = item.as_str() {
+            // A bare string is a local file unless it is a URL.
+            (!s.contains("://")).then_some(s)
+        } else {
+            item.get_str("local")
+        };
+        if let Some(p) = path {
+            out.push(p.trim_start_matches('/').to_string());
+        }
+    }
+    out
+}
+
+fn collect_files(
+    project: &Project,
+    file: FileId,
+    files: &mut Vec<FileId>,
+    seen: &mut HashSet<FileId>,
+    depth: usize,
+) {
+    if depth > MAX_INCLUDE_DEPTH || !seen.insert(file) {
+        return;
+    }
+    files.push(file);
+    let includes: Vec<String> = project
+        .file_docs(file)
+        .iter()
+        .flat_map(|d| local_includes(&d.root))
+        .collect();
+    for inc in includes {
+        for f in resolve_include(project, &inc) {
+            collect_files(project, f, files, seen, depth + 1);
+        }
+    }
+}
+
+/// Files matching a local include: a repository-relative path, or a glob with `*`.
+fn resolve_include(project: &Project, path: &str) -> Vec<FileId> {
+    let Some(path) = repo::join("", path) else {
+        return Vec::new();
+    };
+    if !path.contains('*') {
+        return project
+            .file_by_path(&path)
+            .map(|f| f.id)
+            .into_iter()
+            .collect();
+    }
+    let Ok(glob) = globset::GlobBuilder::new(&path)
+        .literal_separator(true)
+        .build()
+        .map(|g| g.compile_matcher())
+    else {
+        return Vec::new();
+    };
+    project
+        .sources
+        .files()
+        .iter()
+        .filter(|f| glob.is_match(&f.path))
+        .map(|f| f.id)
+        .collect()
+}
+
+/// The top-level mappings of a pipeline's files, lowest precedence first.
+struct Layers<'a> {
+    layers: Vec<&'a Node>,
+}
+
+impl<'a> Layers<'a> {
+    /// Definitions of a top-level key, lowest precedence first.
+    fn defs(&self, key: &str) -> Vec<&'a Node> {
+        self.layers.iter().filter_map(|l| l.get(key)).collect()
+    }
+
+    /// Job names in the order they appear, with their key nodes (last definition wins).
+    fn job_keys(&self) -> Vec<(&'a str, &'a Node)> {
+        let mut out: Vec<(&'a str, &'a Node)> = Vec::new();
+        for layer in self.layers.iter().rev() {
+            for e in layer.entries() {
+                let Some(name) = e.key.scalar_text() else {
+                    continue;
+                };
+                if name.starts_with('.')
+                    || GITLAB_RESERVED.contains(&name)
+                    || e.value.as_map().is_none()
+                    || out.iter().any(|(n, _)| *n == name)
+                {
+                    continue;
+                }
+                out.push((name, &e.key));
+            }
+        }
+        out
+    }
+
+    /// The mapping layers of a job or template, `extends` parents first.
+    fn job_layers(&self, name: &str, depth: usize, out: &mut Vec<&'a Node>) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        let own: Vec<&'a Node> = self
+            .defs(name)
+            .into_iter()
+            .filter(|n| n.as_map().is_some())
+            .collect();
+        let extends = own.iter().rev().find_map(|l| l.get("extends"));
+        if let Some(ext) = extends {
+            let parents: Vec<&str> = match ext.as_seq() {
+                Some(items) => items.iter().filter_map(Node::as_str).collect(),
+                None => ext.as_str().into_iter().collect(),
+            };
+            for p in parents {
+                if p != name {
+                    self.job_layers(p, depth + 1, out);
+                }
+            }
+        }
+        out.extend(own);
+    }
+
+    /// Resolves every job.
+    fn jobs(&self) -> Vec<GitlabJob> {
+        let global_vars = self.merged_map("variables");
+        let default: Vec<&'a Node> = self.defs("default");
+        let mut out = Vec::new();
+        for (name, key) in self.job_keys() {
+            let mut layers = Vec::new();
+            self.job_layers(name, 0, &mut layers);
+            let get = |k: &str| layers.iter().rev().find_map(|l| l.get(k));
+            let inherit = get("inherit");
+            let inherits = |what: &str, key: &str| match inherit.and_then(|i| i.get(what)) {
+                None => true,
+                Some(v) => match v.as_seq() {
+                    Some(list) => list.iter().any(|n| n.as_str() == Some(key)),
+                    None => v.as_bool() != Some(false),
+                },
+            };
+            let mut variables = BTreeMap::new();
+            for (k, v) in &global_vars {
+                if inherits("variables", k) {
+                    variables.insert(k.clone(), (*v).clone());
+                }
+            }
+            for l in &layers {
+                if let Some(vars) = l.get("variables") {
+                    for e in vars.entries() {
+                        if let Some(k) = e.key.scalar_text() {
+                            variables.insert(k.to_string(), e.value.clone());
+                        }
+                    }
+                }
+            }
+            let mut scripts = Vec::new();
+            for part in ["before_script", "script", "after_script"] {
+                let node = get(part).or_else(|| {
+                    if part == "script" || !inherits("default", part) {
+                        return None;
+                    }
+                    default
+                        .iter()
+                        .rev()
+                        .find_map(|d| d.get(part))
+                        .or_else(|| self.defs(part).last().copied())
+                });
+                if let Some(n) = node {
+                    self.flatten(n, 0, &mut scripts);
+                }
+            }
+            out.push(GitlabJob {
+                name: name.to_string(),
+                key: key.span,
+                scripts: scripts.into_iter().cloned().collect(),
+                variables,
+            });
+        }
+        out
+    }
+
+    /// A top-level mapping merged across layers (`variables`).
+    fn merged_map(&self, key: &str) -> BTreeMap<String, &'a Node> {
+        let mut out = BTreeMap::new();
+        for d in self.defs(key) {
+            for e in d.entries() {
+                if let Some(k) = e.key.scalar_text() {
+                    out.insert(k.to_string(), &e.value);
+                }
+            }
+        }
+        out
+    }
+
+    /// Flattens a script value: strings, nested lists (from anchors) and `!reference` tags.
+    fn flatten(&self, node: &'a Node, depth: usize, out: &mut Vec<&'a Node>) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        if node.tag.as_deref() == Some("!reference") {
+            if let Some(target) = self.reference(node, depth) {
+                self.flatten(target, depth + 1, out);
+            }
+            return;
+        }
+        if let Some(items) = node.as_seq() {
+            for i in items {
+                self.flatten(i, depth + 1, out);
+            }
+        } else if node.as_scalar().is_some() && !node.is_null() {
+            out.push(node);
+        }
+    }
+
+    /// The node a `!reference [job, key, ...]` points at.
+    fn reference(&self, node: &'a Node, depth: usize) -> Option<&'a Node> {
+        let path: Vec<&str> = node.items().filter_map(Node::scalar_text).collect();
+        let (first, rest) = path.split_first()?;
+        let mut layers = Vec::new();
+        self.job_layers(first, depth, &mut layers);
+        if layers.is_empty() {
+            // `!reference [variables, X]` and other top-level keys.
+            layers = self.defs(first);
+        }
+        let (key, deeper) = rest.split_first()?;
+        let start = layers.iter().rev().find_map(|l| l.get(key))?;
+        deeper.iter().try_fold(start, |n, k| n.get(k))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(job: &GitlabJob) -> Vec<&str> {
+        job.scripts.iter().filter_map(Node::scalar_text).collect()
+    }
+
+    fn var<'j>(job: &'j GitlabJob, name: &str) -> Option<&'j str> {
+        job.variable_values()
+            .find(|(k, _)| *k == name)
+            .and_then(|(_, v)| v.scalar_text())
+    }
+
+    #[test]
+    fn includes_extends_anchors_and_references_assemble_one_pipeline() {
+        let project = crate::model::ci::test_project(&[
+            (
+                ".gitlab-ci.yml",
+                "include:\n  - local: /ci/templates.yml\n  - 'ci/jobs/*.yml'\n  - remote: https://example.com/x.yml\nvariables:\n  REGISTRY: registry.example.com\n.setup: &setup\n  - echo setup\ndeploy:\n  extends: .deploy\n  before_script: *setup\n  variables:\n    ENV: prod\n",
+            ),
+            (
+                "ci/templates.yml",
+                "default:\n  after_script:\n    - echo default-after\n.base:\n  variables:\n    ENV: dev\n    IMAGE: {value: app, description: the image}\n  script:\n    - echo base\n.deploy:\n  extends: .base\n  script:\n    - !reference [.base, script]\n    - git push\n",
+            ),
+            ("ci/jobs/lint.yml", "lint:\n  script: [make lint]\n"),
+            ("ci/jobs/nested/skip.yml", "skipped:\n  script: [x]\n"),
+        ]);
+        let pipelines = pipelines(&project);
+        assert_eq!(pipelines.len(), 1);
+        let p = &pipelines[0];
+        let paths: Vec<&str> = p
+            .files
+            .iter()
+            .map(|f| project.source(*f).path.as_str())
+            .collect();
+        // `*` does not cross `/`.
+        assert_eq!(
+            paths,
+            [".gitlab-ci.yml", "ci/templates.yml", "ci/jobs/lint.yml"]
+        );
+        let names: Vec<&str> = p.jobs.iter().map(|j| j.name.as_str()).collect();
+        assert_eq!(names, ["deploy", "lint"]);
+        let deploy = &p.jobs[0];
+        assert_eq!(
+            texts(deploy),
+            ["echo setup", "echo base", "git push", "echo default-after"]
+        );
+        // Global, then `extends` parents, then the job's own; `{value: ...}` is read.
+        assert_eq!(var(deploy, "ENV"), Some("prod"));
+        assert_eq!(var(deploy, "IMAGE"), Some("app"));
+        assert_eq!(var(deploy, "REGISTRY"), Some("registry.example.com"));
+        // Spans point into the file that wrote each line.
+        let base = deploy.scripts[1].span;
+        assert_eq!(project.source(base.file).path, "ci/templates.yml");
+        assert_eq!(project.source(base.file).slice(base), "echo base");
+        assert_eq!(project.source(deploy.key.file).slice(deploy.key), "deploy");
+    }
+
+    #[test]
+    fn an_included_gitlab_ci_file_is_not_a_pipeline_of_its_own() {
+        let project = crate::model::ci::test_project(&[
+            (".gitlab-ci.yml", "include: 'sub/.gitlab-ci.yml'\n"),
+            ("sub/.gitlab-ci.yml", "job:\n  script: [echo]\n"),
+            (
+                "other/.gitlab-ci.yml",
+                "include: '../.gitlab-ci.yml'\nother: {script: [x]}\n",
+            ),
+        ]);
+        let pipelines = pipelines(&project);
+        let roots: Vec<&str> = pipelines
+            .iter()
+            .map(|p| project.source(p.root).path.as_str())
+            .collect();
+        // `../` leaves the root: not followed.
+        assert_eq!(roots, [".gitlab-ci.yml", "other/.gitlab-ci.yml"]);
+        assert_eq!(pipelines[0].jobs[0].name, "job");
+        assert_eq!(pipelines[1].files.len(), 1);
+    }
+
+    #[test]
+    fn inherit_and_cycles_are_bounded() {
+        let project = crate::model::ci::test_project(&[(
+            ".gitlab-ci.yml",
+            "include: '.gitlab-ci.yml'\nvariables: {A: a, B: b}\ndefault:\n  before_script: [echo d]\nj:\n  extends: j\n  inherit: {variables: [B], default: false}\n  script: !reference [j, script]\nk:\n  extends: [k2]\n  script: [ok]\nk2:\n  extends: k\n",
+        )]);
+        let p = &pipelines(&project)[0];
+        let j = &p.jobs[0];
+        assert!(j.scripts.is_empty());
+        assert_eq!(var(j, "A"), None);
+        assert_eq!(var(j, "B"), Some("b"));
+        assert_eq!(texts(&p.jobs[1]), ["echo d", "ok"]);
+    }
+}

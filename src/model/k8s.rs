@@ -1,0 +1,244 @@
+//! Every Kubernetes object of the repository, by API group, kind, namespace and name.
+//!
+//! Built once per run ([`crate::model::Model::k8s`]). An object's namespace is the one
+//! kustomize gives it when kustomizations list its file (see
+//! [`super::kustomize::Kustomizations::namespaces_by_file`]), else its `metadata.namespace`;
+//! `None` when it is unknown (not written, or two kustomizations disagree).
+
+use std::collections::HashMap;
+
+use super::kustomize::Kustomizations;
+use super::{DocKind, Document};
+use crate::source::FileId;
+use crate::yaml::Node;
+
+/// The index, without the documents it points into (see [`Objects`]).
+#[derive(Debug, Default)]
+pub struct K8sIndex {
+    /// Sorted by group, kind, then document order.
+    objects: Vec<Indexed>,
+}
+
+#[derive(Debug)]
+struct Indexed {
+    doc: usize,
+    group: String,
+    kind: String,
+    name: String,
+    namespace: Option<String>,
+}
+
+/// The API group of an `apiVersion` (`""` for the core group: `v1`).
+#[must_use]
+pub fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(g, _)| g)
+}
+
+/// Indexes the objects among `docs` (manifests and Argo CD objects; kustomizations, charts and
+/// CI files are not objects).
+#[must_use]
+pub fn index(docs: &[Document], kustomize: &Kustomizations) -> K8sIndex {
+    let namespaces: HashMap<FileId, Option<String>> = kustomize.namespaces_by_file();
+    let mut objects: Vec<Indexed> = docs
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| {
+            matches!(
+                d.kind,
+                DocKind::K8sObject
+                    | DocKind::Application
+                    | DocKind::ApplicationSet
+                    | DocKind::AppProject
+            )
+        })
+        .filter_map(|(i, d)| {
+            let (api, kind) = (d.api_version()?, d.k8s_kind()?);
+            let namespace = match namespaces.get(&d.file) {
+                Some(ns) => ns.clone(),
+                None => d.namespace().map(str::to_string),
+            };
+            Some(Indexed {
+                doc: i,
+                group: group_of(api).to_string(),
+                kind: kind.to_string(),
+                name: d.name().unwrap_or("").to_string(),
+                namespace,
+            })
+        })
+        .collect();
+    objects.sort_by(|a, b| (&a.group, &a.kind, a.doc).cmp(&(&b.group, &b.kind, b.doc)));
+    K8sIndex { objects }
+}
+
+/// The index with the documents it points into: what rules query.
+#[derive(Clone, Copy)]
+pub struct Objects<'p> {
+    docs: &'p [Document],
+    index: &'p K8sIndex,
+}
+
+/// One object.
+#[derive(Clone, Copy, Debug)]
+pub struct Object<'p> {
+    pub doc: &'p Document,
+    /// Index of `doc` in `Project::docs`.
+    pub doc_index: usize,
+    pub group: &'p str,
+    pub kind: &'p str,
+    /// `metadata.name` (`""` when it has none).
+    pub name: &'p str,
+    /// Its namespace, when known.
+    pub namespace: Option<&'p str>,
+}
+
+impl<'p> Object<'p> {
+    #[must_use]
+    pub fn spec(&self) -> Option<&'p Node> {
+        self.doc.root.get("spec")
+    }
+}
+
+impl<'p> Objects<'p> {
+    #[must_use]
+    pub fn new(docs: &'p [Document], index: &'p K8sIndex) -> Self {
+        Objects { docs, index }
+    }
+
+    /// Objects of one kind, in document order.
+    pub fn of(self, group: &str, kind: &str) -> impl Iterator<Item = Object<'p>> + use<'p> {
+        let all = &self.index.objects;
+        let start = all.partition_point(|o| (o.group.as_str(), o.kind.as_str()) < (group, kind));
+        let end = start
+            + all[start..]
+                .partition_point(|o| (o.group.as_str(), o.kind.as_str()) <= (group, kind));
+        let docs = self.docs;
+        all[start..end].iter().map(move |o| Object {
+            doc: &docs[o.doc],
+            doc_index: o.doc,
+            group: &o.group,
+            kind: &o.kind,
+            name: &o.name,
+            namespace: o.namespace.as_deref(),
+        })
+    }
+
+    /// Objects of one kind with this name, in any namespace.
+    pub fn named<'a>(
+        self,
+        group: &str,
+        kind: &str,
+        name: &'a str,
+    ) -> impl Iterator<Item = Object<'p>> + use<'p, 'a> {
+        self.of(group, kind).filter(move |o| o.name == name)
+    }
+
+    /// Objects that may be `namespace/name`: a namespace unknown on either side matches any.
+    pub fn find<'a>(
+        self,
+        group: &str,
+        kind: &str,
+        namespace: Option<&'a str>,
+        name: &'a str,
+    ) -> impl Iterator<Item = Object<'p>> + use<'p, 'a> {
+        self.named(group, kind, name)
+            .filter(move |o| namespaces_may_match(o.namespace, namespace))
+    }
+}
+
+/// Two namespaces that may be the same: equal, or one of them unknown.
+#[must_use]
+pub fn namespaces_may_match(a: Option<&str>, b: Option<&str>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a == b,
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The object index of a leaked test project.
+    fn objects(project: &'static crate::model::Project) -> Objects<'static> {
+        let graph = Box::leak(Box::new(crate::model::kustomize::build(project)));
+        let index = Box::leak(Box::new(index(&project.docs, graph)));
+        Objects::new(&project.docs, index)
+    }
+    use crate::model::kustomize::tests::test_project;
+
+    fn names(objs: impl Iterator<Item = Object<'static>>) -> Vec<String> {
+        objs.map(|o| format!("{}/{}", o.namespace.unwrap_or("?"), o.name))
+            .collect()
+    }
+
+    #[test]
+    fn objects_by_group_kind_namespace_and_name() {
+        let project = Box::leak(Box::new(test_project(&[
+            (
+                "a.yaml",
+                "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: prod}\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\n",
+            ),
+            (
+                "b.yaml",
+                "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata: {name: old, namespace: prod}\n---\napiVersion: serving.knative.dev/v1\nkind: Service\nmetadata: {name: web, namespace: prod}\n---\napiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: team, namespace: argocd}\n",
+            ),
+            ("kustomization.yaml", "resources: [c.yaml]\n"),
+            (
+                "c.yaml",
+                "apiVersion: v1\nkind: Service\nmetadata: {name: api}\n",
+            ),
+        ])));
+        let objs = objects(project);
+        // Core group `""`, in document order; the Knative Service is another kind.
+        assert_eq!(
+            names(objs.of("", "Service")),
+            ["prod/web", "?/web", "?/api"]
+        );
+        assert_eq!(
+            names(objs.of("serving.knative.dev", "Service")),
+            ["prod/web"]
+        );
+        assert_eq!(names(objs.of("extensions", "Ingress")), ["prod/old"]);
+        assert_eq!(names(objs.of("networking.k8s.io", "Ingress")), ["?/web"]);
+        assert_eq!(names(objs.of("argoproj.io", "AppProject")), ["argocd/team"]);
+        assert_eq!(objs.of("apps", "Deployment").count(), 0);
+        // A namespace unknown on either side may match.
+        assert_eq!(
+            names(objs.find("", "Service", Some("prod"), "web")),
+            ["prod/web", "?/web"]
+        );
+        assert_eq!(
+            names(objs.find("", "Service", Some("dev"), "web")),
+            ["?/web"]
+        );
+        assert_eq!(
+            names(objs.find("", "Service", None, "web")),
+            ["prod/web", "?/web"]
+        );
+        assert_eq!(names(objs.named("", "Service", "api")), ["?/api"]);
+        let svc = objs.named("", "Service", "web").next().expect("web");
+        assert_eq!((svc.group, svc.kind, svc.doc_index), ("", "Service", 0));
+        assert!(svc.spec().is_none());
+    }
+
+    #[test]
+    fn a_kustomization_namespace_is_the_object_namespace() {
+        let project = Box::leak(Box::new(test_project(&[
+            (
+                "kustomization.yaml",
+                "namespace: argocd\nresources: [svc.yaml]\n",
+            ),
+            (
+                "svc.yaml",
+                "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: other}\n",
+            ),
+        ])));
+        assert_eq!(names(objects(project).of("", "Service")), ["argocd/web"]);
+        assert!(
+            objects(project)
+                .find("", "Service", Some("other"), "web")
+                .next()
+                .is_none()
+        );
+    }
+}
