@@ -148,6 +148,20 @@ impl Rendered {
         })
     }
 
+    /// The span of the first value printed within `range` of `manifest` (a quoted scalar's
+    /// quotes come from the template, its text from the value).
+    #[must_use]
+    pub fn value_within(&self, manifest: &Manifest, range: std::ops::Range<usize>) -> Option<Span> {
+        let i = manifest.segments.partition_point(|(r, _)| r.end <= range.start);
+        manifest.segments[i..]
+            .iter()
+            .take_while(|(r, _)| r.start < range.end)
+            .find_map(|(_, src)| match src {
+                Source::Value(Origin(n)) => self.origins.get(*n as usize).copied(),
+                Source::Template { .. } => None,
+            })
+    }
+
     /// The 1-based line of `offset` in the template file `path`.
     #[must_use]
     pub fn template_line(&self, path: &str, offset: usize) -> usize {
@@ -803,8 +817,12 @@ pub fn documents(rendered: &Rendered, anchor: Span) -> Vec<RenderedDoc> {
 }
 
 fn remap(node: &mut Node, rendered: &Rendered, m: &Manifest, anchor: Span) {
-    node.span = match rendered.origin_at(m, node.span.start as usize) {
+    let (start, end) = (node.span.start as usize, node.span.end as usize);
+    node.span = match rendered.origin_at(m, start) {
         Some(RenderOrigin::Value(span)) => span,
+        _ if matches!(node.value, yaml::Value::Scalar(_)) => {
+            rendered.value_within(m, start..end).unwrap_or(anchor)
+        }
         _ => anchor,
     };
     match &mut node.value {
