@@ -152,7 +152,9 @@ impl Rendered {
     /// quotes come from the template, its text from the value).
     #[must_use]
     pub fn value_within(&self, manifest: &Manifest, range: std::ops::Range<usize>) -> Option<Span> {
-        let i = manifest.segments.partition_point(|(r, _)| r.end <= range.start);
+        let i = manifest
+            .segments
+            .partition_point(|(r, _)| r.end <= range.start);
         manifest.segments[i..]
             .iter()
             .take_while(|(r, _)| r.start < range.end)
