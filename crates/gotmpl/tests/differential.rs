@@ -108,9 +108,20 @@ fn render_ours(template: &str) -> Result<String, String> {
         depth: 200,
         output_bytes: 1 << 20,
     };
-    set.render("c/templates/t.yaml", &helm_data(values), &limits)
-        .map(|o| o.text)
-        .map_err(|e| e.to_string())
+    let out = set
+        .render("c/templates/t.yaml", &helm_data(values), &limits)
+        .map_err(|e| e.to_string())?;
+    // Provenance segments: sorted, disjoint, inside the text, on character boundaries.
+    let mut at = 0;
+    for (r, _) in &out.segments {
+        assert!(
+            r.start >= at && r.start < r.end && r.end <= out.text.len(),
+            "{r:?}"
+        );
+        assert!(out.text.is_char_boundary(r.start) && out.text.is_char_boundary(r.end));
+        at = r.end;
+    }
+    Ok(out.text)
 }
 
 fn oracle_available() -> bool {

@@ -270,7 +270,13 @@ fn hostile_input_never_panics() {
     for src in inputs {
         let mut t = Templates::helm();
         if t.add("t", src).is_ok() {
-            let _ = t.render("t", &data, &Limits::default());
+            if let Ok(out) = t.render("t", &data, &Limits::default()) {
+                let mut at = 0;
+                for (r, _) in &out.segments {
+                    assert!(r.start >= at && r.start < r.end && r.end <= out.text.len());
+                    at = r.end;
+                }
+            }
         }
     }
 }
