@@ -26,6 +26,16 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 pub use funcs::{SUPPORTED, UNSUPPORTED};
+
+/// Calls a Sprig or Helm function that needs no template context (`b64enc`, `toYaml`...), for
+/// host objects that implement Helm methods.
+pub fn call_function(name: &str, args: Vec<Value>) -> Result<Value, String> {
+    match funcs::call(name, args) {
+        Ok(v) => Ok(v),
+        Err(funcs::FnError::Msg(m)) => Err(m),
+        Err(funcs::FnError::Unsupported) => Err(format!("function \"{name}\" is not supported")),
+    }
+}
 pub use text::{Origin, Segment, Source, Text, TextBuf};
 pub use value::{MapRef, Object, Value, format_float_g};
 

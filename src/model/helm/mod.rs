@@ -46,6 +46,8 @@ pub struct Chart {
     pub templates: Vec<(String, String)>,
     /// `crds/**`: chart-relative path and text (installed as is, never templated).
     pub crds: Vec<(String, String)>,
+    /// The other files `.Files` sees (not `templates/`, `charts/`, `Chart.yaml`, values files).
+    pub files: Vec<(String, String)>,
     pub dependencies: Vec<Dependency>,
     /// Subcharts found under `charts/` (folders; archives are listed in `archives`).
     pub subcharts: Vec<Chart>,
@@ -265,6 +267,29 @@ fn load_at(project: &Project, dir: &str, depth: usize) -> Result<Chart, RenderEr
     read_tree(&abs, "templates", &mut templates).map_err(fail)?;
     let mut crds = Vec::new();
     read_tree(&abs, "crds", &mut crds).map_err(fail)?;
+    // `.Files`: a chart with too many or too large files just has none readable.
+    let mut files = Vec::new();
+    if read_tree(&abs, ".", &mut files).is_err() {
+        files.clear();
+    }
+    let files: Vec<(String, String)> = files
+        .into_iter()
+        .filter_map(|(p, t)| {
+            let p = p.strip_prefix("./").unwrap_or(&p).to_string();
+            let hidden = p.starts_with("templates/")
+                || p.starts_with("charts/")
+                || matches!(
+                    p.as_str(),
+                    "Chart.yaml"
+                        | "Chart.lock"
+                        | "values.yaml"
+                        | "values.schema.json"
+                        | "requirements.yaml"
+                        | "requirements.lock"
+                );
+            (!hidden).then_some((p, t))
+        })
+        .collect();
     let mut subcharts = Vec::new();
     let mut archives = Vec::new();
     if let Ok(entries) = std::fs::read_dir(abs.join("charts")) {
@@ -296,6 +321,7 @@ fn load_at(project: &Project, dir: &str, depth: usize) -> Result<Chart, RenderEr
         defaults,
         templates,
         crds,
+        files,
         dependencies,
         subcharts,
         archives,
@@ -700,13 +726,7 @@ fn render_data(unit: &Unit<'_>, name: &str, release: &Release) -> Value {
         (
             "Files",
             Value::Object(std::rc::Rc::new(Files {
-                files: unit
-                    .chart
-                    .templates
-                    .iter()
-                    .chain(&unit.chart.crds)
-                    .map(|(p, t)| (p.clone(), t.clone()))
-                    .collect(),
+                files: unit.chart.files.iter().cloned().collect(),
             })),
         ),
     ])
@@ -750,7 +770,8 @@ impl gotmpl::Object for ApiVersions {
     }
 }
 
-/// `.Files`: the chart's files this engine read (`Get`, `Lines`).
+/// `.Files`: the chart's other files (`Get`, `GetBytes`, `Lines`, `Glob`, `AsConfig`,
+/// `AsSecrets`).
 #[derive(Debug)]
 struct Files {
     files: BTreeMap<String, String>,
@@ -769,12 +790,56 @@ impl gotmpl::Object for Files {
             "Lines" => Some(Ok(Value::list(
                 self.files
                     .get(path)
-                    .map(|t| t.split('\n').map(Value::str).collect())
+                    .filter(|t| !t.is_empty())
+                    // Helm drops one trailing newline before splitting.
+                    .map(|t| {
+                        t.strip_suffix('\n')
+                            .unwrap_or(t)
+                            .split('\n')
+                            .map(Value::str)
+                            .collect()
+                    })
                     .unwrap_or_default(),
             ))),
-            "Glob" | "AsConfig" | "AsSecrets" => Some(Err(format!(
-                "`.Files.{name}` is not supported by gitops-lint"
+            "GetBytes" => Some(Ok(Value::str(
+                self.files.get(path).map_or("", String::as_str),
             ))),
+            "Glob" => {
+                let glob = globset::GlobBuilder::new(path)
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|e| e.to_string());
+                Some(glob.map(|g| {
+                    let m = g.compile_matcher();
+                    Value::Object(std::rc::Rc::new(Files {
+                        files: self
+                            .files
+                            .iter()
+                            .filter(|(p, _)| m.is_match(p.as_str()))
+                            .map(|(p, t)| (p.clone(), t.clone()))
+                            .collect(),
+                    }))
+                }))
+            }
+            "AsConfig" | "AsSecrets" => {
+                let mut map = BTreeMap::new();
+                for (p, t) in &self.files {
+                    let base = p.rsplit('/').next().unwrap_or(p).to_string();
+                    let v = if name == "AsSecrets" {
+                        match gotmpl::call_function("b64enc", vec![Value::str(t)]) {
+                            Ok(v) => v,
+                            Err(e) => return Some(Err(e)),
+                        }
+                    } else {
+                        Value::str(t)
+                    };
+                    map.insert(base, v);
+                }
+                if map.is_empty() {
+                    return Some(Ok(Value::str("")));
+                }
+                Some(gotmpl::call_function("toYaml", vec![Value::map(map)]))
+            }
             _ => None,
         }
     }

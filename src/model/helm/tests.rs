@@ -170,3 +170,22 @@ fn argocd_kinds_are_spotted_in_templates() {
     assert!(!writes_argocd_kind("kind: Deployment\n"));
     let _ = Path::new(".");
 }
+
+#[test]
+fn files_are_the_charts_other_files() {
+    let (_dir, p) = project(&[
+        ("c/Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.0.0\n"),
+        ("c/config/app.conf", "a=1\nb=2\n"),
+        ("c/config/other.txt", "x"),
+        (
+            "c/templates/cm.yaml",
+            "get: {{ .Files.Get \"config/app.conf\" | quote }}\nlines: {{ len (.Files.Lines \"config/app.conf\") }}\ndata:\n{{ (.Files.Glob \"config/*.conf\").AsConfig | indent 2 }}\nsecret:\n{{ (.Files.Glob \"config/*.txt\").AsSecrets | indent 2 }}\nnone: {{ .Files.Get \"templates/cm.yaml\" | quote }}\n",
+        ),
+    ]);
+    let chart = load(&p, "c").unwrap();
+    let r = render(&chart, &chart.defaults, &Release::new("r", "ns")).unwrap();
+    assert_eq!(
+        r.manifests[0].text,
+        "get: \"a=1\\nb=2\\n\"\nlines: 2\ndata:\n  app.conf: |\n    a=1\n    b=2\nsecret:\n  other.txt: eA==\nnone: \"\"\n"
+    );
+}
