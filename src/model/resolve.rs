@@ -1096,6 +1096,9 @@ impl<'p> Resolver<'p> {
                 line: d.line,
                 root: d.root,
             };
+            if kind == DocKind::ApplicationSet {
+                inputs.extend(self.expand_rendered_appset(doc, &object, anchor));
+            }
             if kind == DocKind::Application {
                 if let Some(spec) = object.root.get("spec") {
                     inputs.push(AppInput {
@@ -1109,6 +1112,58 @@ impl<'p> Resolver<'p> {
                 }
             }
             self.model.rendered.push(object);
+        }
+        inputs
+    }
+
+    /// The Applications a rendered ApplicationSet generates, managed by `doc` like the set.
+    fn expand_rendered_appset(
+        &mut self,
+        doc: usize,
+        object: &helm::RenderedObject,
+        anchor: Span,
+    ) -> Vec<AppInput<'p>> {
+        let set = super::Document {
+            file: anchor.file,
+            index: 0,
+            span: anchor,
+            root: object.root.clone(),
+            kind: DocKind::ApplicationSet,
+        };
+        let is_here = |url: &str| -> Option<bool> {
+            if !is_concrete_url(url) {
+                return None;
+            }
+            self.this_repo
+                .as_ref()
+                .map(|set| set.contains(&normalize_url(url)))
+        };
+        let view = appset::RepoView {
+            project: self.project,
+            dirs: &self.dirs,
+            is_here: &is_here,
+        };
+        let exp = appset::expand(&view, &set);
+        let label = object.label();
+        let inputs = exp
+            .apps
+            .into_iter()
+            .map(|app| AppInput {
+                doc,
+                name: app.name,
+                name_span: app.name_span.unwrap_or(anchor),
+                spec: Cow::Owned(app.spec),
+                appset: Some(object.name.clone()),
+                rendered_from: Some(label.clone()),
+            })
+            .collect();
+        if let Some((generator, span)) = exp.unexpandable {
+            self.model.unexpandable.push(Unexpandable {
+                doc,
+                name: object.name.clone(),
+                generator,
+                span,
+            });
         }
         inputs
     }
