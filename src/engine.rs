@@ -35,6 +35,9 @@ pub struct Options {
     pub overlay: std::collections::BTreeMap<String, String>,
     /// Rego policies (conftest style).
     pub policy: PolicyArgs,
+    /// The repository root, when the caller found it (the CLI does, upward from the current
+    /// directory): `paths` are then files or folders under it whose findings are reported.
+    pub root: Option<PathBuf>,
 }
 
 /// conftest-compatible policy options of `check`.
@@ -173,6 +176,25 @@ pub fn resolve_root(paths: &[PathBuf]) -> Result<(PathBuf, Vec<PathBuf>), Error>
     Ok((root, files))
 }
 
+/// The existing files and folders of `paths` (absolute), to report on; the root itself means
+/// everything.
+fn filters_under(
+    root: &Path,
+    paths: &[PathBuf],
+    overlay: &std::collections::BTreeMap<String, String>,
+) -> Result<Vec<PathBuf>, Error> {
+    let mut filters = Vec::new();
+    for p in paths {
+        if !overlay.contains_key(&walk::relative(root, p)) {
+            std::fs::metadata(p).map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?;
+        }
+        if p != root {
+            filters.push(p.clone());
+        }
+    }
+    Ok(filters)
+}
+
 fn absolute(cwd: &Path, p: &Path) -> PathBuf {
     let joined = if p.is_absolute() {
         p.to_path_buf()
@@ -216,7 +238,13 @@ struct Prepared {
 
 /// Root, config, walk, read, parse and classify: everything before the rules.
 fn prepare(opts: &Options) -> Result<Prepared, Error> {
-    let (root, report_files) = resolve_root(&opts.paths)?;
+    let (root, report_files) = match &opts.root {
+        Some(root) => (
+            root.clone(),
+            filters_under(root, &opts.paths, &opts.overlay)?,
+        ),
+        None => resolve_root(&opts.paths)?,
+    };
     let metas = registry::all_meta();
     let config_path = opts.config.clone().or_else(|| config::find(&root));
     let config = match &config_path {
@@ -317,14 +345,21 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
     };
 
     if !report_files.is_empty() {
-        let wanted: HashSet<String> = report_files
+        let (dirs, files): (Vec<&PathBuf>, Vec<&PathBuf>) =
+            report_files.iter().partition(|f| f.is_dir());
+        let wanted: HashSet<String> = files
             .iter()
             .map(|f| walk::relative(&report.project.root, f))
             .collect();
+        let folders: Vec<String> = dirs
+            .iter()
+            .map(|d| format!("{}/", walk::relative(&report.project.root, d)))
+            .collect();
         let project = &report.project;
-        report
-            .diagnostics
-            .retain(|d| wanted.contains(&project.source(d.span.file).path));
+        report.diagnostics.retain(|d| {
+            let path = &project.source(d.span.file).path;
+            wanted.contains(path) || folders.iter().any(|f| path.starts_with(f.as_str()))
+        });
     }
     summarize(&mut report, started);
     Ok(report)
@@ -386,6 +421,11 @@ fn load_project(
     // (relative path, absolute path, why it cannot be read and whether that is a deliberate skip)
     type Entry = (String, PathBuf, Option<(String, bool)>);
     let mut entries: Vec<Entry> = found.into_iter().map(|f| (f.rel, f.abs, None)).collect();
+    // A text given for a file not on disk (`--stdin-filename` of a new file) is checked too.
+    let on_disk: HashSet<String> = entries.iter().map(|e| e.0.clone()).collect();
+    for rel in overlay.keys().filter(|rel| !on_disk.contains(*rel)) {
+        entries.push((rel.clone(), root.join(rel), None));
+    }
     entries.extend(
         problems
             .into_iter()

@@ -38,6 +38,9 @@ pub struct FixOutcome {
     pub report: Report,
     /// Findings fixed, over all passes.
     pub fixed: usize,
+    /// Each fixed finding as `path:line:col: rule: fix title` (root-relative, where the
+    /// finding was when its fix was applied), for `--show-fixes`.
+    pub fixed_findings: Vec<String>,
     pub changed: Vec<Changed>,
     /// Files not written, with the reason.
     pub skipped: Vec<(String, String)>,
@@ -85,6 +88,7 @@ pub fn run(opts: &Options, fo: FixOptions) -> Result<FixOutcome, Error> {
     let mut broken: HashSet<String> = HashSet::new();
     let mut failures: Vec<Failure> = Vec::new();
     let mut fixed = 0;
+    let mut fixed_findings = Vec::new();
     let mut converged = false;
     let mut report = engine::run(opts)?;
     for _ in 0..MAX_PASSES {
@@ -140,6 +144,14 @@ pub fn run(opts: &Options, fo: FixOptions) -> Result<FixOutcome, Error> {
                 .entry(src.path.clone())
                 .or_insert_with(|| (src.abs.clone(), src.text.clone()));
             fixed += applied.len();
+            for &i in &applied {
+                let (d, f) = fixes[i];
+                let at = src.line_col(d.span.start as usize);
+                fixed_findings.push(format!(
+                    "{}:{}:{}: {}: {}",
+                    src.path, at.line, at.column, d.rule, f.title
+                ));
+            }
             overlay.insert(src.path.clone(), new);
             applied_any = true;
         }
@@ -195,6 +207,7 @@ pub fn run(opts: &Options, fo: FixOptions) -> Result<FixOutcome, Error> {
     Ok(FixOutcome {
         report,
         fixed,
+        fixed_findings,
         changed,
         skipped,
     })

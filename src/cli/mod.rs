@@ -1,6 +1,8 @@
 //! Command-line interface: parse arguments, run, print, map the outcome to an exit code.
 
 mod new_since;
+mod root;
+mod select;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -57,18 +59,20 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Print a shell completion script, e.g. `gitops-lint completions bash > /etc/bash_completion.d/gitops-lint`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `gitops-lint manpage > gitops-lint.1`.
+    #[command(hide = true)]
+    Manpage,
 }
 
 #[derive(clap::Args)]
 struct BaselineArgs {
-    /// The repository root (default `.`).
-    paths: Vec<PathBuf>,
-    /// Configuration file (default: `.gitops-lint.yaml` at the root).
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// Skip files matching this glob (repeatable).
-    #[arg(long, value_name = "GLOB")]
-    exclude: Vec<String>,
+    #[command(flatten)]
+    run: RunArgs,
 }
 
 #[derive(clap::Args)]
@@ -90,50 +94,53 @@ fn parse_rego_version(s: &str) -> Result<gitops_lint::policy::RegoVersion, Strin
     gitops_lint::policy::RegoVersion::parse(s).ok_or_else(|| "use v0 or v1".to_string())
 }
 
+/// What to analyse and which rules report: shared by `check` and `baseline`.
 #[derive(clap::Args)]
-struct CheckArgs {
-    /// A directory (the repository root) or files; files are reported on, but the whole
-    /// repository they belong to is analysed.
+struct RunArgs {
+    /// Files or folders to report on (default: the whole repository). The repository root is
+    /// found upward from the first one, or from the current directory: the nearest folder
+    /// with `.gitops-lint.yaml` or `.git`. The whole repository is always analysed. `-` reads
+    /// a file's text from standard input (with `--stdin-filename`).
     paths: Vec<PathBuf>,
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
+    /// The repository root, instead of finding it upward.
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+    /// With `-`: the path the text on standard input has in the repository.
+    #[arg(long, value_name = "PATH")]
+    stdin_filename: Option<PathBuf>,
     /// Configuration file (default: `.gitops-lint.yaml` at the root).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Skip files matching this glob (repeatable).
     #[arg(long, value_name = "GLOB")]
     exclude: Vec<String>,
-    /// Lowest severity that makes the exit code 1.
-    #[arg(long, value_enum, default_value_t = FailOn::Error)]
-    fail_on: FailOn,
-    /// Also write a report to a file, e.g. `--output sarif=gitops-lint.sarif` (repeatable).
-    #[arg(long, value_name = "FORMAT=PATH", value_parser = parse_output)]
-    output: Vec<(Format, PathBuf)>,
-    /// Report only findings that are not in this baseline (see `gitops-lint baseline`).
-    #[arg(long, value_name = "FILE")]
-    baseline: Option<PathBuf>,
-    /// Report only findings that are not present at this git revision (e.g. `origin/main`).
-    #[arg(long, value_name = "REV")]
-    new_since: Option<String>,
-    /// Print every available fix as one unified diff (for `git apply`) instead of findings;
-    /// with `--fix`, print what the fixes would change and write nothing.
-    #[arg(long)]
-    diff: bool,
-    /// Apply safe fixes, re-check, and repeat until nothing changes; report what remains.
-    #[arg(long)]
-    fix: bool,
-    /// With `--fix`, also apply unsafe fixes (review them).
-    #[arg(long, requires = "fix")]
-    unsafe_fixes: bool,
+    /// Report only these rules: ids or groups such as `argocd/` (comma-separated, repeatable).
+    #[arg(
+        long,
+        value_name = "RULE",
+        value_delimiter = ',',
+        help_heading = "Rule selection"
+    )]
+    select: Vec<String>,
+    /// Report these rules in addition to `--select` or the configuration's `select`.
+    #[arg(
+        long,
+        value_name = "RULE",
+        value_delimiter = ',',
+        help_heading = "Rule selection"
+    )]
+    extend_select: Vec<String>,
+    /// Do not report these rules: ids or groups.
+    #[arg(
+        long,
+        value_name = "RULE",
+        value_delimiter = ',',
+        help_heading = "Rule selection"
+    )]
+    ignore: Vec<String>,
     /// Worker threads (default: one per core).
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<usize>,
-    /// Walk, read and parse only; run no rule (the benchmark's floor).
-    #[arg(long, hide = true)]
-    parse_only: bool,
-    /// When to use colours in text output.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    color: ColorChoice,
     /// Rego policies to run, conftest style (folder or `.rego` file; repeatable). Added to
     /// the configuration's `policies:`.
     #[arg(long, short = 'p', value_name = "DIR", help_heading = "Policies")]
@@ -155,9 +162,56 @@ struct CheckArgs {
     rego_version: Option<gitops_lint::policy::RegoVersion>,
 }
 
+#[derive(clap::Args)]
+struct CheckArgs {
+    #[command(flatten)]
+    run: RunArgs,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Lowest severity that makes the exit code 1.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    fail_on: FailOn,
+    /// Also write a report to a file, e.g. `--output sarif=gitops-lint.sarif` (repeatable).
+    #[arg(long, value_name = "FORMAT=PATH", value_parser = parse_output)]
+    output: Vec<(Format, PathBuf)>,
+    /// Report only findings that are not in this baseline (see `gitops-lint baseline`).
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Report only findings that are not present at this git revision (e.g. `origin/main`).
+    #[arg(long, value_name = "REV")]
+    new_since: Option<String>,
+    /// Print what `--fix` would write, as one unified diff (for `git apply`), instead of
+    /// findings; write nothing.
+    #[arg(long)]
+    diff: bool,
+    /// Apply safe fixes, re-check, and repeat until nothing changes; report what remains.
+    #[arg(long)]
+    fix: bool,
+    /// With `--fix` or `--diff`, also apply unsafe fixes (review them).
+    #[arg(long)]
+    unsafe_fixes: bool,
+    /// With `--fix`, list the findings that were fixed.
+    #[arg(long)]
+    show_fixes: bool,
+    /// Print the number of findings per rule instead of the findings.
+    #[arg(long)]
+    statistics: bool,
+    /// Print findings only: no summary line and no notes on standard error.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+    /// Walk, read and parse only; run no rule (the benchmark's floor).
+    #[arg(long, hide = true)]
+    parse_only: bool,
+    /// When to use colours in text output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 enum Format {
     Text,
+    /// One line per finding: `path:line:col: severity[rule] message`.
+    Concise,
     Json,
     Sarif,
     Gitlab,
@@ -170,7 +224,9 @@ fn parse_output(s: &str) -> Result<(Format, PathBuf), String> {
         .split_once('=')
         .ok_or_else(|| "expected FORMAT=PATH, e.g. sarif=gitops-lint.sarif".to_string())?;
     let format = Format::from_str(format, true).map_err(|_| {
-        format!("unknown format `{format}`; use text, json, sarif, gitlab, github or junit")
+        format!(
+            "unknown format `{format}`; use text, concise, json, sarif, gitlab, github or junit"
+        )
     })?;
     if path.is_empty() {
         return Err("the PATH after `=` is empty".into());
@@ -178,9 +234,10 @@ fn parse_output(s: &str) -> Result<(Format, PathBuf), String> {
     Ok((format, PathBuf::from(path)))
 }
 
-fn render(format: Format, report: &engine::Report, color: bool) -> String {
+fn render(format: Format, report: &engine::Report, text: &report::text::TextOptions) -> String {
     match format {
-        Format::Text => report::text::render(report, color),
+        Format::Text => report::text::render_with(report, text),
+        Format::Concise => report::text::render_concise(report, text),
         Format::Json => report::json::render(report),
         Format::Sarif => report::sarif::render(report, &registry::all_meta()),
         Format::Gitlab => report::gitlab::render(report),
@@ -269,19 +326,26 @@ pub fn run() -> ExitCode {
         },
         Command::Init { force } => init(force),
         Command::TestPolicies(args) => test_policies(&args),
-        Command::Baseline(args) => {
-            let opts = Options {
-                paths: args.paths,
-                config: args.config,
-                exclude: args.exclude,
-                ..Options::default()
-            };
-            match engine::run(&opts) {
-                Ok(r) => {
-                    out(&report::baseline::render(&r));
+        Command::Baseline(args) => baseline(&args.run),
+        Command::Completions { shell } => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut command, "gitops-lint", &mut buf);
+            out(&String::from_utf8_lossy(&buf));
+            ExitCode::SUCCESS
+        }
+        Command::Manpage => {
+            let command = <Cli as clap::CommandFactory>::command();
+            let mut buf = Vec::new();
+            match clap_mangen::Man::new(command).render(&mut buf) {
+                Ok(()) => {
+                    out(&String::from_utf8_lossy(&buf));
                     ExitCode::SUCCESS
                 }
-                Err(e) => fatal(&e, false),
+                Err(e) => {
+                    eprintln!("error: cannot render the man page: {e}");
+                    ExitCode::from(2)
+                }
             }
         }
         Command::Graph {
@@ -402,13 +466,81 @@ fn fatal(e: &Error, color: bool) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn check(args: &CheckArgs) -> ExitCode {
+/// A planned run: the engine's options and what the command line adds around them.
+struct Plan {
+    opts: Options,
+    /// The root as seen from the current directory (for human output).
+    base: String,
+    selection: select::Selection,
+    /// Folders given as arguments (as given, root-relative) that must hold a file to check.
+    dirs: Vec<(PathBuf, String)>,
+}
+
+/// Finds the root, reads standard input for `-`, validates the rule selectors.
+fn plan(args: &RunArgs, parse_only: bool) -> Result<Plan, ExitCode> {
+    let usage = |message: String, help: Option<String>| {
+        eprintln!("error: {message}");
+        if let Some(h) = help {
+            eprintln!("help: {h}");
+        }
+        ExitCode::from(2)
+    };
+    let cwd = std::env::current_dir()
+        .map_err(|e| usage(format!("cannot read the current directory: {e}"), None))?;
+    let selection = select::Selection::new(&args.select, &args.extend_select, &args.ignore)
+        .map_err(|(m, h)| usage(m, Some(h)))?;
+    let stdin_at = args.paths.iter().position(|p| p.as_os_str() == "-");
+    let mut paths = args.paths.clone();
+    let mut stdin_text = None;
+    match (stdin_at, &args.stdin_filename) {
+        (Some(i), Some(name)) => {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+                .map_err(|e| usage(format!("cannot read standard input: {e}"), None))?;
+            paths[i] = name.clone();
+            stdin_text = Some((root::absolute(&cwd, name), text));
+        }
+        (Some(_), None) => {
+            return Err(usage(
+                "`-` reads standard input, but as which file?".into(),
+                Some("pass --stdin-filename PATH, the file's path in the repository".into()),
+            ));
+        }
+        (None, Some(_)) => {
+            return Err(usage(
+                "--stdin-filename is given but no path is `-`".into(),
+                Some("pass `-` to read the file's text from standard input".into()),
+            ));
+        }
+        (None, None) => {}
+    }
+    let target = root::discover(&cwd, &paths, args.root.as_deref()).map_err(|m| usage(m, None))?;
+    let mut overlay = std::collections::BTreeMap::new();
+    if let Some((abs, text)) = stdin_text {
+        overlay.insert(
+            gitops_lint::source::walk::relative(&target.root, &abs),
+            text,
+        );
+    }
+    let dirs = paths
+        .iter()
+        .zip(&target.paths)
+        .filter(|(_, abs)| abs.is_dir() && **abs != target.root)
+        .map(|(given, abs)| {
+            (
+                given.clone(),
+                gitops_lint::source::walk::relative(&target.root, abs),
+            )
+        })
+        .collect();
     let opts = Options {
-        paths: args.paths.clone(),
+        paths: target.paths,
+        root: Some(target.root),
         config: args.config.clone(),
         exclude: args.exclude.clone(),
         jobs: args.jobs,
-        parse_only: args.parse_only,
+        parse_only,
+        overlay,
         policy: engine::PolicyArgs {
             paths: args.policy.clone(),
             namespaces: args.namespace.clone(),
@@ -418,8 +550,80 @@ fn check(args: &CheckArgs) -> ExitCode {
             rego_version: args.rego_version,
             timeout: None,
         },
-        ..Options::default()
     };
+    Ok(Plan {
+        opts,
+        base: target.base,
+        selection,
+        dirs,
+    })
+}
+
+/// No file to check (an empty repository, a wrong `include:`, a folder argument holding no
+/// YAML) is a usage error: a check of nothing must not pass CI green.
+fn nothing_to_check(plan: &Plan, report: &engine::Report) -> Option<ExitCode> {
+    let files: Vec<&str> = report
+        .project
+        .sources
+        .files()
+        .iter()
+        .map(|f| f.path.as_str())
+        .collect();
+    if files.is_empty() {
+        eprintln!(
+            "error: no YAML file to check in {}",
+            report.project.root.display()
+        );
+        eprintln!(
+            "help: check `include` and `exclude` in the configuration, and the folders skipped by .gitignore"
+        );
+        return Some(ExitCode::from(2));
+    }
+    for (given, rel) in &plan.dirs {
+        let prefix = format!("{rel}/");
+        if !files.iter().any(|f| f.starts_with(&prefix)) {
+            eprintln!("error: no YAML file to check in {}", given.display());
+            eprintln!(
+                "help: the folder holds no YAML file, or `include`, `exclude` or .gitignore leave none"
+            );
+            return Some(ExitCode::from(2));
+        }
+    }
+    None
+}
+
+fn baseline(args: &RunArgs) -> ExitCode {
+    let plan = match plan(args, false) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    match engine::run(&plan.opts) {
+        Ok(mut r) => {
+            if let Some(code) = nothing_to_check(&plan, &r) {
+                return code;
+            }
+            plan.selection.apply(&mut r);
+            out(&report::baseline::render(&r));
+            ExitCode::SUCCESS
+        }
+        Err(e) => fatal(&e, std::io::stderr().is_terminal()),
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn check(args: &CheckArgs) -> ExitCode {
+    if args.unsafe_fixes && !args.fix && !args.diff {
+        eprintln!("error: `--unsafe-fixes` needs `--fix` or `--diff`");
+        return ExitCode::from(2);
+    }
+    let plan = match plan(&args.run, args.parse_only) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let opts = &plan.opts;
     let stderr_color = use_color(args.color, std::io::stderr().is_terminal());
     let mut fix_outcome = None;
     let run = if args.fix {
@@ -427,22 +631,32 @@ fn check(args: &CheckArgs) -> ExitCode {
             unsafe_fixes: args.unsafe_fixes,
             write: !args.diff,
         };
-        gitops_lint::fixer::run(&opts, fo).map(|mut o| {
+        gitops_lint::fixer::run(opts, fo).map(|mut o| {
             let report = std::mem::replace(&mut o.report, placeholder_report());
             fix_outcome = Some(o);
             report
         })
     } else {
-        engine::run(&opts)
+        engine::run(opts)
     };
     let mut report = match run {
         Ok(r) => r,
         Err(e) => return fatal(&e, stderr_color),
     };
+    if let Some(code) = nothing_to_check(&plan, &report) {
+        return code;
+    }
+    plan.selection.apply(&mut report);
+    let mut hidden = Vec::new();
     if let Some(path) = &args.baseline {
         match report::baseline::load(path) {
             Ok(known) => {
+                let before = report.diagnostics.len();
                 report::baseline::subtract(&mut report, &known);
+                hidden.push((
+                    before - report.diagnostics.len(),
+                    format!("in the baseline {}", path.display()),
+                ));
             }
             Err(e) => {
                 eprintln!("error: {e}");
@@ -451,9 +665,14 @@ fn check(args: &CheckArgs) -> ExitCode {
         }
     }
     if let Some(rev) = &args.new_since {
-        match new_since::fingerprints_at(&report.project.root, rev, &opts) {
+        match new_since::fingerprints_at(&report.project.root, rev, opts) {
             Ok(known) => {
+                let before = report.diagnostics.len();
                 report::baseline::subtract(&mut report, &known);
+                hidden.push((
+                    before - report.diagnostics.len(),
+                    format!("already present at {rev}"),
+                ));
             }
             Err(e) => {
                 eprintln!("error: --new-since {rev}: {e}");
@@ -461,34 +680,55 @@ fn check(args: &CheckArgs) -> ExitCode {
             }
         }
     }
+    let text_opts = |color: bool| report::text::TextOptions {
+        color,
+        base: plan.base.clone(),
+        quiet: args.quiet,
+    };
     for (format, path) in &args.output {
-        if let Err(e) = std::fs::write(path, render(*format, &report, false)) {
+        if let Err(e) = std::fs::write(path, render(*format, &report, &text_opts(false))) {
             eprintln!("error: cannot write {}: {e}", path.display());
             return ExitCode::from(2);
         }
     }
+    let stdout_color = use_color(args.color, std::io::stdout().is_terminal());
     let text = match (&fix_outcome, args.diff) {
         (Some(o), true) => gitops_lint::fixer::diff(o),
-        (None, true) => report::diff::render(&report.diagnostics, &report.project.sources),
-        _ => render(
-            args.format,
-            &report,
-            use_color(args.color, std::io::stdout().is_terminal()),
-        ),
+        // Exactly what `--fix` would write: the same passes, without writing.
+        (None, true) => {
+            let fo = gitops_lint::fixer::FixOptions {
+                unsafe_fixes: args.unsafe_fixes,
+                write: false,
+            };
+            match gitops_lint::fixer::run(opts, fo) {
+                Ok(o) => gitops_lint::fixer::diff(&o),
+                Err(e) => return fatal(&e, stderr_color),
+            }
+        }
+        _ if args.statistics => report::text::render_statistics(&report),
+        _ => render(args.format, &report, &text_opts(stdout_color)),
     };
     out(&text);
+    if !args.quiet {
+        for (n, why) in &hidden {
+            eprintln!("note: {} hidden: {why}", plural(*n, "finding", "findings"));
+        }
+    }
     if let Some(o) = &fix_outcome {
         for (path, reason) in &o.skipped {
             eprintln!("warning: {path}: {reason}");
         }
-        if !args.diff {
+        if args.show_fixes {
+            for line in &o.fixed_findings {
+                eprintln!("fixed: {}{line}", plan.base);
+            }
+        }
+        if !args.diff && !args.quiet {
             let files = o.changed.len() - o.skipped.len();
             eprintln!(
-                "fixed {} finding{} in {} file{}",
-                o.fixed,
-                if o.fixed == 1 { "" } else { "s" },
-                files,
-                if files == 1 { "" } else { "s" }
+                "fixed {} in {}",
+                plural(o.fixed, "finding", "findings"),
+                plural(files, "file", "files")
             );
         }
     }

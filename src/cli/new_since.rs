@@ -4,11 +4,13 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{Mutex, Once};
 
 use gitops_lint::engine::{self, Options};
 use gitops_lint::report::fingerprint::fingerprints;
 
-/// Removes the temporary worktree however the check ends.
+/// Removes the temporary worktree however the check ends: on drop, and on Ctrl-C, SIGTERM or
+/// SIGHUP through [`remove_on_interrupt`].
 struct Worktree {
     repo: PathBuf,
     path: PathBuf,
@@ -16,18 +18,40 @@ struct Worktree {
 
 impl Drop for Worktree {
     fn drop(&mut self) {
-        let _ = git(
-            &self.repo,
-            &[
-                "worktree",
-                "remove",
-                "--force",
-                &self.path.to_string_lossy(),
-            ],
-        );
-        let _ = std::fs::remove_dir_all(&self.path);
-        let _ = git(&self.repo, &["worktree", "prune"]);
+        if let Ok(mut live) = LIVE.lock() {
+            *live = None;
+        }
+        remove(&self.repo, &self.path);
     }
+}
+
+fn remove(repo: &Path, path: &Path) {
+    let _ = git(
+        repo,
+        &["worktree", "remove", "--force", &path.to_string_lossy()],
+    );
+    let _ = std::fs::remove_dir_all(path);
+    let _ = git(repo, &["worktree", "prune"]);
+}
+
+/// The worktree that exists right now, for the signal handler: (repository, worktree).
+static LIVE: Mutex<Option<(PathBuf, PathBuf)>> = Mutex::new(None);
+
+/// Installs, once, a handler for Ctrl-C, SIGTERM and SIGHUP (the `ctrlc` crate with its
+/// `termination` feature: one portable handler on its own thread, where Drop would never run
+/// because the default action kills the process) that removes the live worktree, then exits
+/// with 130 as a shell reports an interrupted command.
+fn remove_on_interrupt() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let _ = ctrlc::set_handler(|| {
+            let live = LIVE.lock().ok().and_then(|mut l| l.take());
+            if let Some((repo, path)) = live {
+                remove(&repo, &path);
+            }
+            std::process::exit(130);
+        });
+    });
 }
 
 fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
@@ -65,6 +89,10 @@ pub fn fingerprints_at(root: &Path, rev: &str, opts: &Options) -> Result<HashSet
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
     let path = std::env::temp_dir().join(format!("gitops-lint-{}-{nanos}", std::process::id()));
+    remove_on_interrupt();
+    if let Ok(mut live) = LIVE.lock() {
+        *live = Some((top_canon.clone(), path.clone()));
+    }
     git(
         &top_canon,
         &[
@@ -86,7 +114,9 @@ pub fn fingerprints_at(root: &Path, rev: &str, opts: &Options) -> Result<HashSet
         return Ok(HashSet::new());
     }
     let old_opts = Options {
-        paths: vec![old_root],
+        root: Some(old_root),
+        paths: Vec::new(),
+        overlay: std::collections::BTreeMap::new(),
         ..opts.clone()
     };
     let report = engine::run(&old_opts).map_err(|e| e.to_string())?;

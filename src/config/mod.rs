@@ -46,6 +46,12 @@ pub struct Config {
     /// The `ci:` section.
     pub ci: CiSettings,
     pub rules: BTreeMap<String, RuleConfig>,
+    /// `select`: report only these rules (ids or groups such as `argocd/`); `None`: all.
+    pub select: Option<Vec<String>>,
+    /// `extend-select`: rules reported in addition to `select`.
+    pub extend_select: Vec<String>,
+    /// `ignore`: rules not reported.
+    pub ignore: Vec<String>,
 }
 
 impl Config {
@@ -205,12 +211,16 @@ pub fn parse(path: &Path, text: &str, rules: &[&RuleMeta]) -> Result<Config, Con
     for entry in root.entries() {
         let key = entry.key.scalar_text().unwrap_or("");
         if let Some(row) = TOP_LEVEL.iter().find(|r| r.key == key) {
-            let field = rows::Field { name: key, dir };
+            let field = rows::Field {
+                name: key,
+                dir,
+                rules,
+            };
             if let Err(e) = (row.set)(&mut config, &entry.value, &field) {
                 push(e);
             }
         } else if let Some(section) = SECTIONS.iter().find(|s| s.key == key) {
-            parse_section(&mut config, section, &entry.value, dir, &mut push);
+            parse_section(&mut config, section, &entry.value, dir, rules, &mut push);
         } else if key == "rules" {
             parse_rules(&mut config, &entry.value, rules, &mut push);
         } else {
@@ -233,6 +243,7 @@ fn parse_section<'n>(
     section: &Section,
     value: &'n Node,
     dir: Option<&Path>,
+    rules: &[&RuleMeta],
     push: &mut impl FnMut(FieldError<'n>),
 ) {
     if value.is_null() {
@@ -256,7 +267,11 @@ fn parse_section<'n>(
         let name = format!("{}.{k}", section.key);
         match section.rows.iter().find(|r| r.key == k) {
             Some(row) => {
-                let field = rows::Field { name: &name, dir };
+                let field = rows::Field {
+                    name: &name,
+                    dir,
+                    rules,
+                };
                 if let Err(err) = (row.set)(config, &e.value, &field) {
                     push(err);
                 }
@@ -494,12 +509,20 @@ pub fn starter(rules: &[&RuleMeta]) -> String {
         "# gitops-lint configuration. Docs: `gitops-lint explain RULE`, `gitops-lint rules`.\n",
     );
     for row in TOP_LEVEL {
-        out.push_str(&format!("\n# {}\n{}: {}\n", row.doc, row.key, row.init));
+        out.push_str(&format!("\n# {}\n", row.doc));
+        match row.init.strip_prefix("# ") {
+            Some(example) => out.push_str(&format!("# {}: {example}\n", row.key)),
+            None => out.push_str(&format!("{}: {}\n", row.key, row.init)),
+        }
     }
     for section in SECTIONS {
         out.push_str(&format!("\n# {}\n{}:\n", section.doc, section.key));
         for row in section.rows {
-            out.push_str(&format!("  # {}\n  {}: {}\n", row.doc, row.key, row.init));
+            out.push_str(&format!("  # {}\n", row.doc));
+            match row.init.strip_prefix("# ") {
+                Some(example) => out.push_str(&format!("  # {}: {example}\n", row.key)),
+                None => out.push_str(&format!("  {}: {}\n", row.key, row.init)),
+            }
         }
     }
     out.push_str(
@@ -513,4 +536,38 @@ pub fn starter(rules: &[&RuleMeta]) -> String {
         out.push_str(&format!("  {}: {}\n", m.id, m.default_severity.as_str()));
     }
     out
+}
+
+/// Checks a rule selector of `select`/`ignore`: a rule id, a group (`argocd/` or `argocd`), or
+/// any `policy/…` id (user policies are known only when they run). The error is a help line.
+pub fn check_selector(selector: &str, rules: &[&RuleMeta]) -> Result<(), String> {
+    let group = selector.trim_end_matches('/');
+    let is_group = |m: &&&RuleMeta| m.id.split_once('/').is_some_and(|(g, _)| g == group);
+    if selector.starts_with("policy/")
+        || group == "policy"
+        || rules.iter().any(|m| m.id == selector)
+        || rules.iter().any(|m| is_group(&m))
+    {
+        return Ok(());
+    }
+    let mut known: Vec<String> = rules.iter().map(|m| m.id.to_string()).collect();
+    let mut groups: Vec<String> = rules
+        .iter()
+        .filter_map(|m| m.id.split_once('/').map(|(g, _)| format!("{g}/")))
+        .collect();
+    groups.dedup();
+    known.extend(groups);
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
+    Err(did_you_mean(selector, &known)
+        .unwrap_or_else(|| "run `gitops-lint rules` to list the rule ids".into()))
+}
+
+/// Whether `rule` matches a selector of `select`/`ignore` (an id or a group prefix).
+#[must_use]
+pub fn selector_matches(selector: &str, rule: &str) -> bool {
+    let group = selector.trim_end_matches('/');
+    rule == selector
+        || rule
+            .strip_prefix(group)
+            .is_some_and(|rest| rest.starts_with('/'))
 }

@@ -5,12 +5,15 @@ use std::path::Path;
 
 use super::{Config, FieldError, edge_tls};
 use crate::model::OtherRepositories;
+use crate::rule::RuleMeta;
 use crate::yaml::Node;
 
 /// Where a value is read: its dotted name (for messages) and the config file's folder.
 pub struct Field<'a> {
     pub name: &'a str,
     pub dir: Option<&'a Path>,
+    /// The registry, for keys that name rules.
+    pub rules: &'a [&'a RuleMeta],
 }
 
 type Setter = for<'n> fn(&mut Config, &'n Node, &Field<'_>) -> Result<(), FieldError<'n>>;
@@ -20,7 +23,8 @@ pub struct Row {
     pub key: &'static str,
     /// One line, shown as a comment by `init`.
     pub doc: &'static str,
-    /// The value `init` writes (YAML).
+    /// The value `init` writes (YAML); one starting with `# ` is written commented out (the
+    /// key's default is "unset").
     pub init: &'static str,
     pub(super) set: Setter,
 }
@@ -35,6 +39,21 @@ pub struct Section {
 /// A list of strings, or the message "`name` must be `what`" at the offending node.
 fn list<'n>(node: &'n Node, field: &Field<'_>, what: &str) -> Result<Vec<String>, FieldError<'n>> {
     super::string_list(node).map_err(|n| (n, format!("`{}` must be {what}", field.name), None))
+}
+
+/// Rule selectors (ids, or groups such as `argocd/`), each checked against the registry.
+fn selectors<'n>(node: &'n Node, field: &Field<'_>) -> Result<Vec<String>, FieldError<'n>> {
+    let list = list(
+        node,
+        field,
+        "a list of rule ids or groups such as `argocd/`",
+    )?;
+    for (sel, item) in list.iter().zip(node.items()) {
+        if let Err(help) = super::check_selector(sel, field.rules) {
+            return Err((item, format!("unknown rule or group `{sel}`"), Some(help)));
+        }
+    }
+    Ok(list)
 }
 
 /// Top-level keys with a plain value. `argocd:` and `rules:` are sections of their own.
@@ -63,6 +82,33 @@ pub const TOP_LEVEL: &[Row] = &[
         init: "[]",
         set: |c, n, f| {
             c.repo_urls = list(n, f, "a list of URLs")?;
+            Ok(())
+        },
+    },
+    Row {
+        key: "select",
+        doc: "Report only these rules (ids, or groups such as `argocd/`). Unset: every rule.",
+        init: "# [argocd/, ci/]",
+        set: |c, n, f| {
+            c.select = Some(selectors(n, f)?);
+            Ok(())
+        },
+    },
+    Row {
+        key: "extend-select",
+        doc: "Rules reported in addition to `select`.",
+        init: "[]",
+        set: |c, n, f| {
+            c.extend_select = selectors(n, f)?;
+            Ok(())
+        },
+    },
+    Row {
+        key: "ignore",
+        doc: "Rules not reported (ids, or groups such as `platform/`).",
+        init: "[]",
+        set: |c, n, f| {
+            c.ignore = selectors(n, f)?;
             Ok(())
         },
     },
@@ -174,10 +220,10 @@ const ARGOCD: &[Row] = &[
     },
     Row {
         key: "infra_charts",
-        doc: "Helm charts of the infrastructure (argocd/infra-boundary).",
-        init: "[]",
+        doc: "Helm charts and OLM packages of the infrastructure (argocd/infra-boundary). Unset: well-known operators and add-ons (see `gitops-lint explain argocd/infra-boundary`); a list replaces them.",
+        init: "# [cert-manager, ...]",
         set: |c, n, f| {
-            c.argocd.infra_charts = list(n, f, "a list of chart names")?;
+            c.argocd.infra_charts = Some(list(n, f, "a list of chart names")?);
             Ok(())
         },
     },
@@ -204,6 +250,29 @@ const ARGOCD: &[Row] = &[
                 ));
             };
             c.argocd.server_service = Some(name.to_string());
+            Ok(())
+        },
+    },
+    Row {
+        key: "version",
+        doc: "The Argo CD release the repository targets, e.g. \"3.1\" (argocd/schema). Unset: the latest modelled release.",
+        init: "# \"3.5\"",
+        set: |c, n, f| {
+            let version = n
+                .scalar_text()
+                .and_then(crate::model::argocd::schema::Version::parse)
+                .filter(|v| (2..=3).contains(&v.major));
+            let Some(version) = version else {
+                return Err((
+                    n,
+                    format!(
+                        "`{}` must be an Argo CD release such as `3.1` or `v2.14.5`",
+                        f.name
+                    ),
+                    Some("e.g. `version: \"3.1\"`".into()),
+                ));
+            };
+            c.argocd.version = Some(version);
             Ok(())
         },
     },

@@ -1,5 +1,8 @@
 //! Thin views over Argo CD documents.
 
+pub mod schema;
+pub mod schema_options;
+
 use super::{DocKind, Document};
 use crate::yaml::Node;
 

@@ -8,6 +8,7 @@ pub mod argocd;
 pub mod ci;
 pub mod helm;
 pub mod k8s;
+pub mod kinds;
 pub mod kustomize;
 pub mod project;
 pub mod repo;

@@ -31,14 +31,18 @@ pub struct ArgocdSettings {
     pub self_paths: Vec<String>,
     /// Namespaces of the infrastructure; `None`: the default list (`argocd/infra-boundary`).
     pub infra_namespaces: Option<Vec<String>>,
-    /// Helm charts of the infrastructure (`argocd/infra-boundary`).
-    pub infra_charts: Vec<String>,
+    /// Helm charts and OLM packages of the infrastructure; `None`: the default list
+    /// (`argocd/infra-boundary`).
+    pub infra_charts: Option<Vec<String>>,
     /// Folders or files of the infrastructure (`argocd/infra-boundary`).
     pub infra_paths: Vec<String>,
     /// `argocd.server_service`: the Service of argocd-server (default `argocd-server`).
     pub server_service: Option<String>,
     /// `argocd.edge_tls`: where TLS in front of argocd-server is terminated.
     pub edge_tls: Option<EdgeTls>,
+    /// `argocd.version`: the Argo CD release the repository targets (`argocd/schema`);
+    /// `None`: the latest modelled release.
+    pub version: Option<super::argocd::schema::Version>,
 }
 
 /// `argocd.edge_tls: {mode: external, reason: "..."}`: TLS in front of argocd-server is

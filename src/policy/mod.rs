@@ -142,10 +142,18 @@ fn locate_error(path: &str, text: &str, err: &str) -> (Option<(usize, usize)>, S
         let (Ok(l), Ok(c)) = (l.trim().parse::<usize>(), c.trim().parse::<usize>()) else {
             continue;
         };
+        // regorus puts the message after the location, or on an `error: ...` line below a
+        // code frame.
         let msg = parts
             .next()
             .map(|m| m.trim().trim_start_matches("error:").trim().to_string())
             .filter(|m| !m.is_empty())
+            .or_else(|| {
+                err.lines()
+                    .find_map(|l| l.trim().strip_prefix("error:"))
+                    .map(|m| m.trim().to_string())
+                    .filter(|m| !m.is_empty())
+            })
             .unwrap_or_else(|| first_line(err));
         let lines = crate::source::LineIndex::new(text);
         if l == 0 || l > lines.line_count() {
@@ -479,7 +487,12 @@ impl PolicySet {
                 .add_policy(f.path.clone(), f.text.clone())
                 .map_err(|e| {
                     let mut pe = PolicyError::from_regorus(f, &e);
-                    if opts.rego_version.is_none() {
+                    // Suggest the other syntax only when the file parses with it.
+                    let mut other = Engine::new();
+                    other.set_rego_v0(version != RegoVersion::V0);
+                    if opts.rego_version.is_none()
+                        && other.add_policy(f.path.clone(), f.text.clone()).is_ok()
+                    {
                         pe.help = Some(format!(
                             "read as Rego {}; pass `--rego-version {}` if the file uses the other syntax",
                             if version == RegoVersion::V0 { "v0" } else { "v1" },

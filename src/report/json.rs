@@ -10,6 +10,8 @@ use crate::fix::Applicability;
 struct Output<'a> {
     version: u32,
     tool: Tool,
+    /// The repository root, absolute: `file` fields are relative to it.
+    root: String,
     diagnostics: Vec<JsonDiagnostic<'a>>,
     summary: &'a Summary,
 }
@@ -100,6 +102,7 @@ pub fn render(report: &Report) -> String {
             name: "gitops-lint",
             version: crate::VERSION,
         },
+        root: report.project.root.display().to_string(),
         diagnostics,
         summary: &report.summary,
     };

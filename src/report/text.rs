@@ -15,6 +15,8 @@ use crate::source::{SourceDb, SourceFile};
 /// One file's text with its name, borrowed: no copy per diagnostic.
 struct Named<'a> {
     file: &'a SourceFile,
+    /// Prepended to the root-relative path, so the name is relative to the current directory.
+    base: &'a str,
 }
 
 impl SourceCode for Named<'_> {
@@ -27,7 +29,7 @@ impl SourceCode for Named<'_> {
         let inner = self.file.text.as_str().read_span(span, before, after)?;
         Ok(Box::new(
             MietteSpanContents::new_named(
-                self.file.path.clone(),
+                format!("{}{}", self.base, self.file.path),
                 inner.data(),
                 *inner.span(),
                 inner.line(),
@@ -95,7 +97,7 @@ fn sspan(start: u32, end: u32) -> SourceSpan {
     SourceSpan::new((start as usize).into(), (end - start) as usize)
 }
 
-fn adapt<'a>(d: &'a Diagnostic, sources: &'a SourceDb) -> Adapter<'a> {
+fn adapt<'a>(d: &'a Diagnostic, sources: &'a SourceDb, base: &'a str) -> Adapter<'a> {
     let file = sources.get(d.span.file);
     let mut labels = vec![LabeledSpan::new_primary_with_span(
         None,
@@ -116,6 +118,7 @@ fn adapt<'a>(d: &'a Diagnostic, sources: &'a SourceDb) -> Adapter<'a> {
                 help: None,
                 source: Named {
                     file: sources.get(l.span.file),
+                    base,
                 },
                 labels: vec![LabeledSpan::new_with_span(
                     None,
@@ -146,7 +149,7 @@ fn adapt<'a>(d: &'a Diagnostic, sources: &'a SourceDb) -> Adapter<'a> {
             Severity::Info => miette::Severity::Advice,
         },
         help,
-        source: Named { file },
+        source: Named { file, base },
         labels,
         related,
     }
@@ -160,31 +163,64 @@ fn fix_kind(a: crate::fix::Applicability) -> &'static str {
     }
 }
 
+/// How the text formats render.
+#[derive(Clone, Debug, Default)]
+pub struct TextOptions {
+    /// ANSI colours.
+    pub color: bool,
+    /// The path from the current directory to the root (`""`, `"../"`, `"deploy/"`), put in
+    /// front of every file path so it can be opened from where the command ran.
+    pub base: String,
+    /// Findings only: no note and no summary line.
+    pub quiet: bool,
+}
+
 /// Renders every diagnostic and the summary line. `color` selects ANSI colours.
 #[must_use]
 pub fn render(report: &Report, color: bool) -> String {
-    let theme = if color {
+    render_with(
+        report,
+        &TextOptions {
+            color,
+            ..TextOptions::default()
+        },
+    )
+}
+
+/// Renders every diagnostic (a rustc-style `error[rule]: message` header, the code frame, help
+/// and the fix's diff), then the summary line.
+#[must_use]
+pub fn render_with(report: &Report, opts: &TextOptions) -> String {
+    let theme = if opts.color {
         GraphicalTheme::unicode()
     } else {
         GraphicalTheme::unicode_nocolor()
     };
+    // Words are never split at hyphens, so a wrapped message rejoins exactly (`with_header`).
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_links(false)
         .with_context_lines(2)
         .with_width(100)
+        .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
         .without_syntax_highlighting();
     let sources = &report.project.sources;
     let mut out = String::new();
     for d in &report.diagnostics {
-        let a = adapt(d, sources);
-        if handler.render_report(&mut out, &a).is_err() {
+        let mut a = adapt(d, sources, &opts.base);
+        // The header is ours (`error[rule]: message`, as rustc prints it); miette draws the
+        // message line after its severity icon, which the header replaces.
+        a.code = None;
+        let mut rendered = String::new();
+        if handler.render_report(&mut rendered, &a).is_ok() {
+            out.push_str(&with_header(&rendered, d, opts.color));
+        } else {
             // A span miette cannot show (e.g. in an unreadable file): fall back to one line.
             let lc = sources.get(d.span.file).line_col(d.span.start as usize);
             out.push_str(&format!(
-                "{}[{}]: {}\n  --> {}:{}:{}\n",
-                d.severity.as_str(),
-                d.rule,
+                "{}: {}\n  --> {}{}:{}:{}\n",
+                header(d, opts.color),
                 d.message,
+                opts.base,
                 sources.get(d.span.file).path,
                 lc.line,
                 lc.column
@@ -199,11 +235,129 @@ pub fn render(report: &Report, color: bool) -> String {
         }
         out.push('\n');
     }
+    if opts.quiet {
+        return out;
+    }
     for note in &report.notes {
         out.push_str(&format!("note[{}]: {}\n\n", note.rule, note.message));
     }
     out.push_str(&summary_line(report));
     out.push('\n');
+    out
+}
+
+/// `error[argocd/sync-policy]`, the severity word coloured as rustc does.
+fn header(d: &Diagnostic, color: bool) -> String {
+    let word = d.severity.as_str();
+    if !color {
+        return format!("{word}[{}]", d.rule);
+    }
+    let style = match d.severity {
+        Severity::Error => "\x1b[1;31m",
+        Severity::Warning => "\x1b[1;33m",
+        Severity::Info => "\x1b[1;36m",
+    };
+    format!("{style}{word}[{}]\x1b[0m", d.rule)
+}
+
+/// Replaces miette's `  × ` (or `⚠`, `☞`, coloured or not) before the message on the first line
+/// with the rustc-style header.
+fn with_header(rendered: &str, d: &Diagnostic, color: bool) -> String {
+    let (first, rest) = rendered.split_once('\n').unwrap_or((rendered, ""));
+    let message_at = ['×', '⚠', '☞']
+        .iter()
+        .filter_map(|icon| first.find(*icon).map(|i| i + icon.len_utf8()))
+        .min();
+    let Some(after_icon) = message_at else {
+        return rendered.to_string();
+    };
+    // Skip the colour reset and the space after the icon.
+    let message = first[after_icon..]
+        .trim_start_matches("\x1b[0m")
+        .strip_prefix(' ')
+        .unwrap_or(&first[after_icon..]);
+    // Miette wrapped the message; rustc does not: rejoin its continuation lines.
+    let mut message = message.to_string();
+    let mut rest = rest;
+    while let Some((line, after)) = rest.split_once('\n') {
+        let Some(more) = continuation(line) else {
+            break;
+        };
+        message.push(' ');
+        message.push_str(more);
+        rest = after;
+    }
+    format!("{}: {message}\n{rest}", header(d, color))
+}
+
+/// The text of a wrapped message line, `  │ text` (the bar possibly coloured).
+fn continuation(line: &str) -> Option<&str> {
+    let mut s = line.strip_prefix("  ")?;
+    if s.starts_with('\x1b') {
+        s = &s[s.find('m')? + 1..];
+    }
+    s = s.strip_prefix('│')?;
+    s = s.strip_prefix("\x1b[0m").unwrap_or(s);
+    s.strip_prefix(' ')
+}
+
+/// `--format concise`: one line per finding, `path:line:col: severity[rule] message`.
+#[must_use]
+pub fn render_concise(report: &Report, opts: &TextOptions) -> String {
+    let sources = &report.project.sources;
+    let mut out = String::new();
+    for d in &report.diagnostics {
+        let f = sources.get(d.span.file);
+        let lc = f.line_col(d.span.start as usize);
+        out.push_str(&format!(
+            "{}{}:{}:{}: {} {}\n",
+            opts.base,
+            f.path,
+            lc.line,
+            lc.column,
+            header(d, opts.color),
+            d.message
+        ));
+    }
+    if !opts.quiet {
+        out.push_str(&summary_line(report));
+        out.push('\n');
+    }
+    out
+}
+
+/// `--statistics`: the number of findings per rule, most frequent first, with how many have a
+/// fix, like ruff's.
+#[must_use]
+pub fn render_statistics(report: &Report) -> String {
+    let mut counts: std::collections::BTreeMap<&str, (usize, usize, Severity)> =
+        std::collections::BTreeMap::new();
+    for d in &report.diagnostics {
+        let e = counts.entry(&d.rule).or_insert((0, 0, d.severity));
+        e.0 += 1;
+        e.1 += usize::from(d.fix.is_some());
+        e.2 = e.2.max(d.severity);
+    }
+    let mut rows: Vec<_> = counts.into_iter().collect();
+    rows.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(b.0)));
+    let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+    let count_width = rows
+        .iter()
+        .map(|r| r.1.0.to_string().len())
+        .max()
+        .unwrap_or(1);
+    let mut out = String::new();
+    for (rule, (n, fixable, severity)) in rows {
+        let fix = match fixable {
+            0 => String::new(),
+            f if f == n => "  [fixable]".to_string(),
+            f => format!("  [{f} fixable]"),
+        };
+        out.push_str(&format!(
+            "{n:>count_width$}  {rule:<width$}  {}{fix}\n",
+            severity.as_str()
+        ));
+    }
     out
 }
 
@@ -232,10 +386,21 @@ pub fn summary_line(report: &Report) -> String {
         line.push_str(&format!("; {} suppressed", s.suppressed));
     }
     if s.fixable > 0 {
+        let count = |a| {
+            report
+                .diagnostics
+                .iter()
+                .filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == a))
+                .count()
+        };
+        let unsafe_fixes = count(crate::fix::Applicability::Unsafe);
         line.push_str(&format!(
-            "; {} fixable (`--diff` shows the fixes)",
-            s.fixable
+            "; {} fixable with `--fix`",
+            count(crate::fix::Applicability::Safe)
         ));
+        if unsafe_fixes > 0 {
+            line.push_str(&format!(" ({unsafe_fixes} more with `--unsafe-fixes`)"));
+        }
     }
     line.push_str(&format!(" [{} ms]", s.elapsed_ms));
     line
@@ -301,7 +466,10 @@ fn render_file_error(
         code: None,
         severity: miette::Severity::Error,
         help: help.map(str::to_string),
-        source: Named { file: &file },
+        source: Named {
+            file: &file,
+            base: "",
+        },
         labels: vec![LabeledSpan::new_primary_with_span(
             None,
             SourceSpan::new(start.into(), end.saturating_sub(start)),

@@ -1,6 +1,6 @@
 //! File discovery with the `ignore` crate: honours `.gitignore` and `.git/info/exclude`,
-//! keeps hidden CI files, applies include/exclude globs, skips Helm `templates/` folders,
-//! and never follows a symlink out of the root.
+//! keeps hidden CI files, applies include/exclude globs, skips Helm `templates/` folders and
+//! other tools' folders ([`TOOL_DIRS`]), and never follows a symlink out of the root.
 
 use std::path::{Path, PathBuf};
 
@@ -24,26 +24,45 @@ pub struct WalkProblem {
     pub skipped: bool,
 }
 
+/// Folders that other tools fill with third-party files (a CI job's `CARGO_HOME`, npm, Python
+/// virtual environments, Go and Ruby vendoring, Terraform providers): linting them reports on
+/// code nobody in the repository wrote. Skipped unless an `include` glob names them.
+pub const TOOL_DIRS: &[&str] = &[".cargo", "node_modules", ".venv", "vendor", ".terraform"];
+
 /// Include and exclude globs (the dialect of [`super::glob`]), matched against root-relative
 /// paths.
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
     include: Option<Patterns>,
     exclude: Patterns,
+    /// The [`TOOL_DIRS`] that an include glob names as a path segment, so they are walked.
+    included_tool_dirs: Vec<&'static str>,
 }
 
 impl Filter {
     /// Builds the filter; an invalid glob is returned as `(pattern, reason)`.
     pub fn new(include: &[String], exclude: &[String]) -> Result<Filter, (String, String)> {
-        let include = if include.is_empty() {
+        let include_set = if include.is_empty() {
             None
         } else {
             Some(Patterns::new(include)?)
         };
+        let included_tool_dirs = TOOL_DIRS
+            .iter()
+            .copied()
+            .filter(|dir| include.iter().any(|p| p.split('/').any(|seg| seg == *dir)))
+            .collect();
         Ok(Filter {
-            include,
+            include: include_set,
             exclude: Patterns::new(exclude)?,
+            included_tool_dirs,
         })
+    }
+
+    /// Whether a folder of this name is another tool's (see [`TOOL_DIRS`]) and not included.
+    #[must_use]
+    pub fn skips_tool_dir(&self, name: &str) -> bool {
+        TOOL_DIRS.contains(&name) && !self.included_tool_dirs.contains(&name)
     }
 
     #[must_use]
@@ -90,7 +109,9 @@ pub fn discover(root: &Path, filter: &Filter) -> (Vec<Found>, Vec<WalkProblem>) 
                 return true;
             }
             let name = e.file_name();
-            if name == ".git" {
+            if name == ".git"
+                || (e.depth() > 0 && filter_for_dirs.skips_tool_dir(&name.to_string_lossy()))
+            {
                 return false;
             }
             // A Helm chart's templates are Go templates, not YAML.
@@ -236,6 +257,16 @@ mod tests {
         let inc = Filter::new(&["apps/**".into()], &[]).unwrap();
         assert!(inc.accepts("apps/a/values.yaml"));
         assert!(!inc.accepts("k8s/a.yaml"));
+    }
+
+    #[test]
+    fn tool_dirs_are_skipped_unless_included() {
+        let f = Filter::new(&[], &[]).unwrap();
+        assert!(f.skips_tool_dir("node_modules") && f.skips_tool_dir(".cargo"));
+        assert!(!f.skips_tool_dir("apps"));
+        let f = Filter::new(&["vendor/charts/**".into(), "apps".into()], &[]).unwrap();
+        assert!(!f.skips_tool_dir("vendor"));
+        assert!(f.skips_tool_dir(".venv"));
     }
 
     #[test]

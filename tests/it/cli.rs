@@ -25,8 +25,8 @@ fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/examples/cnp-gitops")
 }
 
-const BAD_APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      prune: false\n";
-const GOOD_APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ok,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      prune: true\n      selfHeal: true\n";
+const BAD_APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      prune: false\n# gitops-lint: disable-file=argocd/schema -- a minimal Application for another rule\n";
+const GOOD_APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ok,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      prune: true\n      selfHeal: true\n# gitops-lint: disable-file=argocd/schema -- a minimal Application for another rule\n";
 
 fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -112,7 +112,8 @@ fn json_output_matches_the_contract() {
     assert_eq!(d["range"]["end"]["column"], 19);
     assert!(d["labels"].is_array());
     assert!(d["help"].is_string());
-    assert_eq!(d["fix"]["applicability"], "safe");
+    // Turning an explicit `prune: false` into `true` changes what Argo CD does.
+    assert_eq!(d["fix"]["applicability"], "unsafe");
     assert!(
         d["fix"]["diff"]
             .as_str()
@@ -152,7 +153,13 @@ fn diff_output_is_accepted_by_git_apply() {
                 .replace("crlf", ""),
         ),
     ]);
-    let o = run(&["check", "--diff"], dir.path());
+    // `--diff` shows what `--fix` writes: safe fixes only, unless `--unsafe-fixes`.
+    let safe_only = stdout(&run(&["check", "--diff"], dir.path()));
+    assert!(
+        safe_only.contains("+++ b/argocd/shop/dev.yaml") && !safe_only.contains("prod.yaml"),
+        "adding `selfHeal: true` is safe, flipping `prune: false` is not:\n{safe_only}"
+    );
+    let o = run(&["check", "--diff", "--unsafe-fixes"], dir.path());
     let diff = stdout(&o);
     assert!(diff.contains("+++ b/argocd/shop/prod.yaml"), "{diff}");
     let patch = dir.path().join("fix.patch");
@@ -481,4 +488,502 @@ fn git_origin_identifies_the_repository() {
     // Neither config nor origin: a repoURL none of whose paths exist here is not this one.
     let unknown = repo(&[("app.yaml", &app("https://git.example.com/platform/gitops"))]);
     assert_eq!(missing(&unknown), 0);
+}
+
+#[test]
+fn other_tools_folders_are_skipped_unless_included() {
+    let files = [
+        ("app.yaml", GOOD_APP),
+        (".cargo/registry/src/x/app.yaml", BAD_APP),
+        ("node_modules/pkg/app.yaml", BAD_APP),
+        (".venv/lib/app.yaml", BAD_APP),
+        ("vendor/charts/app.yaml", BAD_APP),
+        (".terraform/modules/app.yaml", BAD_APP),
+    ];
+    let dir = repo(&files);
+    let o = run(&["check", "--format", "json"], dir.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["summary"]["files"], 1, "only app.yaml");
+
+    // An include glob that names the folder brings it back.
+    let mut with_config = files.to_vec();
+    with_config.push((
+        ".gitops-lint.yaml",
+        "include: [\"app.yaml\", \"vendor/**\"]\n",
+    ));
+    let dir = repo(&with_config);
+    let o = run(&["check", "--format", "json"], dir.path());
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        v["summary"]["files"], 2,
+        "app.yaml and vendor/charts/app.yaml"
+    );
+    assert_eq!(v["diagnostics"][0]["file"], "vendor/charts/app.yaml");
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A git repository (so the root is found upward) with an Application in `apps/` and one in
+/// `other/`.
+fn two_folder_repo() -> tempfile::TempDir {
+    let dir = repo(&[
+        ("apps/shop.yaml", BAD_APP),
+        ("other/shop.yaml", BAD_APP),
+        ("other/nested/ok.yaml", GOOD_APP),
+        ("docs/readme.txt", "not yaml\n"),
+    ]);
+    crate::support::git_init_commit(dir.path(), "init");
+    dir
+}
+
+#[test]
+fn text_headers_carry_the_severity_word_as_rustc_prints_them() {
+    let dir = repo(&[("app.yaml", BAD_APP)]);
+    let out = stdout(&run(&["check"], dir.path()));
+    assert!(
+        out.starts_with("error[argocd/sync-policy]: Application `shop` syncs automatically"),
+        "{out}"
+    );
+    assert!(out.contains("╭─[app.yaml:9:14]"), "{out}");
+    assert!(!out.contains('×'), "{out}");
+}
+
+#[test]
+fn concise_statistics_and_quiet() {
+    let dir = repo(&[("app.yaml", BAD_APP), ("b.yaml", BAD_APP)]);
+    let o = run(&["check", "--format", "concise"], dir.path());
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        out.starts_with("app.yaml:9:14: error[argocd/sync-policy] Application `shop` syncs automatically with `prune: false` and no `selfHeal`\nb.yaml:9:14: error[argocd/sync-policy] "),
+        "{out}"
+    );
+    assert!(out.contains("2 errors, 0 warnings"), "{out}");
+
+    let quiet = stdout(&run(&["check", "--format", "concise", "-q"], dir.path()));
+    assert_eq!(quiet.lines().count(), 2, "findings only:\n{quiet}");
+    let quiet = stdout(&run(&["check", "--quiet"], dir.path()));
+    assert!(!quiet.contains("2 errors"), "{quiet}");
+
+    let o = run(&["check", "--statistics"], dir.path());
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        "2  argocd/sync-policy  error  [fixable]\n",
+        "a count per rule, and how many are fixable"
+    );
+}
+
+#[test]
+fn show_fixes_lists_what_fix_changed() {
+    let dir = repo(&[("app.yaml", BAD_APP)]);
+    let o = run(&["check", "--fix", "--show-fixes"], dir.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "fixed: app.yaml:9:14: argocd/sync-policy: set `prune: true` and `selfHeal: true`"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("fixed 1 finding in 1 file"), "{err}");
+}
+
+#[test]
+fn completions_and_man_page() {
+    let dir = repo(&[]);
+    for (shell, needle) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef gitops-lint"),
+        ("fish", "complete -c gitops-lint"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let o = run(&["completions", shell], dir.path());
+        assert_eq!(o.status.code(), Some(0), "{shell}");
+        let out = stdout(&o);
+        assert!(out.contains(needle), "{shell}:\n{out}");
+        assert!(
+            out.contains("new-since"),
+            "{shell} completes check's options"
+        );
+    }
+    let o = run(&["manpage"], dir.path());
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).starts_with(".ie") || stdout(&o).contains(".TH gitops-lint"));
+    assert!(
+        !stdout(&run(&["--help"], dir.path())).contains("manpage"),
+        "the man page verb is hidden"
+    );
+}
+
+#[test]
+fn nothing_to_check_is_a_usage_error_but_an_excluded_file_is_skipped_quietly() {
+    let empty = repo(&[("README.md", "# nothing\n")]);
+    let o = run(&["check"], empty.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("error: no YAML file to check in"),
+        "{}",
+        stderr(&o)
+    );
+
+    let wrong_include = repo(&[
+        ("apps/app.yaml", BAD_APP),
+        (".gitops-lint.yaml", "include: [\"app/**\"]\n"),
+    ]);
+    let o = run(&["check"], wrong_include.path());
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a wrong include must not pass CI green"
+    );
+
+    let dir = two_folder_repo();
+    let o = run(&["check", "docs"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no YAML file to check in docs"),
+        "{}",
+        stderr(&o)
+    );
+
+    let excluded = repo(&[
+        ("apps/app.yaml", GOOD_APP),
+        ("vendored/app.yaml", BAD_APP),
+        (".gitops-lint.yaml", "exclude: [\"vendored\"]\n"),
+    ]);
+    let o = run(&["check", "vendored/app.yaml"], excluded.path());
+    assert_eq!(o.status.code(), Some(0), "pre-commit passes excluded files");
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+}
+
+#[test]
+fn directories_are_filters_and_the_root_is_found_upward() {
+    let dir = two_folder_repo();
+    // From the root, a folder argument reports only what is under it.
+    let out = stdout(&run(&["check", "--format", "concise", "apps"], dir.path()));
+    assert!(
+        out.starts_with("apps/shop.yaml:9:14: error[argocd/sync-policy]"),
+        "{out}"
+    );
+    assert!(!out.contains("other/"), "{out}");
+    assert!(
+        out.contains("in 3 files"),
+        "the whole repository is analysed:\n{out}"
+    );
+
+    // From a sub-folder: the whole repository, paths relative to the current directory.
+    let sub = dir.path().join("other/nested");
+    let out = stdout(&run(&["check", "--format", "concise"], &sub));
+    assert!(out.contains("../../apps/shop.yaml:9:14: error"), "{out}");
+    assert!(out.contains("\n../../other/shop.yaml:9:14: error"), "{out}");
+    let out = stdout(&run(&["check", "--format", "concise", ".."], &sub));
+    assert!(!out.contains("apps/shop.yaml"), "{out}");
+    assert!(out.starts_with("../../other/shop.yaml:9:14"), "{out}");
+
+    // JSON keeps root-relative files and says where the root is.
+    let o = run(&["check", "--format", "json"], &sub);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        Path::new(v["root"].as_str().unwrap())
+            .canonicalize()
+            .unwrap(),
+        dir.path().canonicalize().unwrap()
+    );
+    assert_eq!(v["diagnostics"][0]["file"], "apps/shop.yaml");
+
+    // --root overrides the search: only `other/` is the repository then.
+    let o = run(&["check", "--root", "..", "--format", "json"], &sub);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["summary"]["files"], 2, "{}", stdout(&o));
+    assert_eq!(v["diagnostics"][0]["file"], "shop.yaml");
+    let o = run(&["check", "--root", ".", "../../apps"], &sub);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("is outside the repository root"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn stdin_is_checked_as_the_file_it_names() {
+    let dir = two_folder_repo();
+    let check = |args: &[&str], input: &str| {
+        let mut child = bin()
+            .args(args)
+            .current_dir(dir.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    // The buffer replaces the file on disk, and only it is reported.
+    let o = check(
+        &[
+            "check",
+            "--format",
+            "concise",
+            "-",
+            "--stdin-filename",
+            "apps/shop.yaml",
+        ],
+        GOOD_APP,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let o = check(
+        &[
+            "check",
+            "--format",
+            "concise",
+            "-",
+            "--stdin-filename",
+            "apps/new.yaml",
+        ],
+        BAD_APP,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("apps/new.yaml:9:14: error[argocd/sync-policy]"),
+        "{out}"
+    );
+    assert!(!out.contains("apps/shop.yaml"), "{out}");
+    let o = check(&["check", "-"], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--stdin-filename"), "{}", stderr(&o));
+}
+
+#[test]
+fn select_ignore_and_extend_select() {
+    let dir = repo(&[("app.yaml", BAD_APP), ("b.yaml", BAD_APP.replace("  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n", "  project: default\n").as_str())]);
+    let rules_of = |args: &[&str]| {
+        let mut all = vec!["check", "--format", "json"];
+        all.extend_from_slice(args);
+        let o = run(&all, dir.path());
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        let mut rules: Vec<String> = v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["rule"].as_str().unwrap().to_string())
+            .collect();
+        rules.dedup();
+        rules
+    };
+    let all = rules_of(&[]);
+    assert!(
+        all.contains(&"argocd/no-default-project".to_string()),
+        "{all:?}"
+    );
+    assert_eq!(
+        rules_of(&["--select", "argocd/sync-policy"]),
+        ["argocd/sync-policy"]
+    );
+    assert_eq!(
+        rules_of(&["--select", "argocd/", "--ignore", "argocd/sync-policy"]),
+        ["argocd/no-default-project"]
+    );
+    assert_eq!(
+        rules_of(&["--select", "ci", "--extend-select", "argocd/sync-policy"]),
+        ["argocd/sync-policy"]
+    );
+    assert!(rules_of(&["--ignore", "argocd"]).is_empty());
+
+    let o = run(&["check", "--ignore", "argocd/sync-polcy"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown rule or group `argocd/sync-polcy`")
+            && stderr(&o).contains("did you mean `argocd/sync-policy`?"),
+        "{}",
+        stderr(&o)
+    );
+
+    // The same keys in the configuration; the command line's --select replaces `select`.
+    std::fs::write(
+        dir.path().join(".gitops-lint.yaml"),
+        "select: [argocd/]\nignore: [argocd/no-default-project]\n",
+    )
+    .unwrap();
+    assert_eq!(rules_of(&[]), ["argocd/sync-policy"]);
+    assert_eq!(
+        rules_of(&[
+            "--select",
+            "argocd/no-default-project",
+            "--extend-select",
+            "argocd/sync-policy"
+        ]),
+        ["argocd/sync-policy"]
+    );
+    std::fs::write(
+        dir.path().join(".gitops-lint.yaml"),
+        "ignore: [argocd/nope]\n",
+    )
+    .unwrap();
+    let o = run(&["check"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(".gitops-lint.yaml:1:10"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn baseline_and_new_since_say_how_many_findings_they_hide() {
+    let dir = two_folder_repo();
+    let o = run(
+        &["baseline", "--select", "argocd/sync-policy", "apps"],
+        dir.path(),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "baseline accepts check's options: {}",
+        stderr(&o)
+    );
+    std::fs::write(dir.path().join("baseline.json"), o.stdout).unwrap();
+    let o = run(
+        &[
+            "check",
+            "--baseline",
+            "baseline.json",
+            "--format",
+            "concise",
+        ],
+        dir.path(),
+    );
+    assert!(
+        stderr(&o).contains("note: 1 finding hidden: in the baseline baseline.json"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stdout(&o).contains("apps/shop.yaml:9:14: error[argocd/sync-policy]"));
+    assert!(stdout(&o).contains("other/shop.yaml:9:14: error[argocd/sync-policy]"));
+
+    let o = run(&["check", "--new-since", "HEAD"], dir.path());
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        stderr(&o).contains("findings hidden: already present at HEAD"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["check", "--new-since", "HEAD", "-q"], dir.path());
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+
+    // `baseline` takes policies, as `check` does.
+    std::fs::create_dir_all(dir.path().join("policy")).unwrap();
+    std::fs::write(
+        dir.path().join("policy/house.rego"),
+        "package main\n\ndeny contains msg if {\n  input.kind == \"Application\"\n  msg := \"no Applications\"\n}\n",
+    )
+    .unwrap();
+    let o = run(&["baseline", "--policy", "policy"], dir.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("policy/main"), "{}", stdout(&o));
+}
+
+/// `--new-since` checks the old revision in a temporary worktree; SIGTERM in the middle must
+/// remove it. A policy that runs into its time limit holds the old run long enough.
+#[cfg(unix)]
+#[test]
+fn new_since_removes_its_worktree_when_terminated() {
+    let dir = two_folder_repo();
+    std::fs::create_dir_all(dir.path().join("policy")).unwrap();
+    std::fs::write(
+        dir.path().join("policy/slow.rego"),
+        "package main\n\ndeny contains msg if {\n  input.kind == \"Application\"\n  some i in numbers.range(1, 20000)\n  some j in numbers.range(1, 20000)\n  i * j == -1\n  msg := \"slow\"\n}\n",
+    )
+    .unwrap();
+    crate::support::git(dir.path(), &["add", "."]);
+    crate::support::git(dir.path(), &["commit", "-qm", "slow policy"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = bin()
+        .args(["check", "--policy", "policy", "--new-since", "HEAD"])
+        .current_dir(dir.path())
+        .env("TMPDIR", tmp.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let worktree = loop {
+        let found = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .find(|p| p.join(".git").is_file() && p.join("apps/shop.yaml").is_file());
+        if let Some(w) = found {
+            break w;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the check ended before its worktree was seen"
+        );
+        assert!(std::time::Instant::now() < deadline, "no worktree appeared");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(!worktree.exists(), "{} is left behind", worktree.display());
+    let list = crate::support::git_output(dir.path(), &["worktree", "list"]);
+    assert_eq!(list.lines().count(), 1, "{list}");
+}
+
+#[test]
+fn rego_syntax_errors_show_the_message_and_suggest_the_other_syntax_only_when_it_parses() {
+    let dir = repo(&[("app.yaml", GOOD_APP)]);
+    let policy = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    // Broken in both syntaxes: regorus's message, no suggestion.
+    let broken = policy(
+        "broken.rego",
+        "package main\n\ndeny contains msg if {\n  input.kind ==\n}\n",
+    );
+    let o = run(&["check", "--policy", &broken], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("invalid policy: expecting expression"),
+        "{err}"
+    );
+    assert!(!err.contains("--rego-version"), "{err}");
+    // Read as v1 (the word `if` in a string), but valid v0: the suggestion.
+    let v0 = policy(
+        "v0.rego",
+        "package main\n\ndeny[msg] { input.kind == \"X\"; msg := \"fails if X\" }\n",
+    );
+    let o = run(&["check", "--policy", &v0], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("invalid policy: `if` keyword is required before rule body"),
+        "{err}"
+    );
+    assert!(err.contains("pass `--rego-version v0`"), "{err}");
+    assert_eq!(
+        run(
+            &["check", "--policy", &v0, "--rego-version", "v0"],
+            dir.path()
+        )
+        .status
+        .code(),
+        Some(0)
+    );
 }

@@ -14,10 +14,10 @@ fn run(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-const CRLF: &str = "apiVersion: argoproj.io/v1alpha1\r\nkind: Application\r\nmetadata: {name: crlf,\r\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\r\nspec:\r\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\r\n  syncPolicy:\r\n    automated:\r\n      prune: true\r\n";
-const BOM: &str = "\u{feff}apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: bom,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n";
-const PAUSED: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: paused,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      enabled: false\n      prune: true\n      selfHeal: true\n";
-const MULTI: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated: {}\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: b,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      prune: false\n";
+const CRLF: &str = "apiVersion: argoproj.io/v1alpha1\r\nkind: Application\r\nmetadata: {name: crlf,\r\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\r\nspec:\r\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\r\n  syncPolicy:\r\n    automated:\r\n      prune: true\r\n# gitops-lint: disable-file=argocd/schema -- a minimal Application for another rule\r\n";
+const BOM: &str = "\u{feff}apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: bom,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/schema -- a minimal Application for another rule\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      selfHeal: true\n";
+const PAUSED: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: paused,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      enabled: false\n      prune: true\n      selfHeal: true\n# gitops-lint: disable-file=argocd/schema -- a minimal Application for another rule\n";
+const MULTI: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated: {}\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: b,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      prune: false\n# gitops-lint: disable-file=argocd/schema -- a minimal Application for another rule\n";
 
 fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -50,8 +50,9 @@ fn fix_applies_safe_fixes_and_keeps_line_endings_bom_and_permissions() {
     }
     let o = run(dir.path(), &["--fix", "--format", "json"]);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("fixed 4 findings in 3 files"), "{err}");
-    // The paused Application needs an unsafe fix, so it remains, and the exit code says so.
+    assert!(err.contains("fixed 3 findings in 3 files"), "{err}");
+    // The paused Application and `prune: false` need unsafe fixes, so they remain, and the exit
+    // code says so.
     assert_eq!(o.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let left: Vec<&str> = v["diagnostics"]
@@ -60,7 +61,7 @@ fn fix_applies_safe_fixes_and_keeps_line_endings_bom_and_permissions() {
         .iter()
         .map(|d| d["file"].as_str().unwrap())
         .collect();
-    assert_eq!(left, ["paused.yaml"]);
+    assert_eq!(left, ["multi.yaml", "paused.yaml"]);
 
     let crlf = read(dir.path(), "crlf.yaml");
     assert_eq!(
@@ -74,15 +75,13 @@ fn fix_applies_safe_fixes_and_keeps_line_endings_bom_and_permissions() {
     assert!(
         bom.starts_with('\u{feff}')
             && bom.ends_with(
-                "  syncPolicy:\n    automated:\n      prune: true\n      selfHeal: true\n"
+                "  syncPolicy:\n    automated:\n      selfHeal: true\n      prune: true\n"
             ),
         "{bom:?}"
     );
     assert_eq!(
         read(dir.path(), "multi.yaml"),
-        MULTI
-            .replace("automated: {}", "automated: {prune: true, selfHeal: true}")
-            .replace("prune: false", "prune: true\n      selfHeal: true")
+        MULTI.replace("automated: {}", "automated: {prune: true, selfHeal: true}")
     );
     assert_eq!(read(dir.path(), "paused.yaml"), PAUSED);
     #[cfg(unix)]
@@ -113,6 +112,7 @@ fn fix_applies_safe_fixes_and_keeps_line_endings_bom_and_permissions() {
         String::from_utf8_lossy(&o.stdout)
     );
     assert!(read(dir.path(), "paused.yaml").contains("enabled: true"));
+    assert!(read(dir.path(), "multi.yaml").contains("      prune: true\n      selfHeal: true\n"));
 }
 
 #[test]

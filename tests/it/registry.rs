@@ -190,7 +190,7 @@ fn config_errors_point_at_the_line_with_a_suggestion() {
         vec!["platform".to_string()]
     );
     assert_eq!(bounds.argocd.infra_namespaces, Some(Vec::new()));
-    assert_eq!(bounds.argocd.infra_charts, vec!["cilium".to_string()]);
+    assert_eq!(bounds.argocd.infra_charts, Some(vec!["cilium".to_string()]));
     let roots = config::parse(path, "argocd:\n  roots: [bootstrap/root.yaml]\n", &metas).unwrap();
     assert_eq!(roots.argocd.roots, vec!["bootstrap/root.yaml".to_string()]);
     // `argocd.server_service` and `argocd.edge_tls`.

@@ -25,3 +25,14 @@ pub fn git_init_commit(dir: &Path, message: &str) {
     git(dir, &["add", "."]);
     git(dir, &["commit", "-qm", message]);
 }
+
+/// Runs git in `dir` and returns its trimmed standard output.
+pub fn git_output(dir: &Path, args: &[&str]) -> String {
+    let o = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "git {args:?}");
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}

@@ -3,6 +3,7 @@
 
 use crate::diagnostic::{Finding, Severity};
 use crate::model::Field;
+use crate::model::kinds;
 use crate::model::resolve::{Location, SourceKind};
 use crate::rules::argocd::bounds;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
@@ -33,33 +34,64 @@ pub const DEFAULT_NAMESPACES: &[&str] = &[
     "gateway-system",
 ];
 
-/// API groups served by Kubernetes itself (not by CRDs).
-const BUILTIN_GROUPS: &[&str] = &[
-    "",
-    "admissionregistration.k8s.io",
-    "apiextensions.k8s.io",
-    "apiregistration.k8s.io",
-    "apps",
-    "autoscaling",
-    "batch",
-    "certificates.k8s.io",
-    "coordination.k8s.io",
-    "discovery.k8s.io",
-    "events.k8s.io",
-    "flowcontrol.apiserver.k8s.io",
-    "networking.k8s.io",
-    "node.k8s.io",
-    "policy",
-    "rbac.authorization.k8s.io",
-    "resource.k8s.io",
-    "scheduling.k8s.io",
-    "storage.k8s.io",
+/// Helm charts and OLM packages of well-known operators and cluster add-ons: what installs
+/// CRDs, controllers or node agents the platform needs. Charts of their custom resources
+/// (`rook-ceph-cluster`, a CNPG `cluster` chart) are applications and are not listed.
+pub const DEFAULT_CHARTS: &[&str] = &[
+    // Certificates.
+    "cert-manager",
+    "openshift-cert-manager-operator",
+    "trust-manager",
+    // Networking: CNI, load balancers, ingress and gateways, service meshes.
+    "calico",
+    "cilium",
+    "contour",
+    "gateway-helm",
+    "ingress-nginx",
+    "istio-base",
+    "istio-cni",
+    "istiod",
+    "kube-vip",
+    "kubernetes-nmstate-operator",
+    "linkerd-cni",
+    "linkerd-control-plane",
+    "linkerd-crds",
+    "linkerd2",
+    "metallb",
+    "metallb-operator",
+    "nginx-ingress",
+    "sailoperator",
+    "servicemeshoperator",
+    "servicemeshoperator3",
+    "tigera-operator",
+    "traefik",
+    "ztunnel",
+    // Storage.
+    "csi-driver-nfs",
+    "local-storage-operator",
+    "longhorn",
+    "lvms-operator",
+    "odf-operator",
+    "openebs",
+    "rook-ceph",
+    "snapshot-controller",
+    // Operators of databases and platform services.
+    "cloudnative-pg",
+    "crossplane",
+    "gpu-operator",
+    "gpu-operator-certified",
+    "keda",
+    // Policy and secrets.
+    "external-secrets",
+    "external-secrets-operator",
+    "gatekeeper",
+    "kyverno",
+    "sealed-secrets",
+    // Monitoring stacks that install the Prometheus operator and its CRDs.
+    "kube-prometheus-stack",
+    "metrics-server",
+    "prometheus-operator-crds",
 ];
-
-fn is_builtin(api_version: &str) -> bool {
-    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-    BUILTIN_GROUPS.contains(&group)
-}
 
 const HELP: &str = "Install the infrastructure outside Argo CD (CRDs and operators with Ansible), and keep only its custom resources in GitOps.";
 
@@ -76,35 +108,31 @@ impl Rule for InfraBoundary {
             Some(list) => list.iter().map(String::as_str).collect(),
             None => DEFAULT_NAMESPACES.to_vec(),
         };
+        let charts: Vec<&str> = match &conf.infra_charts {
+            Some(list) => list.iter().map(String::as_str).collect(),
+            None => DEFAULT_CHARTS.to_vec(),
+        };
+        let is_infra_chart = |name: &str| charts.contains(&name);
         let mut items = Vec::new();
         for (i, app) in model.apps.iter().enumerate() {
             if !app.live {
                 continue;
             }
-            if let Some(ns) = app
+            // The destination namespace, when it is the infrastructure's: a finding of its own,
+            // or a label of the source finding when a source deploys infrastructure too.
+            let infra_ns = app
                 .destination
                 .as_ref()
                 .and_then(|d| d.namespace.as_ref())
                 .filter(|_| !bounds::template_patched(project, app, "destination"))
-            {
-                if let Some(v) = bounds::concrete(ns) {
-                    if namespaces.contains(&v) {
-                        items.push((
-                            i,
-                            Finding::new(
-                                format!("Application `{}` deploys into the infrastructure namespace `{v}`", app.name),
-                                ns.span,
-                            )
-                            .with_help(HELP),
-                        ));
-                    }
-                }
-            }
+                .and_then(|ns| Some((bounds::concrete(ns)?, ns.span)))
+                .filter(|(v, _)| namespaces.contains(v));
+            let mut source_reported = false;
             for src in &app.sources {
                 let mut found: Vec<(String, Span)> = Vec::new();
                 if let Some(chart) = src.chart.as_ref().and_then(bounds::concrete) {
                     let short = chart.rsplit('/').next().unwrap_or(chart);
-                    if conf.infra_charts.iter().any(|c| c == chart || c == short) {
+                    if is_infra_chart(chart) || is_infra_chart(short) {
                         found.push((
                             format!("the infrastructure chart `{short}`"),
                             src.chart.as_ref().map_or(src.span, |f| f.span),
@@ -112,7 +140,7 @@ impl Rule for InfraBoundary {
                     }
                 }
                 for (name, span) in bounds::chart_names(project, src) {
-                    if conf.infra_charts.iter().any(|c| c == name) {
+                    if is_infra_chart(name) {
                         found.push((format!("the infrastructure chart `{name}`"), span));
                     }
                 }
@@ -145,10 +173,20 @@ impl Rule for InfraBoundary {
                         && namespaces.contains(&name)
                     {
                         found.push((format!("the infrastructure namespace `{name}`"), name_span));
+                    } else if let Some(pkg) = kinds::olm_subscription_package(d.doc)
+                        .filter(|p| p.as_str().is_some_and(is_infra_chart))
+                    {
+                        found.push((
+                            format!(
+                                "the OLM Subscription to the operator `{}`",
+                                pkg.as_str().unwrap_or_default()
+                            ),
+                            pkg.span,
+                        ));
                     } else if let Some(ns) =
                         d.doc.root.path(&["metadata", "namespace"]).filter(|n| {
                             // Custom resources of the operators are applications.
-                            is_builtin(d.api_version)
+                            kinds::is_builtin_group(kinds::group_of(d.api_version))
                                 && n.as_str().is_some_and(|s| namespaces.contains(&s))
                         })
                     {
@@ -165,14 +203,15 @@ impl Rule for InfraBoundary {
                 if src.kind == SourceKind::Kustomize {
                     for k in bounds::kustomizations(cx.model, src) {
                         for h in &k.helm_charts {
-                            if let Some(n) = Field::text(&h.name)
-                                .filter(|n| conf.infra_charts.iter().any(|c| c == n))
-                            {
+                            if let Some(n) = Field::text(&h.name).filter(|n| is_infra_chart(n)) {
                                 found.push((format!("the infrastructure chart `{n}`"), h.span));
                             }
                         }
                     }
                 }
+                // A wrapper chart named after its dependency is one chart.
+                let mut seen = std::collections::HashSet::new();
+                found.retain(|(what, _)| seen.insert(what.clone()));
                 let Some((first, _)) = found.first() else {
                     continue;
                 };
@@ -194,7 +233,24 @@ impl Rule for InfraBoundary {
                         f = f.with_label(*span, what.clone());
                     }
                 }
+                if let Some((v, span)) = infra_ns.filter(|_| !source_reported) {
+                    f = f.with_label(span, format!("into the infrastructure namespace `{v}`"));
+                }
+                source_reported = true;
                 items.push((i, f));
+            }
+            if let Some((v, span)) = infra_ns.filter(|_| !source_reported) {
+                items.push((
+                    i,
+                    Finding::new(
+                        format!(
+                            "Application `{}` deploys into the infrastructure namespace `{v}`",
+                            app.name
+                        ),
+                        span,
+                    )
+                    .with_help(HELP),
+                ));
             }
         }
         bounds::merge_by_span(model, items)

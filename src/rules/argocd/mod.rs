@@ -11,6 +11,7 @@ rule_group!(
     missing_source::MissingSource,
     not_rendered::NotRendered,
     project_bounds::ProjectBounds,
+    schema::Schema,
     self_managed::SelfManaged,
     source_out_of_project::SourceOutOfProject,
     sync_policy::SyncPolicy,

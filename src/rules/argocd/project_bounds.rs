@@ -3,6 +3,7 @@
 use crate::diagnostic::{Finding, Severity};
 use crate::model::DocKind;
 use crate::model::appproject::filepath_match;
+use crate::model::kinds::{KindScopes, Reach};
 use crate::rules::argocd::bounds;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::yaml::Node;
@@ -24,38 +25,9 @@ fn parse_allowed(s: &str) -> (&str, &str) {
     s.rsplit_once('/').unwrap_or(("", s))
 }
 
-/// Namespaced built-in kinds: Argo CD checks the cluster whitelist only for cluster-scoped
-/// objects, so these entries grant nothing.
-const NAMESPACED: &[&str] = &[
-    "ConfigMap",
-    "CronJob",
-    "DaemonSet",
-    "Deployment",
-    "Endpoints",
-    "HorizontalPodAutoscaler",
-    "Ingress",
-    "Job",
-    "LimitRange",
-    "NetworkPolicy",
-    "PersistentVolumeClaim",
-    "Pod",
-    "PodDisruptionBudget",
-    "ReplicaSet",
-    "ResourceQuota",
-    "Role",
-    "RoleBinding",
-    "Secret",
-    "Service",
-    "ServiceAccount",
-    "StatefulSet",
-];
+const HELP_CLUSTER: &str = "Whitelist only the cluster-scoped kinds in `argocd.cluster_resources_allowed` (by default `Namespace`); cluster-wide objects belong to the infrastructure.";
 
-/// An entry that matches no cluster-scoped kind: a namespaced built-in kind, or a literal that
-/// is not a Kind at all (`configmaps`: Kinds are CamelCase).
-fn grants_nothing(kind: &str) -> bool {
-    let literal = !kind.contains(['*', '?', '[', '\\']);
-    literal && (NAMESPACED.contains(&kind) || kind.chars().next().is_some_and(char::is_lowercase))
-}
+const HELP_UNKNOWN: &str = "If it is cluster-scoped, list it in `argocd.cluster_resources_allowed` or remove it; add its CustomResourceDefinition to the repository so its scope is known.";
 
 impl Rule for ProjectBounds {
     fn meta(&self) -> &'static RuleMeta {
@@ -97,6 +69,13 @@ impl Rule for ProjectBounds {
             .cluster_resources_allowed
             .as_ref()
             .unwrap_or(&default_allowed);
+        let is_allowed = |group: &str, kind: &str| {
+            allowed.iter().any(|a| {
+                let (ag, ak) = parse_allowed(a);
+                filepath_match(ag, group) && filepath_match(ak, kind)
+            })
+        };
+        let mut scopes: Option<KindScopes> = None;
         for item in doc
             .root
             .path(&["spec", "clusterResourceWhitelist"])
@@ -105,26 +84,68 @@ impl Rule for ProjectBounds {
         {
             let group = item.get_str("group").unwrap_or("");
             let kind = item.get_str("kind").unwrap_or("");
-            let covered = allowed.iter().any(|a| {
-                let (ag, ak) = parse_allowed(a);
-                filepath_match(ag, group) && filepath_match(ak, kind)
-            });
-            if covered || grants_nothing(kind) {
+            if is_allowed(group, kind) {
                 continue;
             }
+            let scopes = scopes.get_or_insert_with(|| KindScopes::of(cx.project));
             let shown = if group.is_empty() {
                 kind.to_string()
             } else {
                 format!("{group}/{kind}")
             };
-            out.push(
-                Finding::new(
-                    format!("project `{name}` lets its Applications create cluster-scoped `{shown}`"),
-                    item.span,
-                )
-                .with_help("Whitelist only the cluster-scoped kinds in `argocd.cluster_resources_allowed` (by default `Namespace`); cluster-wide objects belong to the infrastructure."),
-            );
+            match scopes.whitelist_reach(group, kind, is_allowed) {
+                Reach::Nothing => {}
+                Reach::ClusterScoped(_) => out.push(
+                    Finding::new(
+                        format!(
+                            "project `{name}` lets its Applications create cluster-scoped `{shown}`"
+                        ),
+                        item.span,
+                    )
+                    .with_help(HELP_CLUSTER),
+                ),
+                Reach::Unknown => out.push(
+                    Finding::new(
+                        format!("project `{name}` whitelists `{shown}`, whose scope is unknown"),
+                        item.span,
+                    )
+                    .with_help(HELP_UNKNOWN)
+                    .with_severity(Severity::Info),
+                ),
+            }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Config;
+    use crate::diagnostic::Severity;
+    use crate::engine::check_texts;
+
+    const PROJECT: &str = "apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: p, namespace: argocd}\nspec:\n  clusterResourceWhitelist:\n";
+
+    fn severities(entries: &str) -> Vec<Severity> {
+        let text = format!("{PROJECT}{entries}");
+        check_texts(&[("p.yaml", &text)], Config::default())
+            .diagnostics
+            .into_iter()
+            .filter(|d| d.rule == "argocd/project-bounds")
+            .map(|d| d.severity)
+            .collect()
+    }
+
+    #[test]
+    fn unknown_scope_is_info_and_cluster_scope_a_warning() {
+        assert_eq!(
+            severities("    - {group: widgets.example.com, kind: Widget}\n"),
+            [Severity::Info]
+        );
+        assert_eq!(
+            severities("    - {group: cert-manager.io, kind: ClusterIssuer}\n"),
+            [Severity::Warning]
+        );
+        assert!(severities("    - {group: tuned.openshift.io, kind: Tuned}\n").is_empty());
     }
 }

@@ -3,6 +3,7 @@
 use crate::diagnostic::{Finding, Severity};
 use crate::model::Field;
 use crate::model::kustomize::EntryField;
+use crate::model::kinds;
 use crate::model::resolve::{Location, SourceKind};
 use crate::model::template::is_unknown;
 use crate::rules::argocd::bounds;
@@ -43,6 +44,9 @@ const COMPONENTS: &[&str] = &[
 ];
 
 const CHART: &str = "argo-cd";
+
+/// OLM packages of the operators that install Argo CD (OpenShift GitOps, argocd-operator).
+const OPERATOR_PACKAGES: &[&str] = &["argocd-operator", "openshift-gitops-operator"];
 
 /// A remote kustomize resource that is Argo CD's install manifests.
 fn is_install_url(s: &str) -> bool {
@@ -98,13 +102,27 @@ impl Rule for SelfManaged {
                     let is_crd = d.kind == "CustomResourceDefinition"
                         && d.doc.root.path(&["spec", "group"]).and_then(Node::as_str)
                             == Some("argoproj.io");
+                    let name_span = d
+                        .doc
+                        .root
+                        .path(&["metadata", "name"])
+                        .map_or(d.doc.anchor_span(), |n| n.span);
                     if is_component || is_crd {
-                        let at = d
-                            .doc
-                            .root
-                            .path(&["metadata", "name"])
-                            .map_or(d.doc.anchor_span(), |n| n.span);
-                        found.push((format!("{} `{name}`", d.kind), at));
+                        found.push((format!("{} `{name}`", d.kind), name_span));
+                    } else if d.kind == "ArgoCD" && kinds::group_of(d.api_version) == "argoproj.io"
+                    {
+                        // The operator turns this into a whole Argo CD installation.
+                        found.push((format!("the `ArgoCD` instance `{name}`"), name_span));
+                    } else if let Some(pkg) = kinds::olm_subscription_package(d.doc)
+                        .filter(|p| p.as_str().is_some_and(|p| OPERATOR_PACKAGES.contains(&p)))
+                    {
+                        found.push((
+                            format!(
+                                "the OLM Subscription to `{}`",
+                                pkg.as_str().unwrap_or_default()
+                            ),
+                            pkg.span,
+                        ));
                     }
                 }
                 if src.kind == SourceKind::Kustomize {
@@ -123,6 +141,9 @@ impl Rule for SelfManaged {
                         }
                     }
                 }
+                // A wrapper chart named after its dependency is one chart.
+                let mut seen = std::collections::HashSet::new();
+                found.retain(|(what, _)| seen.insert(what.clone()));
                 let Some((first, _)) = found.first() else {
                     continue;
                 };

@@ -5,7 +5,7 @@ use crate::fix::{Applicability, Edit, Fix};
 use crate::model::{DocKind, Document};
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::source::Span;
-use crate::yaml::{Node, Value, edit};
+use crate::yaml::{Entry, Node, Value, edit};
 
 pub struct SyncPolicy;
 
@@ -87,8 +87,10 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
                 &format!("{{automated: {FLOW_AUTOMATED}}}"),
             )
             .and_then(|e| {
-                Fix::safe(
+                // Someone may sync this Application by hand on purpose.
+                Fix::new(
                     "add `syncPolicy.automated` with `prune: true` and `selfHeal: true`",
+                    Applicability::Unsafe,
                     e,
                 )
             })
@@ -128,7 +130,11 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
             )
             .with_help(HELP)
             .with_fix(fix.and_then(|e| {
-                Fix::safe("add `automated` with `prune: true` and `selfHeal: true`", e)
+                Fix::new(
+                    "add `automated` with `prune: true` and `selfHeal: true`",
+                    Applicability::Unsafe,
+                    e,
+                )
             })),
         );
     };
@@ -160,7 +166,13 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
                 auto_entry.key.span,
             )
             .with_help(HELP)
-            .with_fix(fix.and_then(|e| Fix::safe("set `prune: true` and `selfHeal: true`", e))),
+            .with_fix(fix.and_then(|e| {
+                Fix::new(
+                    "set `prune: true` and `selfHeal: true`",
+                    completing(text, auto_entry, automated),
+                    e,
+                )
+            })),
         );
     }
     if automated.as_map().is_none() {
@@ -177,7 +189,8 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
     let mut primary: Option<Span> = None;
     let mut edits = Vec::new();
     let mut missing = Vec::new();
-    let mut applicability = Applicability::Safe;
+    // An explicit value is the author's choice: changing it needs review.
+    let mut flips = false;
     let mut unfixable = false;
     if let Some(enabled) = automated.get("enabled") {
         if enabled.as_bool() == Some(false) {
@@ -189,7 +202,7 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
                 replacement: "true".into(),
             });
             // Someone paused automation on purpose: turning it back on needs review.
-            applicability = Applicability::Unsafe;
+            flips = true;
         }
     }
     for key in ["prune", "selfHeal"] {
@@ -211,6 +224,7 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
                 if v.tag.is_some() {
                     unfixable = true;
                 }
+                flips = true;
                 edits.push(Edit {
                     span: v.span,
                     replacement: "true".into(),
@@ -230,13 +244,22 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
     let primary = primary.unwrap_or(auto_entry.key.span);
     let fix = if edits.is_empty() || unfixable {
         None
-    } else {
-        let title = if applicability == Applicability::Unsafe {
+    } else if flips {
+        let title = if automated
+            .get("enabled")
+            .is_some_and(|e| e.as_bool() == Some(false))
+        {
             "enable automated sync with `prune: true` and `selfHeal: true`"
         } else {
             "set `prune: true` and `selfHeal: true`"
         };
-        Fix::new(title, applicability, edits)
+        Fix::new(title, Applicability::Unsafe, edits)
+    } else {
+        Fix::new(
+            "set `prune: true` and `selfHeal: true`",
+            completing(text, auto_entry, automated),
+            edits,
+        )
     };
     Some(
         Finding::new(
@@ -249,6 +272,53 @@ fn check_spec(text: &str, spec_key: &Node, spec: &Node, what: &str, name: &str) 
         .with_help(HELP)
         .with_fix(fix),
     )
+}
+
+/// How safe it is to complete an `automated` that already turns automation on (fill it, or add
+/// the missing keys): safe, unless a comment on its lines, or just above it, speaks about what
+/// the fix sets (`automated: # the DBA team prunes by hand`): the fix would contradict it.
+fn completing(text: &str, entry: &Entry, automated: &Node) -> Applicability {
+    let start = edit::line_start(text, entry.key.span.start as usize);
+    let end = edit::line_end(
+        text,
+        (automated.span.end as usize).max(entry.key.span.end as usize),
+    );
+    let own = text.get(start..end).unwrap_or_default().lines();
+    let above = text
+        .get(..start)
+        .unwrap_or_default()
+        .lines()
+        .rev()
+        .take_while(|l| l.trim_start().starts_with('#'));
+    let speaks_of_intent = own.chain(above).filter_map(comment).any(|c| {
+        let c = c.to_lowercase();
+        INTENT_WORDS.iter().any(|w| c.contains(w))
+    });
+    if speaks_of_intent {
+        Applicability::Unsafe
+    } else {
+        Applicability::Safe
+    }
+}
+
+/// Words of a comment that explains why pruning, self-healing or automation is off.
+const INTENT_WORDS: &[&str] = &["prun", "heal", "drift", "manual", "by hand", "automat"];
+
+/// The comment of a YAML line: from a `#` at the start or after a blank, outside quotes.
+fn comment(line: &str) -> Option<&str> {
+    let mut quote: Option<char> = None;
+    let mut prev = ' ';
+    for (i, c) in line.char_indices() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '\'' || c == '"' => quote = Some(c),
+            None if c == '#' && (prev == ' ' || prev == '\t') => return Some(&line[i + 1..]),
+            None => {}
+        }
+        prev = c;
+    }
+    None
 }
 
 /// A value Argo CD's ApplicationSet controller fills in (`'{{.prune}}'`): unknown here.
@@ -291,4 +361,18 @@ fn add_entry(
     }
     let lines: Vec<String> = block.iter().map(|l| l.as_ref().to_string()).collect();
     edit::append_to_map(text, map, &lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::comment;
+
+    #[test]
+    fn comments_outside_quotes() {
+        assert_eq!(comment("prune: false # by hand"), Some(" by hand"));
+        assert_eq!(comment("# whole line"), Some(" whole line"));
+        assert_eq!(comment("name: 'a # b'"), None);
+        assert_eq!(comment("url: http://x/#frag"), None);
+        assert_eq!(comment("k: \"x\" # c"), Some(" c"));
+    }
 }

@@ -1,0 +1,266 @@
+//! `argocd/schema`: Argo CD objects validated against Argo CD's API types, for the configured
+//! Argo CD version, so that a typo never makes Argo CD (or this linter) silently blind.
+
+mod strings;
+mod walk;
+
+use crate::diagnostic::Finding;
+use crate::fix::{Applicability, Edit, Fix};
+use crate::model::argocd::schema::{Shape, schema};
+use crate::model::{DocKind, Document};
+use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::yaml::{Node, ScalarStyle};
+
+pub struct Schema;
+
+static META: RuleMeta = RuleMeta {
+    id: "argocd/schema",
+    summary: "an Argo CD object, annotation or ConfigMap key does not match Argo CD's schema (unknown field, wrong type or value, missing field)",
+    default_severity: crate::diagnostic::Severity::Error,
+    fix: FixAvailability::Sometimes,
+    applies_to: &[
+        DocKind::Application,
+        DocKind::ApplicationSet,
+        DocKind::AppProject,
+        DocKind::K8sObject,
+        DocKind::HelmValues,
+        DocKind::Other,
+    ],
+    options: &[],
+    docs: include_str!("schema.md"),
+};
+
+impl Rule for Schema {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    // One pass over the documents with the set of files kustomize patches, computed once.
+    fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
+        use rayon::prelude::*;
+        let patched = patched_paths(cx.project);
+        cx.project
+            .docs
+            .par_iter()
+            .filter(|d| META.applies_to.contains(&d.kind))
+            .flat_map_iter(|doc| {
+                let path = &cx.project.source(doc.file).path;
+                let partial = is_patched(&patched, path);
+                check_document(doc, cx, partial)
+            })
+            .collect()
+    }
+}
+
+/// Checks one document; `partial` when kustomize patches may complete it (required fields are
+/// then not judged).
+fn check_document(doc: &Document, cx: &Context<'_>, partial: bool) -> Vec<Finding> {
+    let schema = schema();
+    let version = schema.clamp(cx.settings.argocd.version.unwrap_or_else(|| schema.latest()));
+    let mut out = Vec::new();
+    let kind = match doc.kind {
+        DocKind::Application => Some("Application"),
+        DocKind::ApplicationSet => Some("ApplicationSet"),
+        DocKind::AppProject => Some("AppProject"),
+        DocKind::K8sObject | DocKind::Other => {
+            strings::config_map(doc, schema, &mut out);
+            strings::misclassified(doc, &mut out)
+        }
+        DocKind::HelmValues => {
+            strings::chart_values(doc, schema, &mut out);
+            // `values-app.yaml` holding an Application whose `apiVersion` is misspelled.
+            strings::misclassified(doc, &mut out)
+        }
+        _ => None,
+    };
+    if matches!(
+        doc.kind,
+        DocKind::Application | DocKind::ApplicationSet | DocKind::AppProject
+    ) {
+        strings::api_version(doc, &mut out);
+    }
+    strings::annotations(doc, version, &mut out);
+    let text = cx.text(doc);
+    if let Some(kind) = kind {
+        let template_patch = kind == "ApplicationSet"
+            && doc
+                .root
+                .path(&["spec", "templatePatch"])
+                .is_some_and(|p| !p.is_null());
+        let mut walker = walk::Walker::new(schema, version, text, partial, template_patch);
+        let reported: Vec<_> = out.iter().map(|f| f.span).collect();
+        walker.value(
+            &doc.root,
+            &Shape::Object(kind.to_string()),
+            &[],
+            doc.anchor_span(),
+        );
+        // A misspelled `apiVersion`/`kind` is reported once, above.
+        out.extend(
+            walker
+                .out
+                .into_iter()
+                .filter(|f| !reported.contains(&f.span)),
+        );
+    }
+    for f in &mut out {
+        if f.fix
+            .as_ref()
+            .is_some_and(|fix| !crate::yaml::edit::keeps_yaml_valid(text, &fix.edits))
+        {
+            f.fix = None;
+        }
+    }
+    out
+}
+
+/// Whether `path` or one of its folders is in `patched` (sorted; `""` is the root).
+fn is_patched(patched: &[String], path: &str) -> bool {
+    let mut at = path;
+    loop {
+        if patched.binary_search_by(|p| p.as_str().cmp(at)).is_ok() {
+            return true;
+        }
+        match at.rsplit_once('/') {
+            Some((parent, _)) => at = parent,
+            None => return at.is_empty() || patched.first().is_some_and(String::is_empty),
+        }
+    }
+}
+
+/// Repository paths (files or folders) that a kustomization with patches lists as resources,
+/// and its own folder: Argo CD sees their objects only after patching, so they may lack
+/// required fields. `""` (the root) matches every file.
+fn patched_paths(project: &crate::model::Project) -> Vec<String> {
+    const PATCH_KEYS: [&str; 4] = [
+        "patches",
+        "patchesStrategicMerge",
+        "patchesJson6902",
+        "replacements",
+    ];
+    let mut out = Vec::new();
+    for k in project.docs_of(DocKind::Kustomization) {
+        if !PATCH_KEYS.iter().any(|key| k.root.get(key).is_some()) {
+            continue;
+        }
+        let path = &project.source(k.file).path;
+        let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+        // Files below it too: a resource commented out of the list is still written to be
+        // patched.
+        out.push(dir.to_string());
+        for list in ["resources", "bases", "components"] {
+            for r in k.root.get(list).into_iter().flat_map(Node::items) {
+                let Some(r) = r.as_str().filter(|r| !r.contains("://")) else {
+                    continue;
+                };
+                if let Some(p) = crate::model::repo::join(dir, r) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The intended name of a misspelled key or value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Suggestion<'a> {
+    pub name: &'a str,
+    /// The two differ only in letter case.
+    pub case_only: bool,
+}
+
+/// The candidate `word` most likely means: the one equal but for case, else the nearest by
+/// edit distance (at most 1 for short words, 2 up to 8 characters, else 3).
+#[must_use]
+pub fn suggest<'a>(word: &str, candidates: &[&'a str]) -> Option<Suggestion<'a>> {
+    let lower = word.to_lowercase();
+    let mut same_case = candidates
+        .iter()
+        .filter(|c| c.to_lowercase() == lower && **c != word);
+    if let Some(first) = same_case.next() {
+        return Some(Suggestion {
+            name: first,
+            case_only: same_case.next().is_none(),
+        });
+    }
+    let limit = match word.chars().count() {
+        0..=4 => 1,
+        5..=8 => 2,
+        _ => 3,
+    };
+    candidates
+        .iter()
+        .filter(|c| **c != word)
+        .map(|c| (strsim::osa_distance(&lower, &c.to_lowercase()), *c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, c)| (*d, *c))
+        .map(|(_, name)| Suggestion {
+            name,
+            case_only: false,
+        })
+}
+
+/// Renames a plain-scalar key: safe when only the letter case changes, else unsafe.
+#[must_use]
+pub fn rename_key(key: &Node, to: &str, case_only: bool) -> Option<Fix> {
+    let plain = key
+        .as_scalar()
+        .is_some_and(|s| s.style == ScalarStyle::Plain);
+    if !plain || key.tag.is_some() {
+        return None;
+    }
+    let applicability = if case_only {
+        Applicability::Safe
+    } else {
+        Applicability::Unsafe
+    };
+    Fix::new(
+        format!("rename to `{to}`"),
+        applicability,
+        vec![Edit {
+            span: key.span,
+            replacement: to.to_string(),
+        }],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patched_folders_and_files() {
+        let patched = vec!["apps/base".to_string(), "infra/app.yaml".to_string()];
+        assert!(is_patched(&patched, "apps/base/shop.yaml"));
+        assert!(is_patched(&patched, "apps/base/x/y.yaml"));
+        assert!(is_patched(&patched, "infra/app.yaml"));
+        assert!(!is_patched(&patched, "apps/basement/shop.yaml"));
+        assert!(!is_patched(&patched, "shop.yaml"));
+        assert!(is_patched(&[String::new()], "shop.yaml"));
+    }
+
+    #[test]
+    fn suggestions() {
+        let names = ["selfHeal", "prune", "allowEmpty", "enabled"];
+        assert_eq!(
+            suggest("selfheal", &names),
+            Some(Suggestion {
+                name: "selfHeal",
+                case_only: true
+            })
+        );
+        assert_eq!(suggest("prunee", &names).unwrap().name, "prune");
+        assert!(!suggest("prunee", &names).unwrap().case_only);
+        assert_eq!(suggest("somethingElse", &names), None);
+        assert_eq!(suggest("prune", &names), None);
+        assert_eq!(
+            suggest("valueFile", &["valueFiles", "values"])
+                .unwrap()
+                .name,
+            "valueFiles"
+        );
+    }
+}
