@@ -332,6 +332,7 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
     } else {
         load_user_policies(&opts.policy, &config, &config_path)?
     };
+    let scope = (!report_files.is_empty()).then(|| Scope::new(&project.root, &report_files));
     let mut report = if opts.parse_only {
         Report {
             project,
@@ -341,25 +342,20 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
             summary: Summary::default(),
         }
     } else {
-        check_project((project, load_findings), config, user_policies.as_ref())
+        check_project(
+            (project, load_findings),
+            config,
+            user_policies.as_ref(),
+            scope.as_ref(),
+        )
     };
-
-    if !report_files.is_empty() {
-        let (dirs, files): (Vec<&PathBuf>, Vec<&PathBuf>) =
-            report_files.iter().partition(|f| f.is_dir());
-        let wanted: HashSet<String> = files
-            .iter()
-            .map(|f| walk::relative(&report.project.root, f))
-            .collect();
-        let folders: Vec<String> = dirs
-            .iter()
-            .map(|d| format!("{}/", walk::relative(&report.project.root, d)))
-            .collect();
-        let project = &report.project;
-        report.diagnostics.retain(|d| {
-            let path = &project.source(d.span.file).path;
-            wanted.contains(path) || folders.iter().any(|f| path.starts_with(f.as_str()))
-        });
+    if let Some(scope) = &scope {
+        if opts.parse_only {
+            let project = &report.project;
+            report
+                .diagnostics
+                .retain(|d| scope.contains(&project.source(d.span.file).path));
+        }
     }
     summarize(&mut report, started);
     Ok(report)
@@ -576,11 +572,12 @@ fn check_project(
     loaded: (Project, Vec<(&'static str, Finding)>),
     config: Config,
     user_policies: Option<&crate::policy::run::UserPolicies>,
+    scope: Option<&Scope>,
 ) -> Report {
     let (project, load_findings) = loaded;
     let options = config.rule_options();
     let enabled = |id: &str| config.level(id) != Some(Level::Off);
-    let (raw, notes) = {
+    let (raw, notes, related) = {
         let model = Model::new(&project, config.settings());
         let cx = Context::new(&model, &options);
         let policy_rules = crate::policy::run::rules(&enabled, &options, user_policies);
@@ -627,7 +624,8 @@ fn check_project(
                     .map(move |message| Note { rule, message })
             })
             .collect();
-        (raw, notes)
+        let related = scope.map(|s| s.related_files(&model)).unwrap_or_default();
+        (raw, notes, related)
     };
 
     let mut diagnostics: Vec<Diagnostic> = raw
@@ -647,7 +645,17 @@ fn check_project(
             &b.message,
         ))
     });
-    diagnostics.dedup_by(|a, b| a.rule == b.rule && a.span == b.span && a.message == b.message);
+    let mut diagnostics = merge_same_place(diagnostics);
+    if let Some(scope) = scope {
+        let in_scope =
+            |file: FileId| related.contains(&file) || scope.contains(&project.source(file).path);
+        diagnostics.retain(|d| {
+            in_scope(d.span.file)
+                || d.labels
+                    .iter()
+                    .any(|l| scope.contains(&project.source(l.span.file).path))
+        });
+    }
     Report {
         project,
         config,
@@ -657,6 +665,92 @@ fn check_project(
             suppressed,
             ..Summary::default()
         },
+    }
+}
+
+/// Findings of one rule at one place are one finding: two GitLab jobs sharing an anchor, or
+/// two Applications deploying one values file, give one finding whose labels name each job or
+/// Application (sorted input: same rule and span are adjacent).
+fn merge_same_place(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut merged: Vec<Diagnostic> = Vec::with_capacity(diagnostics.len());
+    for d in diagnostics {
+        match merged.last_mut() {
+            Some(last) if last.rule == d.rule && last.span == d.span => {
+                if d.message != last.message && d.labels.is_empty() {
+                    // Nothing else tells the other finding apart: its message becomes a label.
+                    let label = Label {
+                        span: d.span,
+                        message: d.message,
+                    };
+                    if !last.labels.contains(&label) {
+                        last.labels.push(label);
+                    }
+                }
+                for l in d.labels {
+                    if !last.labels.contains(&l) {
+                        last.labels.push(l);
+                    }
+                }
+                last.severity = last.severity.max(d.severity);
+                if last.fix.is_none() {
+                    last.fix = d.fix;
+                }
+            }
+            _ => merged.push(d),
+        }
+    }
+    merged
+}
+
+/// What a run reports on when files or folders are given: findings located there, findings
+/// with a label there, and findings in the files their Applications read (values files,
+/// kustomizations, manifests) and in their AppProjects: what pre-commit must see when a staged
+/// file breaks another one.
+pub(crate) struct Scope {
+    files: HashSet<String>,
+    /// Root-relative folders, with a trailing `/`.
+    folders: Vec<String>,
+}
+
+impl Scope {
+    fn new(root: &Path, paths: &[PathBuf]) -> Scope {
+        let (dirs, files): (Vec<&PathBuf>, Vec<&PathBuf>) = paths.iter().partition(|f| f.is_dir());
+        Scope {
+            files: files.iter().map(|f| walk::relative(root, f)).collect(),
+            folders: dirs
+                .iter()
+                .map(|d| format!("{}/", walk::relative(root, d)))
+                .collect(),
+        }
+    }
+
+    fn contains(&self, path: &str) -> bool {
+        self.files.contains(path) || self.folders.iter().any(|f| path.starts_with(f.as_str()))
+    }
+
+    /// Files that the Applications defined in scope read, and their AppProjects' files.
+    fn related_files(&self, model: &Model<'_>) -> HashSet<FileId> {
+        let project = model.project;
+        let mut related = HashSet::new();
+        let mut projects = HashSet::new();
+        for app in &model.argocd().apps {
+            let doc = &project.docs[app.doc];
+            if !self.contains(&project.source(doc.file).path) {
+                continue;
+            }
+            for s in &app.sources {
+                related.extend(s.files.iter().copied());
+            }
+            if let Some(p) = &app.project {
+                projects.insert(p.value.clone());
+            }
+        }
+        for d in project.docs_of(model::DocKind::AppProject) {
+            if d.name().is_some_and(|n| projects.contains(n)) {
+                related.insert(d.file);
+            }
+        }
+        related
     }
 }
 
@@ -828,7 +922,7 @@ pub fn check_texts(files: &[(&str, &str)], config: Config) -> Report {
         findings.extend(l.findings);
     }
     let project = Project::new(PathBuf::from("."), SourceDb::new(sources), docs);
-    let mut report = check_project((project, findings), config, None);
+    let mut report = check_project((project, findings), config, None, None);
     summarize(&mut report, started);
     report
 }

@@ -581,7 +581,11 @@ fn concise_statistics_and_quiet() {
 #[test]
 fn show_fixes_lists_what_fix_changed() {
     let dir = repo(&[("app.yaml", BAD_APP)]);
-    let o = run(&["check", "--fix", "--show-fixes"], dir.path());
+    // Flipping the explicit `prune: false` is an unsafe fix.
+    let o = run(
+        &["check", "--fix", "--unsafe-fixes", "--show-fixes"],
+        dir.path(),
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(

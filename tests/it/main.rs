@@ -11,5 +11,6 @@ mod hostile;
 mod integrations;
 mod policies;
 mod registry;
+mod scope;
 mod security;
 mod support;

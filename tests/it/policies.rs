@@ -469,13 +469,11 @@ fn test_policies_reports_counts_and_fails_on_a_failing_test() {
 /// conftest's `examples/` folder. Expectations come from conftest's `acceptance.bats`; see
 /// docs/policy-authoring.md for which pass and why the others cannot.
 #[test]
+#[ignore = "needs CONFTEST_EXAMPLES=/path/to/conftest/examples"]
 fn conftest_examples_when_present() {
-    let Some(root) = std::env::var_os("CONFTEST_EXAMPLES").map(PathBuf::from) else {
-        eprintln!(
-            "skipping: set CONFTEST_EXAMPLES=/path/to/conftest/examples to run conftest's examples"
-        );
-        return;
-    };
+    let root = std::env::var_os("CONFTEST_EXAMPLES")
+        .map(PathBuf::from)
+        .expect("set CONFTEST_EXAMPLES=/path/to/conftest/examples to run conftest's examples");
     struct Case {
         name: &'static str,
         policies: &'static [&'static str],

@@ -1189,7 +1189,16 @@ mod tests {
             "é\"é",
             "git -C",
         ] {
-            let _ = actions(s);
+            // Every step stays inside the script, on character boundaries.
+            for step in actions(s) {
+                assert!(
+                    step.start <= step.end && step.end <= s.len(),
+                    "{s:?}: step {}..{} outside the script",
+                    step.start,
+                    step.end
+                );
+                assert!(s.is_char_boundary(step.start) && s.is_char_boundary(step.end));
+            }
         }
     }
 }
