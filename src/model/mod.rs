@@ -7,6 +7,7 @@ pub mod appset;
 pub mod argocd;
 pub mod ci;
 pub mod edges;
+pub mod helm;
 pub mod k8s;
 pub mod kinds;
 pub mod kustomize;

@@ -17,7 +17,7 @@ use super::kustomize::{Flow, Kustomizations, Reference, Step};
 use super::repo::{self, join, normalize_url};
 use super::template::is_unknown;
 use super::values::{self, Values};
-use super::{DocKind, KUSTOMIZATION_FILE_NAMES, appset};
+use super::{DocKind, KUSTOMIZATION_FILE_NAMES, appset, helm};
 use crate::model::Project;
 use crate::source::{FileId, Span};
 use crate::yaml::embedded::{block_offsets, remap};
@@ -53,6 +53,10 @@ pub struct ArgoModel {
     pub unexpandable: Vec<Unexpandable>,
     /// How this repository was recognised (for `graph`).
     pub repo_identity: RepoIdentity,
+    /// Argo CD objects rendered from this repository's Helm charts (app-of-apps charts).
+    pub rendered: Vec<helm::RenderedObject>,
+    /// Charts whose templates write Argo CD objects but that could not be rendered.
+    pub not_rendered: Vec<helm::NotRendered>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -85,6 +89,8 @@ pub struct App {
     pub project: Option<Field>,
     /// `spec.destination`.
     pub destination: Option<Destination>,
+    /// For an Application rendered from a chart: "rendered from `templates/x.yaml:N` by ...".
+    pub rendered_from: Option<String>,
 }
 
 /// `spec.destination`.
@@ -183,6 +189,8 @@ pub struct AppInput<'p> {
     pub name_span: Span,
     pub spec: Cow<'p, Node>,
     pub appset: Option<String>,
+    /// Set for an Application rendered from a chart (see [`App::rendered_from`]).
+    pub rendered_from: Option<String>,
 }
 
 /// Builds the model.
@@ -194,6 +202,7 @@ pub fn resolve(project: &Project, graph: &Kustomizations, opts: &ResolveOptions)
     for input in &inputs {
         r.resolve_app(input);
     }
+    r.render_charts();
     r.liveness();
     let mut model = r.model;
     // Findings of dead Applications do not matter.
@@ -215,7 +224,20 @@ struct Resolver<'p> {
     /// Every folder holding a discovered file (and their ancestors).
     dirs: HashSet<String>,
     values_cache: HashMap<FileId, Values>,
+    /// Helm sources of this repository to render (see [`Resolver::render_charts`]).
+    pending_renders: Vec<PendingRender>,
+    /// Chart folders whose templates write no Argo CD object (not rendered again).
+    plain_charts: HashSet<String>,
     model: ArgoModel,
+}
+
+/// A Helm source of this repository: its chart folder, effective values and release.
+struct PendingRender {
+    app: usize,
+    dir: String,
+    values: Values,
+    release: helm::Release,
+    anchor: Span,
 }
 
 impl<'p> Resolver<'p> {
@@ -249,6 +271,8 @@ impl<'p> Resolver<'p> {
             confirmed: HashSet::new(),
             dirs,
             values_cache: HashMap::new(),
+            pending_renders: Vec::new(),
+            plain_charts: HashSet::new(),
             model: ArgoModel {
                 repo_identity: identity,
                 ..ArgoModel::default()
@@ -276,6 +300,7 @@ impl<'p> Resolver<'p> {
                         name_span: name_node.map_or(doc.anchor_span(), |n| n.span),
                         spec: Cow::Borrowed(spec),
                         appset: None,
+                        rendered_from: None,
                     });
                 }
                 DocKind::ApplicationSet => {
@@ -309,6 +334,7 @@ impl<'p> Resolver<'p> {
                             name_span: app.name_span.unwrap_or(doc.anchor_span()),
                             spec: Cow::Owned(app.spec),
                             appset: Some(set_name.clone()),
+                            rendered_from: None,
                         });
                     }
                 }
@@ -390,6 +416,7 @@ impl<'p> Resolver<'p> {
                 name: Field::of(e.value.get("name")),
                 namespace: Field::of(e.value.get("namespace")),
             }),
+            rendered_from: input.rendered_from.clone(),
         });
         let srcs = argocd::sources(&input.spec);
         // `ref:` names → where their repository is.
@@ -539,6 +566,7 @@ impl<'p> Resolver<'p> {
                 // A layer that depends on unknown parameters may override any tag.
                 if complete {
                     self.collect_tags(app, &vals);
+                    self.queue_render(app, src, &dir, &vals, path_node.span);
                     out.values = Some(vals);
                 }
             }
@@ -923,6 +951,226 @@ impl<'p> Resolver<'p> {
         out
     }
 
+    // ---- Helm: app-of-apps charts rendered in-process (see `model::helm`).
+
+    fn queue_render(&mut self, app: usize, src: &Node, dir: &str, vals: &Values, anchor: Span) {
+        let a = &self.model.apps[app];
+        let helm_node = src.get("helm");
+        let name = helm_node
+            .and_then(|h| h.get_str("releaseName"))
+            .unwrap_or(&a.name);
+        let namespace = a
+            .destination
+            .as_ref()
+            .and_then(|d| d.namespace.as_ref())
+            .map_or("default", |f| f.value.as_str());
+        let mut release = helm::Release::new(name, namespace);
+        if let Some(h) = helm_node {
+            if let Some(v) = h.get_str("kubeVersion") {
+                release.kube_version = format!("v{}", v.trim_start_matches('v'));
+            }
+            release.api_versions = h
+                .get("apiVersions")
+                .into_iter()
+                .flat_map(Node::items)
+                .filter_map(Node::as_str)
+                .map(str::to_string)
+                .collect();
+        }
+        self.pending_renders.push(PendingRender {
+            app,
+            dir: dir.to_string(),
+            values: vals.clone(),
+            release,
+            anchor,
+        });
+    }
+
+    /// Renders the queued Helm sources and the charts no Application installs; the Argo CD
+    /// objects they write join the model, managed by the Application (or chart) that renders
+    /// them, and rendered Applications are resolved in turn.
+    fn render_charts(&mut self) {
+        const MAX_RENDERS: usize = 1000;
+        let project = self.project;
+        let mut rendered_dirs: HashSet<String> = HashSet::new();
+        let mut renders = 0;
+        loop {
+            let pending = std::mem::take(&mut self.pending_renders);
+            if pending.is_empty() {
+                // Charts of this repository that no Application renders: installed by hand
+                // (`argocd app create --path apps`), they are roots themselves.
+                let standalone: Vec<(usize, String, Span)> = project
+                    .docs_of(DocKind::HelmChart)
+                    .filter_map(|d| {
+                        let path = &project.source(d.file).path;
+                        let dir = repo::parent(path).to_string();
+                        // A subchart sits in `charts/` of a folder with its own Chart.yaml.
+                        let above = repo::parent(repo::parent(&dir));
+                        let is_sub = repo::parent(&dir).rsplit('/').next() == Some("charts")
+                            && join(above, "Chart.yaml")
+                                .is_some_and(|p| project.file_by_path(&p).is_some());
+                        let idx = project.file_doc_range(d.file).start;
+                        let anchor = d.root.get("name").map_or(d.span, |n| n.span);
+                        (!is_sub && !rendered_dirs.contains(&dir)).then_some((idx, dir, anchor))
+                    })
+                    .collect();
+                let mut inputs = Vec::new();
+                for (doc, dir, anchor) in standalone {
+                    rendered_dirs.insert(dir.clone());
+                    let chart = dir.rsplit('/').next().unwrap_or(&dir).to_string();
+                    let manager = format!("chart `{chart}`");
+                    let release = helm::Release::new(&chart, "default");
+                    inputs.extend(self.render_one(doc, &manager, &dir, None, &release, anchor));
+                }
+                if inputs.is_empty() {
+                    return;
+                }
+                for input in &inputs {
+                    self.resolve_app(input);
+                }
+                continue;
+            }
+            for p in pending {
+                renders += 1;
+                if renders > MAX_RENDERS {
+                    return;
+                }
+                rendered_dirs.insert(p.dir.clone());
+                let doc = self.model.apps[p.app].doc;
+                let manager = format!("Application `{}`", self.model.apps[p.app].name);
+                let inputs =
+                    self.render_one(doc, &manager, &p.dir, Some(&p.values), &p.release, p.anchor);
+                for input in &inputs {
+                    self.resolve_app(input);
+                }
+            }
+        }
+    }
+
+    /// Renders one chart; records its Argo CD objects and returns its Applications to resolve.
+    fn render_one(
+        &mut self,
+        doc: usize,
+        manager: &str,
+        dir: &str,
+        values: Option<&Values>,
+        release: &helm::Release,
+        anchor: Span,
+    ) -> Vec<AppInput<'p>> {
+        if self.plain_charts.contains(dir) {
+            return Vec::new();
+        }
+        let docs = match helm::render_argocd(self.project, dir, values, release, anchor) {
+            Ok(Some(docs)) => docs,
+            Ok(None) => {
+                self.plain_charts.insert(dir.to_string());
+                return Vec::new();
+            }
+            Err(e) => {
+                self.model.not_rendered.push(helm::NotRendered {
+                    manager_doc: doc,
+                    chart_dir: dir.to_string(),
+                    standalone: values.is_none(),
+                    span: anchor,
+                    message: format!(
+                        "the chart `{dir}` writes Argo CD objects but cannot be rendered: {e}"
+                    ),
+                });
+                return Vec::new();
+            }
+        };
+        let mut inputs = Vec::new();
+        for d in docs {
+            let kind = super::classify(&d.template, &d.root);
+            let name_node = d.root.path(&["metadata", "name"]);
+            let name = name_node
+                .and_then(Node::as_str)
+                .unwrap_or("<unnamed>")
+                .to_string();
+            let name_span = name_node.map_or(anchor, |n| n.span);
+            let object = helm::RenderedObject {
+                manager_doc: doc,
+                manager: manager.to_string(),
+                chart_dir: dir.to_string(),
+                standalone: values.is_none(),
+                kind,
+                name: name.clone(),
+                template: d.template,
+                line: d.line,
+                root: d.root,
+            };
+            if kind == DocKind::ApplicationSet {
+                inputs.extend(self.expand_rendered_appset(doc, &object, anchor));
+            }
+            if kind == DocKind::Application {
+                if let Some(spec) = object.root.get("spec") {
+                    inputs.push(AppInput {
+                        doc,
+                        name,
+                        name_span,
+                        spec: Cow::Owned(spec.clone()),
+                        appset: None,
+                        rendered_from: Some(object.label()),
+                    });
+                }
+            }
+            self.model.rendered.push(object);
+        }
+        inputs
+    }
+
+    /// The Applications a rendered ApplicationSet generates, managed by `doc` like the set.
+    fn expand_rendered_appset(
+        &mut self,
+        doc: usize,
+        object: &helm::RenderedObject,
+        anchor: Span,
+    ) -> Vec<AppInput<'p>> {
+        let set = super::Document {
+            file: anchor.file,
+            index: 0,
+            span: anchor,
+            root: object.root.clone(),
+            kind: DocKind::ApplicationSet,
+        };
+        let is_here = |url: &str| -> Option<bool> {
+            if !is_concrete_url(url) {
+                return None;
+            }
+            self.this_repo
+                .as_ref()
+                .map(|set| set.contains(&normalize_url(url)))
+        };
+        let view = appset::RepoView {
+            project: self.project,
+            dirs: &self.dirs,
+            is_here: &is_here,
+        };
+        let exp = appset::expand(&view, &set);
+        let label = object.label();
+        let inputs = exp
+            .apps
+            .into_iter()
+            .map(|app| AppInput {
+                doc,
+                name: app.name,
+                name_span: app.name_span.unwrap_or(anchor),
+                spec: Cow::Owned(app.spec),
+                appset: Some(object.name.clone()),
+                rendered_from: Some(label.clone()),
+            })
+            .collect();
+        if let Some((generator, span)) = exp.unexpandable {
+            self.model.unexpandable.push(Unexpandable {
+                doc,
+                name: object.name.clone(),
+                generator,
+                span,
+            });
+        }
+        inputs
+    }
+
     /// App-of-apps edges and liveness.
     fn liveness(&mut self) {
         let project = self.project;
@@ -972,6 +1220,35 @@ impl<'p> Resolver<'p> {
             }
             live
         };
+        // A chart no Application installs is a root of what it renders; one an Application
+        // installs was rendered with that Application's values, not as a root.
+        let installed: HashSet<&str> = self
+            .model
+            .apps
+            .iter()
+            .flat_map(|a| &a.sources)
+            .filter(|s| s.kind == SourceKind::Helm)
+            .filter_map(|s| match &s.location {
+                Location::InRepo(d) => Some(d.as_str()),
+                _ => None,
+            })
+            .collect();
+        let mut live = live;
+        for o in &self.model.rendered {
+            if o.standalone
+                && !installed.contains(o.chart_dir.as_str())
+                && live.insert(o.manager_doc)
+            {
+                self.model.roots.push(o.manager_doc);
+            }
+        }
+        let mut seen = HashSet::new();
+        let not_rendered = std::mem::take(&mut self.model.not_rendered);
+        self.model.not_rendered = not_rendered
+            .into_iter()
+            .filter(|n| !(n.standalone && installed.contains(n.chart_dir.as_str())))
+            .filter(|n| seen.insert(n.message.clone()))
+            .collect();
         for app in &mut self.model.apps {
             app.live = live.contains(&app.doc);
         }

@@ -35,6 +35,9 @@ struct Object {
 #[derive(Serialize)]
 struct AppOut {
     name: String,
+    /// For an Application rendered from a chart: "rendered from `templates/x.yaml:N` by ...".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rendered_from: Option<String>,
     sources: Vec<SourceOut>,
 }
 
@@ -52,6 +55,7 @@ fn kind_name(k: DocKind) -> &'static str {
         DocKind::Application => "Application",
         DocKind::ApplicationSet => "ApplicationSet",
         DocKind::AppProject => "AppProject",
+        DocKind::HelmChart => "Chart",
         _ => "other",
     }
 }
@@ -81,7 +85,9 @@ fn build(project: &Project, model: &ArgoModel) -> Graph {
         apps_of.entry(a.doc).or_default().push(a);
     }
     for (i, doc) in project.docs.iter().enumerate() {
-        if !is_argocd_kind(doc.kind) {
+        // A chart no Application installs appears when it renders Argo CD objects.
+        let renders = || model.rendered.iter().any(|o| o.manager_doc == i);
+        if !is_argocd_kind(doc.kind) && !renders() {
             continue;
         }
         let file = project.source(doc.file);
@@ -91,6 +97,7 @@ fn build(project: &Project, model: &ArgoModel) -> Graph {
             .iter()
             .map(|a| AppOut {
                 name: a.name.clone(),
+                rendered_from: a.rendered_from.clone(),
                 sources: a
                     .sources
                     .iter()
@@ -122,7 +129,15 @@ fn build(project: &Project, model: &ArgoModel) -> Graph {
         objects.push(Object {
             id: i,
             kind: kind_name(doc.kind),
-            name: doc.name().unwrap_or("<unnamed>").to_string(),
+            name: doc
+                .name()
+                .or_else(|| {
+                    (doc.kind == DocKind::HelmChart)
+                        .then(|| doc.root.get_str("name"))
+                        .flatten()
+                })
+                .unwrap_or("<unnamed>")
+                .to_string(),
             file: file.path.clone(),
             line: file.line_col(doc.span.start as usize).line,
             live,
@@ -178,7 +193,10 @@ pub fn text(project: &Project, model: &ArgoModel) -> String {
             return;
         }
         for app in &o.applications {
-            let inner = if o.kind == "ApplicationSet" {
+            let inner = if let Some(from) = &app.rendered_from {
+                let _ = writeln!(out, "{pad}  renders Application {} ({from})", app.name);
+                format!("{pad}    ")
+            } else if o.kind == "ApplicationSet" {
                 let _ = writeln!(out, "{pad}  generates Application {}", app.name);
                 format!("{pad}    ")
             } else {

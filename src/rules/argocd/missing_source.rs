@@ -46,7 +46,9 @@ impl Rule for MissingSource {
             for &a in apps.iter().take(5) {
                 let app = &model.apps[a];
                 // An Application's own file already shows which Application it is.
-                if app.name_span.file != span.file || apps.len() > 1 {
+                if let Some(rendered) = &app.rendered_from {
+                    f = f.with_label(app.name_span, format!("Application `{}` {rendered}", app.name));
+                } else if app.name_span.file != span.file || apps.len() > 1 {
                     f = f.with_label(
                         app.name_span,
                         format!("referenced by Application `{}`", app.name),

@@ -9,6 +9,7 @@ rule_group!(
     infra_boundary::InfraBoundary,
     insecure_without_edge_tls::InsecureWithoutEdgeTls,
     missing_source::MissingSource,
+    not_rendered::NotRendered,
     project_bounds::ProjectBounds,
     schema::Schema,
     self_managed::SelfManaged,

@@ -1,0 +1,265 @@
+//! Go `text/template` with the Sprig and Helm functions charts use, evaluated in-process with a
+//! budget, and with provenance: every byte range of the output says whether it came from a
+//! template's literal text or from one of the caller's values.
+//!
+//! ```
+//! use gotmpl::{Templates, Value, Limits};
+//! let mut t = Templates::new();
+//! t.add("x.yaml", "name: {{ .name | upper }}").unwrap();
+//! let data = Value::map([("name".to_string(), Value::str("web"))].into_iter().collect());
+//! let out = t.render("x.yaml", &data, &Limits::default()).unwrap();
+//! assert_eq!(out.text, "name: WEB");
+//! ```
+
+mod exec;
+mod fmt;
+mod funcs;
+mod parse;
+mod semver;
+mod sha256;
+mod text;
+mod value;
+pub mod yaml;
+
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+pub use funcs::{SUPPORTED, UNSUPPORTED};
+
+/// Calls a Sprig or Helm function that needs no template context (`b64enc`, `toYaml`...), for
+/// host objects that implement Helm methods.
+pub fn call_function(name: &str, args: Vec<Value>) -> Result<Value, String> {
+    match funcs::call(name, args) {
+        Ok(v) => Ok(v),
+        Err(funcs::FnError::Msg(m)) => Err(m),
+        Err(funcs::FnError::Unsupported) => Err(format!("function \"{name}\" is not supported")),
+    }
+}
+pub use text::{Origin, Segment, Source, Text, TextBuf};
+pub use value::{MapRef, Object, Value, format_float_g};
+
+/// Evaluation limits: rendering stops with an [`ErrorKind::Budget`] error past any of them.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Nodes and commands evaluated.
+    pub steps: u64,
+    /// Nested `template`/`include`/`tpl` calls.
+    pub depth: usize,
+    /// Bytes produced, counting `include` results.
+    pub output_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            steps: 10_000_000,
+            // Helm stops `include` recursion at 1,000.
+            depth: 1000,
+            output_bytes: 64 << 20,
+        }
+    }
+}
+
+/// What went wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    Parse,
+    Exec,
+    /// A Sprig or Helm function this engine does not implement (named).
+    Unsupported(String),
+    /// `fail` or `required`.
+    Fail,
+    /// A limit of [`Limits`] was reached.
+    Budget,
+}
+
+/// An error with its location: template file, byte offset, line and column (1-based).
+#[derive(Clone, Debug)]
+pub struct Error {
+    pub kind: ErrorKind,
+    pub template: Arc<str>,
+    pub offset: usize,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+    /// Set when the failing template text came from a value (`tpl`).
+    pub value_origin: Option<Origin>,
+}
+
+impl Error {
+    fn new(kind: ErrorKind, tree: &Tree, offset: usize, message: String) -> Self {
+        let (line, column) = parse::line_col(&tree.src, offset);
+        Self {
+            kind,
+            template: tree.file.clone(),
+            offset,
+            line,
+            column,
+            message,
+            value_origin: tree.value_origin,
+        }
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.template, self.line, self.column, self.message
+        )
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Rendered text and where each byte range of it came from (sorted, non-overlapping).
+#[derive(Clone, Debug, Default)]
+pub struct Output {
+    pub text: String,
+    pub segments: Vec<Segment>,
+}
+
+impl Output {
+    /// The source of the byte at `offset`, if known.
+    #[must_use]
+    pub fn source_at(&self, offset: usize) -> Option<(&std::ops::Range<usize>, &Source)> {
+        let i = self.segments.partition_point(|(r, _)| r.end <= offset);
+        self.segments
+            .get(i)
+            .filter(|(r, _)| r.start <= offset)
+            .map(|(r, s)| (r, s))
+    }
+}
+
+/// One parsed template body.
+#[derive(Debug)]
+pub(crate) struct Tree {
+    /// The file it was written in (the name given to [`Templates::add`]).
+    file: Arc<str>,
+    src: Arc<str>,
+    nodes: Rc<Vec<parse::Node>>,
+    /// For `tpl`: the template text is one value; its literal text is that value's.
+    value_origin: Option<Origin>,
+}
+
+/// A set of templates that can call each other (Go's `*template.Template` namespace).
+#[derive(Default)]
+pub struct Templates {
+    trees: HashMap<String, Rc<Tree>>,
+    /// Go replaces an earlier definition only with a non-empty one.
+    helm_no_value: bool,
+}
+
+impl Templates {
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Helm mode: the final text has every `<no value>` removed (Helm's engine does this).
+    #[must_use]
+    pub fn helm() -> Self {
+        Self {
+            trees: HashMap::new(),
+            helm_no_value: true,
+        }
+    }
+
+    /// Parses `text` as the template `name`; its `define`s join the set.
+    pub fn add(&mut self, name: &str, text: &str) -> Result<(), Error> {
+        let file: Arc<str> = Arc::from(name);
+        let src: Arc<str> = Arc::from(text);
+        let parsed = parse::parse(text, &funcs::is_defined).map_err(|e| {
+            let (line, column) = parse::line_col(text, e.offset);
+            Error {
+                kind: ErrorKind::Parse,
+                template: file.clone(),
+                offset: e.offset,
+                line,
+                column,
+                message: e.message,
+                value_origin: None,
+            }
+        })?;
+        for (dname, nodes) in parsed.defines {
+            self.insert(dname, file.clone(), src.clone(), nodes);
+        }
+        self.insert(name.to_string(), file, src, parsed.root);
+        Ok(())
+    }
+
+    fn insert(&mut self, name: String, file: Arc<str>, src: Arc<str>, nodes: Vec<parse::Node>) {
+        let empty = nodes.iter().all(|n| match n {
+            parse::Node::Text(a, b) => src[*a..*b].trim().is_empty(),
+            _ => false,
+        });
+        if empty && self.trees.contains_key(&name) {
+            return;
+        }
+        self.trees.insert(
+            name,
+            Rc::new(Tree {
+                file,
+                src,
+                nodes: Rc::new(nodes),
+                value_origin: None,
+            }),
+        );
+    }
+
+    #[must_use]
+    pub fn has(&self, name: &str) -> bool {
+        self.trees.contains_key(name)
+    }
+
+    /// Executes template `name` with `data` as dot and `$`.
+    pub fn render(&self, name: &str, data: &Value, limits: &Limits) -> Result<Output, Error> {
+        let Some(tree) = self.trees.get(name).cloned() else {
+            return Err(Error {
+                kind: ErrorKind::Exec,
+                template: Arc::from(name),
+                offset: 0,
+                line: 1,
+                column: 1,
+                message: format!("no template \"{name}\""),
+                value_origin: None,
+            });
+        };
+        let mut ex = exec::Exec {
+            set: self,
+            extra: HashMap::new(),
+            vars: vec![("$".into(), data.clone())],
+            limits: *limits,
+            steps: 0,
+            depth: 0,
+            produced: 0,
+            tree: tree.clone(),
+        };
+        let mut buf = TextBuf::default();
+        match ex.walk_list(data, &tree.nodes, &mut buf) {
+            Ok(()) => {}
+            Err(exec::Flow::Err(e)) => return Err(*e),
+            Err(_) => {}
+        }
+        let text = buf.finish();
+        let text = if self.helm_no_value && text.as_str().contains("<no value>") {
+            let mut b = TextBuf::default();
+            let s = text.as_str();
+            let mut at = 0;
+            while let Some(i) = s[at..].find("<no value>") {
+                b.push_text_range(&text, at..at + i);
+                at += i + "<no value>".len();
+            }
+            b.push_text_range(&text, at..s.len());
+            b.finish()
+        } else {
+            text
+        };
+        Ok(Output {
+            text: text.as_str().to_string(),
+            segments: text.segments().to_vec(),
+        })
+    }
+}

@@ -1,0 +1,935 @@
+//! Lexer and parser for Go `text/template` (Go 1.24's `text/template/parse`).
+
+/// A parse error at a byte offset of the template text.
+#[derive(Debug, Clone)]
+pub struct ParseError {
+    pub offset: usize,
+    pub message: String,
+}
+
+type PResult<T> = Result<T, ParseError>;
+
+fn perr<T>(offset: usize, message: impl Into<String>) -> PResult<T> {
+    Err(ParseError {
+        offset,
+        message: message.into(),
+    })
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Text(usize, usize), // byte range of (trimmed) text
+    LeftDelim,
+    RightDelim,
+    Field(String), // without the dot
+    Variable(String),
+    Dot,
+    Ident(String),
+    Keyword(&'static str),
+    Bool(bool),
+    Nil,
+    Number(String),
+    Str(String, usize, usize), // value and byte range of the contents
+    Char(String),
+    LParen,
+    RParen,
+    Pipe,
+    Declare,
+    Assign,
+    Comma,
+    Eof,
+}
+
+#[derive(Debug, Clone)]
+struct Token {
+    tok: Tok,
+    pos: usize,
+    /// Whether the token directly follows whitespace (fields chain only without it).
+    after_space: bool,
+}
+
+const KEYWORDS: &[&str] = &[
+    "block", "break", "continue", "define", "else", "end", "if", "range", "template", "with",
+];
+
+fn is_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+fn is_alnum(c: char) -> bool {
+    c == '_' || c.is_alphanumeric()
+}
+
+fn lex(src: &str) -> PResult<Vec<Token>> {
+    let b = src.as_bytes();
+    let mut out = Vec::new();
+    let mut pos = 0;
+    let mut trim_next = false;
+    loop {
+        // Text up to the next "{{".
+        let start = pos;
+        let next = src[pos..].find("{{").map(|i| pos + i);
+        let text_end = next.unwrap_or(src.len());
+        let mut ts = start;
+        let mut te = text_end;
+        if trim_next {
+            while ts < te && is_space(b[ts]) {
+                ts += 1;
+            }
+        }
+        let Some(ld) = next else {
+            if ts < te {
+                out.push(Token {
+                    tok: Tok::Text(ts, te),
+                    pos: ts,
+                    after_space: false,
+                });
+            }
+            out.push(Token {
+                tok: Tok::Eof,
+                pos: src.len(),
+                after_space: false,
+            });
+            return Ok(out);
+        };
+        let mut p = ld + 2;
+        let left_trim = b.len() >= p + 2 && b[p] == b'-' && is_space(b[p + 1]);
+        if left_trim {
+            while te > ts && is_space(b[te - 1]) {
+                te -= 1;
+            }
+            p += 2;
+        }
+        if ts < te {
+            out.push(Token {
+                tok: Tok::Text(ts, te),
+                pos: ts,
+                after_space: false,
+            });
+        }
+        // Comment: "/*" right after the delimiter (and trim marker).
+        let mut q = p;
+        while left_trim && q < b.len() && is_space(b[q]) {
+            q += 1;
+        }
+        if src[q..].starts_with("/*") {
+            let Some(close) = src[q + 2..].find("*/") else {
+                return perr(ld, "unclosed comment");
+            };
+            let mut r = q + 2 + close + 2;
+            let mut rt = false;
+            if b.len() >= r + 2 && is_space(b[r]) && b[r + 1] == b'-' {
+                // " -}}"
+                let mut k = r;
+                while k < b.len() && is_space(b[k]) {
+                    k += 1;
+                }
+                if src[k..].starts_with("-}}") {
+                    rt = true;
+                    r = k + 1;
+                }
+            }
+            if !src[r..].starts_with("}}") {
+                return perr(r, "comment ends before closing delimiter");
+            }
+            pos = r + 2;
+            trim_next = rt;
+            continue;
+        }
+        out.push(Token {
+            tok: Tok::LeftDelim,
+            pos: ld,
+            after_space: false,
+        });
+        pos = p;
+        // Inside the action.
+        let mut paren = 0i32;
+        loop {
+            let mut after_space = false;
+            // Right delimiter with trim marker: " -}}" (any whitespace before the dash).
+            if pos < b.len() && is_space(b[pos]) {
+                let mut k = pos;
+                while k < b.len() && is_space(b[k]) {
+                    k += 1;
+                }
+                if src[k..].starts_with("-}}") {
+                    out.push(Token {
+                        tok: Tok::RightDelim,
+                        pos: k,
+                        after_space: true,
+                    });
+                    pos = k + 3;
+                    trim_next = true;
+                    break;
+                }
+                pos = k;
+                after_space = true;
+            }
+            if pos >= b.len() {
+                return perr(pos, "unclosed action");
+            }
+            if src[pos..].starts_with("}}") {
+                if paren > 0 {
+                    return perr(pos, "unclosed left paren");
+                }
+                out.push(Token {
+                    tok: Tok::RightDelim,
+                    pos,
+                    after_space,
+                });
+                pos += 2;
+                trim_next = false;
+                break;
+            }
+            let c = src[pos..].chars().next().unwrap_or('\0');
+            let at = pos;
+            let tok = match c {
+                '"' => {
+                    let (v, end) = lex_quote(src, pos)?;
+                    pos = end;
+                    Tok::Str(v, at + 1, end - 1)
+                }
+                '`' => {
+                    let Some(e) = src[pos + 1..].find('`') else {
+                        return perr(pos, "unterminated raw quoted string");
+                    };
+                    let v = src[pos + 1..pos + 1 + e].to_string();
+                    pos = pos + 2 + e;
+                    Tok::Str(v, at + 1, pos - 1)
+                }
+                '\'' => {
+                    let (v, end) = lex_char(src, pos)?;
+                    pos = end;
+                    Tok::Char(v)
+                }
+                '$' => {
+                    let mut e = pos + 1;
+                    for ch in src[e..].chars() {
+                        if is_alnum(ch) {
+                            e += ch.len_utf8();
+                        } else {
+                            break;
+                        }
+                    }
+                    let v = src[pos..e].to_string();
+                    pos = e;
+                    Tok::Variable(v)
+                }
+                '.' => {
+                    let nc = b.get(pos + 1).copied().unwrap_or(0);
+                    if nc.is_ascii_digit() {
+                        let e = scan_number(src, pos);
+                        let v = src[pos..e].to_string();
+                        pos = e;
+                        Tok::Number(v)
+                    } else {
+                        let mut e = pos + 1;
+                        for ch in src[e..].chars() {
+                            if is_alnum(ch) {
+                                e += ch.len_utf8();
+                            } else {
+                                break;
+                            }
+                        }
+                        if e == pos + 1 {
+                            pos = e;
+                            Tok::Dot
+                        } else {
+                            let v = src[pos + 1..e].to_string();
+                            pos = e;
+                            Tok::Field(v)
+                        }
+                    }
+                }
+                '(' => {
+                    pos += 1;
+                    paren += 1;
+                    Tok::LParen
+                }
+                ')' => {
+                    pos += 1;
+                    paren -= 1;
+                    if paren < 0 {
+                        return perr(at, "unexpected right paren");
+                    }
+                    Tok::RParen
+                }
+                '|' => {
+                    pos += 1;
+                    Tok::Pipe
+                }
+                ',' => {
+                    pos += 1;
+                    Tok::Comma
+                }
+                ':' => {
+                    if b.get(pos + 1) == Some(&b'=') {
+                        pos += 2;
+                        Tok::Declare
+                    } else {
+                        return perr(pos, "expected :=");
+                    }
+                }
+                '=' => {
+                    pos += 1;
+                    Tok::Assign
+                }
+                '+' | '-' | '0'..='9' => {
+                    let e = scan_number(src, pos);
+                    if e == pos || (e == pos + 1 && (c == '+' || c == '-')) {
+                        let bad: String = src[pos..].chars().take(2).collect();
+                        return perr(pos, format!("bad number syntax: {bad:?}"));
+                    }
+                    let v = src[pos..e].to_string();
+                    pos = e;
+                    Tok::Number(v)
+                }
+                c if is_alnum(c) => {
+                    let mut e = pos;
+                    for ch in src[e..].chars() {
+                        if is_alnum(ch) {
+                            e += ch.len_utf8();
+                        } else {
+                            break;
+                        }
+                    }
+                    let w = &src[pos..e];
+                    pos = e;
+                    match w {
+                        "true" => Tok::Bool(true),
+                        "false" => Tok::Bool(false),
+                        "nil" => Tok::Nil,
+                        _ => match KEYWORDS.iter().find(|k| **k == w) {
+                            Some(k) => Tok::Keyword(k),
+                            None => Tok::Ident(w.to_string()),
+                        },
+                    }
+                }
+                other => return perr(pos, format!("unrecognized character in action: {other:?}")),
+            };
+            out.push(Token {
+                tok,
+                pos: at,
+                after_space,
+            });
+        }
+    }
+}
+
+fn scan_number(src: &str, start: usize) -> usize {
+    let b = src.as_bytes();
+    let mut p = start;
+    if p < b.len() && (b[p] == b'+' || b[p] == b'-') {
+        p += 1;
+    }
+    let mut digits: &[u8] = b"0123456789_";
+    if p + 1 < b.len() && b[p] == b'0' {
+        match b[p + 1] {
+            b'x' | b'X' => {
+                p += 2;
+                digits = b"0123456789abcdefABCDEF_";
+            }
+            b'o' | b'O' => {
+                p += 2;
+                digits = b"01234567_";
+            }
+            b'b' | b'B' => {
+                p += 2;
+                digits = b"01_";
+            }
+            _ => {}
+        }
+    }
+    while p < b.len() && digits.contains(&b[p]) {
+        p += 1;
+    }
+    if p < b.len() && b[p] == b'.' {
+        p += 1;
+        while p < b.len() && digits.contains(&b[p]) {
+            p += 1;
+        }
+    }
+    if digits.len() == 11 && p < b.len() && (b[p] == b'e' || b[p] == b'E') {
+        let mut q = p + 1;
+        if q < b.len() && (b[q] == b'+' || b[q] == b'-') {
+            q += 1;
+        }
+        if q < b.len() && b[q].is_ascii_digit() {
+            p = q;
+            while p < b.len() && b[p].is_ascii_digit() {
+                p += 1;
+            }
+        }
+    }
+    if p < b.len() && b[p] == b'i' {
+        p += 1;
+    }
+    p
+}
+
+fn lex_quote(src: &str, start: usize) -> PResult<(String, usize)> {
+    let mut out = String::new();
+    let mut chars = src[start + 1..].char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => return Ok((out, start + 1 + i + 1)),
+            '\n' => return perr(start, "unterminated quoted string"),
+            '\\' => {
+                let Some((_, e)) = chars.next() else {
+                    break;
+                };
+                match e {
+                    'n' => out.push('\n'),
+                    't' => out.push('\t'),
+                    'r' => out.push('\r'),
+                    'a' => out.push('\x07'),
+                    'b' => out.push('\x08'),
+                    'f' => out.push('\x0c'),
+                    'v' => out.push('\x0b'),
+                    '\\' => out.push('\\'),
+                    '"' => out.push('"'),
+                    '\'' => return perr(start, "invalid syntax in quoted string"),
+                    'x' | 'u' | 'U' => {
+                        let n = match e {
+                            'x' => 2,
+                            'u' => 4,
+                            _ => 8,
+                        };
+                        let mut v = 0u32;
+                        for _ in 0..n {
+                            let Some((_, h)) = chars.next() else {
+                                return perr(start, "invalid syntax in quoted string");
+                            };
+                            let Some(d) = h.to_digit(16) else {
+                                return perr(start, "invalid syntax in quoted string");
+                            };
+                            v = v * 16 + d;
+                        }
+                        match char::from_u32(v) {
+                            Some(ch) => out.push(ch),
+                            None => return perr(start, "invalid syntax in quoted string"),
+                        }
+                    }
+                    '0'..='7' => {
+                        let mut v = e.to_digit(8).unwrap_or(0);
+                        for _ in 0..2 {
+                            let Some((_, h)) = chars.next() else {
+                                return perr(start, "invalid syntax in quoted string");
+                            };
+                            let Some(d) = h.to_digit(8) else {
+                                return perr(start, "invalid syntax in quoted string");
+                            };
+                            v = v * 8 + d;
+                        }
+                        out.push(char::from_u32(v).unwrap_or('\u{fffd}'));
+                    }
+                    _ => return perr(start, "invalid syntax in quoted string"),
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    perr(start, "unterminated quoted string")
+}
+
+fn lex_char(src: &str, start: usize) -> PResult<(String, usize)> {
+    let rest = &src[start + 1..];
+    let Some(end) = rest.find('\'') else {
+        return perr(start, "unterminated character constant");
+    };
+    let body = &rest[..end];
+    let c = if let Some(esc) = body.strip_prefix('\\') {
+        match esc {
+            "n" => '\n',
+            "t" => '\t',
+            "\\" => '\\',
+            "'" => '\'',
+            "r" => '\r',
+            _ => return perr(start, "unsupported character escape"),
+        }
+    } else {
+        let mut it = body.chars();
+        match (it.next(), it.next()) {
+            (Some(c), None) => c,
+            _ => return perr(start, "malformed character constant"),
+        }
+    };
+    Ok((c.to_string(), start + 1 + end + 1))
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// An argument or command word.
+#[derive(Debug, Clone)]
+pub enum Arg {
+    Field(Vec<String>),
+    Variable(String, Vec<String>),
+    Dot,
+    Nil,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    /// A string constant and the byte range of its contents in the template.
+    Str(String, usize, usize),
+    Ident(String),
+    Pipe(Box<Pipe>),
+    /// `(pipe).a.b`
+    Chain(Box<Arg>, Vec<String>),
+}
+
+#[derive(Debug, Clone)]
+pub struct Cmd {
+    pub pos: usize,
+    pub args: Vec<(usize, Arg)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Pipe {
+    pub decl: Vec<String>,
+    pub is_assign: bool,
+    pub cmds: Vec<Cmd>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Node {
+    Text(usize, usize),
+    /// An action and the byte range of `{{ ... }}`.
+    Action(Pipe, usize, usize),
+    If(Branch),
+    With(Branch),
+    Range(Branch),
+    Template(usize, String, Option<Pipe>),
+    Break,
+    Continue,
+}
+
+#[derive(Debug, Clone)]
+pub struct Branch {
+    pub pos: usize,
+    pub pipe: Pipe,
+    pub list: Vec<Node>,
+    pub else_list: Option<Vec<Node>>,
+}
+
+#[derive(Debug)]
+pub struct Parsed {
+    pub root: Vec<Node>,
+    pub defines: Vec<(String, Vec<Node>)>,
+}
+
+struct Parser<'a> {
+    toks: Vec<Token>,
+    i: usize,
+    funcs: &'a dyn Fn(&str) -> bool,
+    range_depth: usize,
+    defines: Vec<(String, Vec<Node>)>,
+    vars: Vec<String>,
+}
+
+enum End {
+    End(usize),
+    Else(usize),
+}
+
+/// Parses a template. `funcs` says whether a function name is defined (Go checks it at parse
+/// time).
+pub fn parse(src: &str, funcs: &dyn Fn(&str) -> bool) -> PResult<Parsed> {
+    let toks = lex(src)?;
+    let mut p = Parser {
+        toks,
+        i: 0,
+        funcs,
+        range_depth: 0,
+        defines: Vec::new(),
+        vars: vec!["$".into()],
+    };
+    let mut root = Vec::new();
+    loop {
+        if matches!(p.peek().tok, Tok::Eof) {
+            break;
+        }
+        if matches!(p.peek().tok, Tok::LeftDelim)
+            && matches!(p.peek_at(1).tok, Tok::Keyword("define"))
+        {
+            p.i += 2;
+            p.parse_define()?;
+            continue;
+        }
+        match p.text_or_action()? {
+            Ok(n) => root.push(n),
+            Err(End::End(pos)) => return perr(pos, "unexpected {{end}}"),
+            Err(End::Else(pos)) => return perr(pos, "unexpected {{else}}"),
+        }
+    }
+    Ok(Parsed {
+        root,
+        defines: p.defines,
+    })
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> &Token {
+        &self.toks[self.i.min(self.toks.len() - 1)]
+    }
+    fn peek_at(&self, k: usize) -> &Token {
+        &self.toks[(self.i + k).min(self.toks.len() - 1)]
+    }
+    fn next(&mut self) -> Token {
+        let t = self.peek().clone();
+        if self.i < self.toks.len() {
+            self.i += 1;
+        }
+        t
+    }
+    fn expect_right(&mut self, ctx: &str) -> PResult<usize> {
+        let t = self.next();
+        match t.tok {
+            Tok::RightDelim => Ok(t.pos),
+            _ => perr(t.pos, format!("unexpected {:?} in {ctx}", t.tok)),
+        }
+    }
+
+    fn parse_define(&mut self) -> PResult<()> {
+        let t = self.next();
+        let name = match t.tok {
+            Tok::Str(s, ..) => s,
+            _ => return perr(t.pos, "define clause: name must be a string"),
+        };
+        self.expect_right("define clause")?;
+        let saved = std::mem::replace(&mut self.vars, vec!["$".into()]);
+        let (list, end) = self.item_list()?;
+        self.vars = saved;
+        if let End::Else(pos) = end {
+            return perr(pos, "unexpected {{else}} in define");
+        }
+        self.defines.push((name, list));
+        Ok(())
+    }
+
+    /// Parses nodes until `{{end}}` or `{{else ...` (the delimiter and keyword are consumed;
+    /// for `else`, the rest of the action is left).
+    fn item_list(&mut self) -> PResult<(Vec<Node>, End)> {
+        let mut list = Vec::new();
+        loop {
+            if matches!(self.peek().tok, Tok::Eof) {
+                return perr(self.peek().pos, "unexpected EOF");
+            }
+            match self.text_or_action()? {
+                Ok(n) => list.push(n),
+                Err(e) => return Ok((list, e)),
+            }
+        }
+    }
+
+    fn text_or_action(&mut self) -> PResult<Result<Node, End>> {
+        let t = self.next();
+        match t.tok {
+            Tok::Text(a, b) => Ok(Ok(Node::Text(a, b))),
+            Tok::LeftDelim => self.action(t.pos),
+            other => perr(t.pos, format!("unexpected {other:?}")),
+        }
+    }
+
+    fn action(&mut self, start: usize) -> PResult<Result<Node, End>> {
+        let t = self.peek().clone();
+        if let Tok::Keyword(k) = t.tok {
+            self.i += 1;
+            return match k {
+                "block" => self.block(t.pos).map(Ok),
+                "break" | "continue" => {
+                    if self.range_depth == 0 {
+                        return perr(t.pos, format!("{{{{{k}}}}} outside {{{{range}}}}"));
+                    }
+                    self.expect_right(k)?;
+                    Ok(Ok(if k == "break" {
+                        Node::Break
+                    } else {
+                        Node::Continue
+                    }))
+                }
+                "define" => perr(t.pos, "unexpected define"),
+                "else" => Ok(Err(End::Else(t.pos))),
+                "end" => {
+                    self.expect_right("end")?;
+                    Ok(Err(End::End(t.pos)))
+                }
+                "if" => self.branch("if", t.pos).map(|b| Ok(Node::If(b))),
+                "with" => self.branch("with", t.pos).map(|b| Ok(Node::With(b))),
+                "range" => self.branch("range", t.pos).map(|b| Ok(Node::Range(b))),
+                "template" => self.template(t.pos).map(Ok),
+                _ => perr(t.pos, "unexpected keyword"),
+            };
+        }
+        let pipe = self.pipeline("command", false)?;
+        let end = self.toks[self.i - 1].pos + 2;
+        Ok(Ok(Node::Action(pipe, start, end)))
+    }
+
+    fn template(&mut self, pos: usize) -> PResult<Node> {
+        let t = self.next();
+        let name = match t.tok {
+            Tok::Str(s, ..) => s,
+            _ => return perr(t.pos, "template clause: name must be a string"),
+        };
+        let pipe = if matches!(self.peek().tok, Tok::RightDelim) {
+            self.next();
+            None
+        } else {
+            Some(self.pipeline("template clause", false)?)
+        };
+        Ok(Node::Template(pos, name, pipe))
+    }
+
+    fn block(&mut self, pos: usize) -> PResult<Node> {
+        let t = self.next();
+        let name = match t.tok {
+            Tok::Str(s, ..) => s,
+            _ => return perr(t.pos, "block clause: name must be a string"),
+        };
+        let pipe = self.pipeline("block clause", false)?;
+        let saved = std::mem::replace(&mut self.vars, vec!["$".into()]);
+        let (list, end) = self.item_list()?;
+        self.vars = saved;
+        if let End::Else(p) = end {
+            return perr(p, "unexpected {{else}} in block");
+        }
+        self.defines.push((name.clone(), list));
+        Ok(Node::Template(pos, name, Some(pipe)))
+    }
+
+    fn branch(&mut self, kind: &str, pos: usize) -> PResult<Branch> {
+        let nvars = self.vars.len();
+        let pipe = self.pipeline(kind, kind == "range")?;
+        if kind == "range" {
+            self.range_depth += 1;
+        }
+        let (list, end) = self.item_list()?;
+        if kind == "range" {
+            self.range_depth -= 1;
+        }
+        let else_list = match end {
+            End::End(_) => None,
+            End::Else(epos) => {
+                // `{{else if ...}}` / `{{else with ...}}` nest a branch that shares our {{end}}.
+                let next = self.peek().clone();
+                match next.tok {
+                    Tok::Keyword(k)
+                        if (k == "if" && kind == "if") || (k == "with" && kind == "with") =>
+                    {
+                        self.i += 1;
+                        let inner = self.branch(k, next.pos)?;
+                        Some(vec![if k == "if" {
+                            Node::If(inner)
+                        } else {
+                            Node::With(inner)
+                        }])
+                    }
+                    _ => {
+                        self.expect_right("else")?;
+                        let (l, end2) = self.item_list()?;
+                        if let End::Else(p) = end2 {
+                            return perr(p, "expected end; found {{else}}");
+                        }
+                        let _ = epos;
+                        Some(l)
+                    }
+                }
+            }
+        };
+        self.vars.truncate(nvars);
+        Ok(Branch {
+            pos,
+            pipe,
+            list,
+            else_list,
+        })
+    }
+
+    fn pipeline(&mut self, ctx: &str, allow_two: bool) -> PResult<Pipe> {
+        let pos = self.peek().pos;
+        let mut decl = Vec::new();
+        let mut is_assign = false;
+        if let Tok::Variable(v) = &self.peek().tok {
+            let v = v.clone();
+            match self.peek_at(1).tok {
+                Tok::Declare | Tok::Assign => {
+                    is_assign = matches!(self.peek_at(1).tok, Tok::Assign);
+                    self.i += 2;
+                    if is_assign && !self.vars.contains(&v) {
+                        return perr(pos, format!("undefined variable \"{v}\""));
+                    }
+                    decl.push(v);
+                }
+                Tok::Comma if allow_two => {
+                    if let Tok::Variable(v2) = &self.peek_at(2).tok {
+                        let v2 = v2.clone();
+                        if matches!(self.peek_at(3).tok, Tok::Declare | Tok::Assign) {
+                            is_assign = matches!(self.peek_at(3).tok, Tok::Assign);
+                            self.i += 4;
+                            decl.push(v);
+                            decl.push(v2);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut cmds = Vec::new();
+        loop {
+            let t = self.peek().clone();
+            match t.tok {
+                Tok::RightDelim | Tok::RParen => {
+                    self.next();
+                    if cmds.is_empty() {
+                        return perr(t.pos, format!("missing value for {ctx}"));
+                    }
+                    break;
+                }
+                Tok::Pipe => return perr(t.pos, "missing command before |"),
+                _ => {
+                    cmds.push(self.command()?);
+                }
+            }
+        }
+        if !is_assign {
+            for d in &decl {
+                self.vars.push(d.clone());
+            }
+        }
+        Ok(Pipe {
+            decl,
+            is_assign,
+            cmds,
+        })
+    }
+
+    fn command(&mut self) -> PResult<Cmd> {
+        let pos = self.peek().pos;
+        let mut args = Vec::new();
+        loop {
+            let t = self.peek().clone();
+            match t.tok {
+                Tok::RightDelim | Tok::RParen => break,
+                Tok::Pipe => {
+                    self.next();
+                    if matches!(self.peek().tok, Tok::RightDelim | Tok::RParen) {
+                        return perr(t.pos, "missing command after |");
+                    }
+                    break;
+                }
+                Tok::Eof => return perr(t.pos, "unclosed action"),
+                _ => {
+                    if !args.is_empty() && !t.after_space && !matches!(t.tok, Tok::LParen) {
+                        // Go requires space between arguments.
+                    }
+                    let a = self.operand()?;
+                    args.push((t.pos, a));
+                }
+            }
+        }
+        if args.is_empty() {
+            return perr(pos, "empty command");
+        }
+        Ok(Cmd { pos, args })
+    }
+
+    fn operand(&mut self) -> PResult<Arg> {
+        let t = self.next();
+        let term = match t.tok {
+            Tok::Ident(name) => {
+                if !(self.funcs)(&name) {
+                    return perr(t.pos, format!("function \"{name}\" not defined"));
+                }
+                Arg::Ident(name)
+            }
+            Tok::Dot => Arg::Dot,
+            Tok::Nil => Arg::Nil,
+            Tok::Variable(v) => {
+                if !self.vars.contains(&v) {
+                    return perr(t.pos, format!("undefined variable \"{v}\""));
+                }
+                Arg::Variable(v, Vec::new())
+            }
+            Tok::Field(f) => Arg::Field(vec![f]),
+            Tok::Bool(b) => Arg::Bool(b),
+            Tok::Number(n) => number(&n).ok_or_else(|| ParseError {
+                offset: t.pos,
+                message: format!("illegal number syntax: {n:?}"),
+            })?,
+            Tok::Char(c) => Arg::Int(c.chars().next().map_or(0, |c| c as i64)),
+            Tok::Str(s, a, b) => Arg::Str(s, a, b),
+            Tok::LParen => {
+                let p = self.pipeline("parenthesized pipeline", false)?;
+                Arg::Pipe(Box::new(p))
+            }
+            other => return perr(t.pos, format!("unexpected {other:?} in operand")),
+        };
+        // A chain of fields written without spaces: `.a.b`, `$x.a`, `(...).a`.
+        let mut chain = Vec::new();
+        while let Tok::Field(f) = &self.peek().tok {
+            if self.peek().after_space {
+                break;
+            }
+            chain.push(f.clone());
+            self.i += 1;
+        }
+        if chain.is_empty() {
+            return Ok(term);
+        }
+        Ok(match term {
+            Arg::Field(mut f) => {
+                f.extend(chain);
+                Arg::Field(f)
+            }
+            Arg::Variable(v, mut f) => {
+                f.extend(chain);
+                Arg::Variable(v, f)
+            }
+            Arg::Bool(_) | Arg::Str(..) | Arg::Int(_) | Arg::Float(_) | Arg::Nil | Arg::Dot => {
+                return perr(t.pos, "unexpected . after term");
+            }
+            other => Arg::Chain(Box::new(other), chain),
+        })
+    }
+}
+
+fn number(text: &str) -> Option<Arg> {
+    let clean: String = text.chars().filter(|c| *c != '_').collect();
+    let (neg, body) = match clean.strip_prefix('-') {
+        Some(b) => (true, b.to_string()),
+        None => (false, clean.trim_start_matches('+').to_string()),
+    };
+    let lower = body.to_ascii_lowercase();
+    let int = if let Some(h) = lower.strip_prefix("0x") {
+        i64::from_str_radix(h, 16).ok()
+    } else if let Some(o) = lower.strip_prefix("0o") {
+        i64::from_str_radix(o, 8).ok()
+    } else if let Some(bn) = lower.strip_prefix("0b") {
+        i64::from_str_radix(bn, 2).ok()
+    } else if lower.len() > 1 && lower.starts_with('0') && lower.bytes().all(|c| c.is_ascii_digit())
+    {
+        i64::from_str_radix(&lower[1..], 8).ok()
+    } else if lower.bytes().all(|c| c.is_ascii_digit()) {
+        lower.parse::<i64>().ok()
+    } else {
+        None
+    };
+    if let Some(i) = int {
+        return Some(Arg::Int(if neg { -i } else { i }));
+    }
+    if lower.starts_with("0x") || lower.ends_with('i') {
+        return None;
+    }
+    let f: f64 = lower.parse().ok()?;
+    // Go: a float constant with an integral value still is an int when written without
+    // '.', 'e' or 'p' — handled above; here the text had them.
+    Some(Arg::Float(if neg { -f } else { f }))
+}
+
+/// Positions of line starts, for error messages.
+pub fn line_col(src: &str, offset: usize) -> (usize, usize) {
+    let before = &src[..offset.min(src.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1);
+    (line, col)
+}

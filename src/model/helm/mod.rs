@@ -1,0 +1,987 @@
+//! Helm charts of this repository, rendered in-process with the `gotmpl` engine.
+//!
+//! [`load`] reads a chart folder (`Chart.yaml`, `values.yaml`, `templates/`, `crds/`, and
+//! subcharts under `charts/` with their `dependencies` entries); [`render`] renders it with
+//! effective values as Helm does (subchart defaults coalesced under their name or alias,
+//! `global` copied down, `condition`/`tags` honoured, templates parsed in Helm's order, partials
+//! `_*` and `NOTES.txt` not rendered). Every byte of a rendered manifest knows where it came
+//! from: a values node (its span) or a template range ([`Manifest::origin_at`]).
+//!
+//! Templates are Go templates, not YAML, so discovery skips them: they are read here, from the
+//! disk under the root, confined to it, and only when the project is on disk.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use gotmpl::{Limits, Origin, Source, Templates, Value};
+
+use super::Project;
+use super::repo::join;
+use super::values::Values;
+use crate::source::Span;
+use crate::yaml::{self, Node};
+
+/// Limits of one chart rendering.
+const LIMITS: Limits = Limits {
+    steps: 5_000_000,
+    depth: 1000,
+    output_bytes: 32 << 20,
+};
+/// Files read from one chart's `templates/` and `crds/` folders, and their size.
+const MAX_TEMPLATE_FILES: usize = 2000;
+const MAX_TEMPLATE_BYTES: u64 = 4 << 20;
+const MAX_SUBCHART_DEPTH: usize = 8;
+
+/// A chart folder of this repository.
+#[derive(Debug)]
+pub struct Chart {
+    /// Repository-relative folder.
+    pub dir: String,
+    pub name: String,
+    /// `Chart.yaml` as `.Chart` sees it (`Name`, `Version`, `AppVersion`...).
+    pub metadata: BTreeMap<String, String>,
+    /// Chart defaults (`values.yaml`), with spans.
+    pub defaults: Values,
+    /// `templates/**`: chart-relative path (`templates/x.yaml`) and text.
+    pub templates: Vec<(String, String)>,
+    /// `crds/**`: chart-relative path and text (installed as is, never templated).
+    pub crds: Vec<(String, String)>,
+    /// The other files `.Files` sees (not `templates/`, `charts/`, `Chart.yaml`, values files).
+    pub files: Vec<(String, String)>,
+    pub dependencies: Vec<Dependency>,
+    /// Subcharts found under `charts/` (folders; archives are listed in `archives`).
+    pub subcharts: Vec<Chart>,
+    /// `charts/*.tgz` archives, not read.
+    pub archives: Vec<String>,
+}
+
+/// A `dependencies` entry of `Chart.yaml`.
+#[derive(Debug, Clone)]
+pub struct Dependency {
+    pub name: String,
+    pub alias: Option<String>,
+    pub condition: Option<String>,
+    pub tags: Vec<String>,
+}
+
+/// Why a chart cannot be rendered.
+#[derive(Debug, Clone)]
+pub struct RenderError {
+    /// Repository-relative file (a template, or the chart folder).
+    pub path: String,
+    /// 1-based line in that file (0 when not known).
+    pub line: usize,
+    pub message: String,
+    /// The unsupported template function, when that is the reason.
+    pub unsupported: Option<String>,
+}
+
+impl std::fmt::Display for RenderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line > 0 {
+            write!(f, "{}:{}: {}", self.path, self.line, self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+/// Where a byte of a rendered manifest came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RenderOrigin {
+    /// A values node.
+    Value(Span),
+    /// A template file (repository-relative) and the byte range in it.
+    Template {
+        path: String,
+        start: usize,
+        end: usize,
+    },
+}
+
+/// One rendered template file.
+#[derive(Debug)]
+pub struct Manifest {
+    /// Repository-relative path of the template (or CRD) file.
+    pub path: String,
+    pub text: String,
+    segments: Vec<gotmpl::Segment>,
+}
+
+/// What a rendering produced: manifests, and the template texts to locate lines in.
+#[derive(Debug, Default)]
+pub struct Rendered {
+    pub manifests: Vec<Manifest>,
+    /// Value spans by origin handle.
+    origins: Vec<Span>,
+    /// Template name (as Helm names it) → repository-relative path.
+    paths: BTreeMap<String, String>,
+    /// Repository-relative path → template text.
+    texts: BTreeMap<String, String>,
+}
+
+impl Rendered {
+    /// The origin of byte `offset` of `manifest`.
+    #[must_use]
+    pub fn origin_at(&self, manifest: &Manifest, offset: usize) -> Option<RenderOrigin> {
+        let i = manifest.segments.partition_point(|(r, _)| r.end <= offset);
+        let (r, src) = manifest
+            .segments
+            .get(i)
+            .filter(|(r, _)| r.start <= offset)?;
+        Some(match src {
+            Source::Value(Origin(n)) => RenderOrigin::Value(*self.origins.get(*n as usize)?),
+            Source::Template { name, range } => {
+                let path = self
+                    .paths
+                    .get(&**name)
+                    .cloned()
+                    .unwrap_or_else(|| name.to_string());
+                // A literal copy maps byte for byte; an action's span is kept whole.
+                let literal = r.len() == range.len();
+                let (start, end) = if literal {
+                    let at = range.start + (offset - r.start);
+                    (at, at)
+                } else {
+                    (range.start, range.end)
+                };
+                RenderOrigin::Template { path, start, end }
+            }
+        })
+    }
+
+    /// The span of the first value printed within `range` of `manifest` (a quoted scalar's
+    /// quotes come from the template, its text from the value).
+    #[must_use]
+    pub fn value_within(&self, manifest: &Manifest, range: std::ops::Range<usize>) -> Option<Span> {
+        let i = manifest
+            .segments
+            .partition_point(|(r, _)| r.end <= range.start);
+        manifest.segments[i..]
+            .iter()
+            .take_while(|(r, _)| r.start < range.end)
+            .find_map(|(_, src)| match src {
+                Source::Value(Origin(n)) => self.origins.get(*n as usize).copied(),
+                Source::Template { .. } => None,
+            })
+    }
+
+    /// The 1-based line of `offset` in the template file `path`.
+    #[must_use]
+    pub fn template_line(&self, path: &str, offset: usize) -> usize {
+        self.texts.get(path).map_or(0, |t| {
+            t.get(..offset.min(t.len()))
+                .map_or(0, |before| before.matches('\n').count() + 1)
+        })
+    }
+}
+
+/// Whether `text` (a template) writes an Argo CD object: a line `kind: Application`,
+/// `ApplicationSet` or `AppProject`.
+#[must_use]
+pub fn writes_argocd_kind(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.trim_start();
+        l.strip_prefix("kind:").is_some_and(|k| {
+            let k = k.trim().trim_matches(|c| c == '"' || c == '\'');
+            matches!(k, "Application" | "ApplicationSet" | "AppProject")
+        })
+    })
+}
+
+/// Reads the chart in `dir` (repository-relative).
+pub fn load(project: &Project, dir: &str) -> Result<Chart, RenderError> {
+    load_at(project, dir, 0)
+}
+
+fn load_at(project: &Project, dir: &str, depth: usize) -> Result<Chart, RenderError> {
+    let fail = |message: String| RenderError {
+        path: dir.to_string(),
+        line: 0,
+        message,
+        unsupported: None,
+    };
+    if depth > MAX_SUBCHART_DEPTH {
+        return Err(fail("subcharts nested too deeply".into()));
+    }
+    let chart_yaml = ["Chart.yaml", "Chart.yml"]
+        .iter()
+        .filter_map(|n| join(dir, n))
+        .find_map(|p| project.file_by_path(&p))
+        .ok_or_else(|| fail("no Chart.yaml".into()))?;
+    let doc = project
+        .file_docs(chart_yaml.id)
+        .first()
+        .ok_or_else(|| fail("Chart.yaml has no document".into()))?;
+    let root = &doc.root;
+    let name = root
+        .get_str("name")
+        .map(str::to_string)
+        .unwrap_or_else(|| dir.rsplit('/').next().unwrap_or(dir).to_string());
+    let mut metadata = BTreeMap::new();
+    for (key, field) in [
+        ("name", "Name"),
+        ("version", "Version"),
+        ("appVersion", "AppVersion"),
+        ("apiVersion", "APIVersion"),
+        ("description", "Description"),
+        ("type", "Type"),
+        ("kubeVersion", "KubeVersion"),
+        ("home", "Home"),
+        ("icon", "Icon"),
+    ] {
+        if let Some(v) = root.get(key).and_then(Node::scalar_text) {
+            metadata.insert(field.to_string(), v.to_string());
+        }
+    }
+    metadata.insert("Name".into(), name.clone());
+    let defaults = join(dir, "values.yaml")
+        .and_then(|p| project.file_by_path(&p))
+        .and_then(|f| project.file_docs(f.id).first())
+        .map_or(Values::Map(Vec::new()), |d| {
+            Values::from_node(&d.root, None)
+        });
+    let mut dependencies = Vec::new();
+    for d in root.get("dependencies").into_iter().flat_map(Node::items) {
+        let Some(dname) = d.get_str("name") else {
+            continue;
+        };
+        dependencies.push(Dependency {
+            name: dname.to_string(),
+            alias: d.get_str("alias").map(str::to_string),
+            condition: d.get_str("condition").map(str::to_string),
+            tags: d
+                .get("tags")
+                .into_iter()
+                .flat_map(Node::items)
+                .filter_map(Node::as_str)
+                .map(str::to_string)
+                .collect(),
+        });
+    }
+    if !project.on_disk {
+        return Err(fail("chart templates are only read from disk".into()));
+    }
+    let abs = project.root.join(dir);
+    let mut templates = Vec::new();
+    read_tree(&abs, "templates", &mut templates).map_err(fail)?;
+    let mut crds = Vec::new();
+    read_tree(&abs, "crds", &mut crds).map_err(fail)?;
+    // `.Files`: a chart with too many or too large files just has none readable.
+    let mut files = Vec::new();
+    if read_tree(&abs, ".", &mut files).is_err() {
+        files.clear();
+    }
+    let files: Vec<(String, String)> = files
+        .into_iter()
+        .filter_map(|(p, t)| {
+            let p = p.strip_prefix("./").unwrap_or(&p).to_string();
+            let hidden = p.starts_with("templates/")
+                || p.starts_with("charts/")
+                || matches!(
+                    p.as_str(),
+                    "Chart.yaml"
+                        | "Chart.lock"
+                        | "values.yaml"
+                        | "values.schema.json"
+                        | "requirements.yaml"
+                        | "requirements.lock"
+                );
+            (!hidden).then_some((p, t))
+        })
+        .collect();
+    let mut subcharts = Vec::new();
+    let mut archives = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(abs.join("charts")) {
+        let mut names: Vec<(String, bool)> = entries
+            .filter_map(Result::ok)
+            .filter_map(|e| {
+                let meta = e.metadata().ok()?;
+                Some((e.file_name().to_string_lossy().into_owned(), meta.is_dir()))
+            })
+            .collect();
+        names.sort();
+        for (n, is_dir) in names {
+            let Some(sub) = join(dir, &format!("charts/{n}")) else {
+                continue;
+            };
+            if is_dir {
+                if let Ok(c) = load_at(project, &sub, depth + 1) {
+                    subcharts.push(c);
+                }
+            } else if n.ends_with(".tgz") {
+                archives.push(sub);
+            }
+        }
+    }
+    Ok(Chart {
+        dir: dir.to_string(),
+        name,
+        metadata,
+        defaults,
+        templates,
+        crds,
+        files,
+        dependencies,
+        subcharts,
+        archives,
+    })
+}
+
+/// Reads every regular file under `base/sub` (no symlinks), sorted, as (`sub/...`, text).
+fn read_tree(base: &Path, sub: &str, out: &mut Vec<(String, String)>) -> Result<(), String> {
+    let mut stack = vec![sub.to_string()];
+    let mut found = Vec::new();
+    while let Some(rel) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(base.join(&rel)) else {
+            continue;
+        };
+        for e in entries.filter_map(Result::ok) {
+            let Ok(meta) = std::fs::symlink_metadata(e.path()) else {
+                continue;
+            };
+            let child = format!("{rel}/{}", e.file_name().to_string_lossy());
+            if meta.is_dir() {
+                stack.push(child);
+            } else if meta.is_file() {
+                if meta.len() > MAX_TEMPLATE_BYTES {
+                    return Err(format!("{child} is larger than {MAX_TEMPLATE_BYTES} bytes"));
+                }
+                found.push(child);
+                if found.len() > MAX_TEMPLATE_FILES {
+                    return Err(format!("more than {MAX_TEMPLATE_FILES} files in {sub}/"));
+                }
+            }
+        }
+    }
+    found.sort();
+    for rel in found {
+        // A file that is not UTF-8 text (an image under templates/) is skipped, as a template.
+        if let Ok(text) = std::fs::read_to_string(base.join(&rel)) {
+            out.push((rel, text));
+        }
+    }
+    Ok(())
+}
+
+/// The release an Application installs.
+#[derive(Debug, Clone)]
+pub struct Release {
+    pub name: String,
+    pub namespace: String,
+    /// `.Capabilities.KubeVersion.Version` (Helm's default: `v1.36.0` for Helm 4.2).
+    pub kube_version: String,
+    /// Extra `.Capabilities.APIVersions` (Argo CD's `helm.apiVersions`).
+    pub api_versions: Vec<String>,
+}
+
+impl Release {
+    #[must_use]
+    pub fn new(name: &str, namespace: &str) -> Self {
+        Release {
+            name: name.to_string(),
+            namespace: namespace.to_string(),
+            kube_version: "v1.36.0".into(),
+            api_versions: Vec::new(),
+        }
+    }
+}
+
+/// Renders `chart` with `values` (the effective values: the chart's `values.yaml` merged with the
+/// Application's layers, as the resolver computes them).
+pub fn render(chart: &Chart, values: &Values, release: &Release) -> Result<Rendered, RenderError> {
+    let mut out = Rendered::default();
+    let top = to_value(values, &mut out.origins);
+    coalesce_deps(chart, &top, &mut out.origins);
+    // Every template of every enabled chart, named as Helm names them.
+    let mut units: Vec<Unit> = Vec::new();
+    collect_units(chart, &chart.name, &top, &mut units);
+    let mut set = Templates::helm();
+    let mut order: Vec<(String, usize, usize)> = Vec::new();
+    for (u, unit) in units.iter().enumerate() {
+        for (t, (rel, text)) in unit.chart.templates.iter().enumerate() {
+            let name = format!("{}/{rel}", unit.prefix);
+            let path = join(&unit.chart.dir, rel).unwrap_or_default();
+            out.paths.insert(name.clone(), path.clone());
+            out.texts.insert(path, text.clone());
+            order.push((name, u, t));
+        }
+    }
+    // Helm parses deeper paths first, then in reverse name order; later definitions win.
+    order.sort_by(|a, b| {
+        let (da, db) = (a.0.matches('/').count(), b.0.matches('/').count());
+        db.cmp(&da).then_with(|| b.0.cmp(&a.0))
+    });
+    for (name, u, t) in &order {
+        let text = &units[*u].chart.templates[*t].1;
+        if let Err(e) = set.add(name, text) {
+            return Err(error(&out, &e));
+        }
+    }
+    for (name, u, _) in &order {
+        let base = name.rsplit('/').next().unwrap_or(name);
+        if base.starts_with('_') || base == "NOTES.txt" {
+            continue;
+        }
+        let unit = &units[*u];
+        let data = render_data(unit, name, release);
+        let rendered = set
+            .render(name, &data, &LIMITS)
+            .map_err(|e| error(&out, &e))?;
+        out.manifests.push(Manifest {
+            path: out.paths.get(name).cloned().unwrap_or_default(),
+            text: rendered.text,
+            segments: rendered.segments,
+        });
+    }
+    for unit in &units {
+        for (rel, text) in &unit.chart.crds {
+            let path = join(&unit.chart.dir, rel).unwrap_or_default();
+            let name = format!("{}/{rel}", unit.prefix);
+            out.paths.insert(name.clone(), path.clone());
+            out.texts.insert(path.clone(), text.clone());
+            let segments = if text.is_empty() {
+                Vec::new()
+            } else {
+                vec![(
+                    0..text.len(),
+                    Source::Template {
+                        name: name.as_str().into(),
+                        range: 0..text.len(),
+                    },
+                )]
+            };
+            out.manifests.push(Manifest {
+                path,
+                text: text.clone(),
+                segments,
+            });
+        }
+    }
+    out.manifests.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+fn error(out: &Rendered, e: &gotmpl::Error) -> RenderError {
+    let path = out
+        .paths
+        .get(&*e.template)
+        .cloned()
+        .unwrap_or_else(|| e.template.to_string());
+    RenderError {
+        path,
+        line: e.line,
+        message: e.message.clone(),
+        unsupported: match &e.kind {
+            gotmpl::ErrorKind::Unsupported(f) => Some(f.clone()),
+            _ => None,
+        },
+    }
+}
+
+/// One chart to render: its templates' name prefix and its `.Values`.
+struct Unit<'c> {
+    chart: &'c Chart,
+    prefix: String,
+    values: Value,
+}
+
+fn collect_units<'c>(chart: &'c Chart, prefix: &str, values: &Value, out: &mut Vec<Unit<'c>>) {
+    out.push(Unit {
+        chart,
+        prefix: prefix.to_string(),
+        values: values.clone(),
+    });
+    for (sub, key) in enabled_subcharts(chart, values) {
+        let sub_values = match values {
+            Value::Map(m) => m
+                .borrow()
+                .get(&key)
+                .cloned()
+                .unwrap_or_else(Value::empty_map),
+            _ => Value::empty_map(),
+        };
+        let dir_name = sub.dir.rsplit('/').next().unwrap_or(&sub.name);
+        collect_units(
+            sub,
+            &format!("{prefix}/charts/{dir_name}"),
+            &sub_values,
+            out,
+        );
+    }
+}
+
+/// Subcharts that are enabled, with the values key each one reads (its alias or name).
+fn enabled_subcharts<'c>(chart: &'c Chart, values: &Value) -> Vec<(&'c Chart, String)> {
+    let mut out = Vec::new();
+    for sub in &chart.subcharts {
+        let deps: Vec<&Dependency> = chart
+            .dependencies
+            .iter()
+            .filter(|d| d.name == sub.name)
+            .collect();
+        if deps.is_empty() {
+            // A folder under charts/ without a dependencies entry is still a subchart.
+            out.push((sub, sub.name.clone()));
+            continue;
+        }
+        for d in deps {
+            if dependency_enabled(d, values) {
+                out.push((sub, d.alias.clone().unwrap_or_else(|| d.name.clone())));
+            }
+        }
+    }
+    out
+}
+
+/// Helm's `condition` (the first path that resolves to a bool decides), then `tags` (any true).
+fn dependency_enabled(d: &Dependency, values: &Value) -> bool {
+    if let Some(cond) = &d.condition {
+        for path in cond.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            if let Some(Value::Bool(b, _)) = lookup_path(values, path) {
+                return b;
+            }
+        }
+    }
+    if d.tags.is_empty() {
+        return true;
+    }
+    let mut any_set = false;
+    for t in &d.tags {
+        if let Some(Value::Bool(b, _)) = lookup_path(values, &format!("tags.{t}")) {
+            if b {
+                return true;
+            }
+            any_set = true;
+        }
+    }
+    !any_set
+}
+
+fn lookup_path(values: &Value, path: &str) -> Option<Value> {
+    let mut cur = values.clone();
+    for key in path.split('.') {
+        let next = match &cur {
+            Value::Map(m) => m.borrow().get(key).cloned(),
+            _ => None,
+        };
+        cur = next?;
+    }
+    Some(cur)
+}
+
+/// Coalesces each enabled subchart's defaults under its key, and `global` down, recursively
+/// (Helm's `CoalesceValues`): values already set win; `null` deletes a default.
+fn coalesce_deps(chart: &Chart, values: &Value, origins: &mut Vec<Span>) {
+    let Value::Map(top) = values else {
+        return;
+    };
+    let global = top.borrow().get("global").cloned();
+    for (sub, key) in enabled_subcharts(chart, values) {
+        let defaults = to_value(&sub.defaults, origins);
+        let current = top.borrow().get(&key).cloned();
+        let merged = match current {
+            Some(Value::Map(m)) => {
+                let v = Value::Map(m);
+                coalesce_into(&v, &defaults);
+                v
+            }
+            Some(Value::Nil) | None => defaults,
+            // A non-map value where the subchart expects a map: Helm keeps the user's value.
+            Some(other) => other,
+        };
+        if let (Value::Map(sm), Some(Value::Map(g))) = (&merged, &global) {
+            let sub_global = sm.borrow().get("global").cloned();
+            let combined = match sub_global {
+                Some(Value::Map(sg)) => {
+                    let parent = Value::Map(g.clone()).deep_copy();
+                    coalesce_into(&parent, &Value::Map(sg));
+                    parent
+                }
+                _ => Value::Map(g.clone()).deep_copy(),
+            };
+            sm.borrow_mut().insert("global".into(), combined);
+        }
+        coalesce_deps(sub, &merged, origins);
+        top.borrow_mut().insert(key, merged);
+    }
+}
+
+/// Fills `dst` with `defaults` where `dst` has no key; maps merge recursively.
+fn coalesce_into(dst: &Value, defaults: &Value) {
+    let (Value::Map(d), Value::Map(s)) = (dst, defaults) else {
+        return;
+    };
+    let src: Vec<(String, Value)> = s
+        .borrow()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    for (k, v) in src {
+        let cur = d.borrow().get(&k).cloned();
+        match cur {
+            None => {
+                d.borrow_mut().insert(k, v);
+            }
+            Some(Value::Nil) => {
+                d.borrow_mut().remove(&k);
+            }
+            Some(existing @ Value::Map(_)) => coalesce_into(&existing, &v),
+            Some(_) => {}
+        }
+    }
+}
+
+/// Converts values with spans into template values whose origins index `origins`.
+#[must_use]
+pub fn to_value(v: &Values, origins: &mut Vec<Span>) -> Value {
+    match v {
+        Values::Null => Value::Nil,
+        Values::Scalar { text, is_str, span } => {
+            let origin = Some(Origin(origins.len() as u64));
+            origins.push(*span);
+            if *is_str {
+                return Value::str_at(text, origin);
+            }
+            match gotmpl::yaml::resolve_plain(text) {
+                Value::Bool(b, _) => Value::Bool(b, origin),
+                Value::Float(f, _) => Value::Float(f, origin),
+                Value::Nil => Value::Nil,
+                _ => Value::str_at(text, origin),
+            }
+        }
+        Values::Seq(_, items) => Value::list(items.iter().map(|i| to_value(i, origins)).collect()),
+        Values::Map(entries) => Value::map(
+            entries
+                .iter()
+                .filter(|(_, v)| !matches!(v, Values::Null))
+                .map(|(k, v)| (k.clone(), to_value(v, origins)))
+                .collect(),
+        ),
+    }
+}
+
+fn str_map(entries: &[(&str, Value)]) -> Value {
+    Value::map(
+        entries
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), v.clone()))
+            .collect(),
+    )
+}
+
+fn render_data(unit: &Unit<'_>, name: &str, release: &Release) -> Value {
+    let chart = Value::map(
+        unit.chart
+            .metadata
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::str(v)))
+            .collect(),
+    );
+    let kube = release.kube_version.trim_start_matches('v');
+    let mut parts = kube.split('.');
+    let major = parts.next().unwrap_or("1").to_string();
+    let minor = parts.next().unwrap_or("0").to_string();
+    let base_path = format!("{}/templates", unit.prefix);
+    str_map(&[
+        ("Values", unit.values.clone()),
+        (
+            "Release",
+            str_map(&[
+                ("Name", Value::str(&release.name)),
+                ("Namespace", Value::str(&release.namespace)),
+                ("Service", Value::str("Helm")),
+                ("Revision", Value::Int(1, None)),
+                ("IsInstall", Value::Bool(true, None)),
+                ("IsUpgrade", Value::Bool(false, None)),
+            ]),
+        ),
+        ("Chart", chart),
+        (
+            "Capabilities",
+            str_map(&[
+                (
+                    "KubeVersion",
+                    str_map(&[
+                        ("Version", Value::str(&release.kube_version)),
+                        ("GitVersion", Value::str(&release.kube_version)),
+                        ("Major", Value::str(&major)),
+                        ("Minor", Value::str(&minor)),
+                    ]),
+                ),
+                (
+                    "APIVersions",
+                    Value::Object(std::rc::Rc::new(ApiVersions(release.api_versions.clone()))),
+                ),
+                ("HelmVersion", str_map(&[("Version", Value::str("v4.2"))])),
+            ]),
+        ),
+        (
+            "Template",
+            str_map(&[
+                ("Name", Value::str(name)),
+                ("BasePath", Value::str(&base_path)),
+            ]),
+        ),
+        (
+            "Files",
+            Value::Object(std::rc::Rc::new(Files {
+                files: unit.chart.files.iter().cloned().collect(),
+            })),
+        ),
+    ])
+}
+
+/// `.Capabilities.APIVersions`: `Has` answers for built-in groups and the configured ones.
+#[derive(Debug)]
+struct ApiVersions(Vec<String>);
+
+impl gotmpl::Object for ApiVersions {
+    fn type_name(&self) -> &str {
+        "chartutil.VersionSet"
+    }
+    fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>> {
+        (name == "Has").then(|| {
+            let Some(v) = args.first().and_then(Value::as_str) else {
+                return Err("Has needs an API version".into());
+            };
+            let builtin = [
+                "v1",
+                "apps/v1",
+                "batch/v1",
+                "networking.k8s.io/v1",
+                "rbac.authorization.k8s.io/v1",
+                "policy/v1",
+                "autoscaling/v2",
+                "apiextensions.k8s.io/v1",
+                "storage.k8s.io/v1",
+                "admissionregistration.k8s.io/v1",
+                "coordination.k8s.io/v1",
+                "discovery.k8s.io/v1",
+                "scheduling.k8s.io/v1",
+            ];
+            let known = builtin.contains(&v)
+                || self
+                    .0
+                    .iter()
+                    .any(|a| a == v || a.starts_with(&format!("{v}/")));
+            Ok(Value::Bool(known, None))
+        })
+    }
+}
+
+/// `.Files`: the chart's other files (`Get`, `GetBytes`, `Lines`, `Glob`, `AsConfig`,
+/// `AsSecrets`).
+#[derive(Debug)]
+struct Files {
+    files: BTreeMap<String, String>,
+}
+
+impl gotmpl::Object for Files {
+    fn type_name(&self) -> &str {
+        "chart.Files"
+    }
+    fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>> {
+        let path = args.first().and_then(Value::as_str).unwrap_or("");
+        match name {
+            "Get" => Some(Ok(Value::str(
+                self.files.get(path).map_or("", String::as_str),
+            ))),
+            "Lines" => Some(Ok(Value::list(
+                self.files
+                    .get(path)
+                    .filter(|t| !t.is_empty())
+                    // Helm drops one trailing newline before splitting.
+                    .map(|t| {
+                        t.strip_suffix('\n')
+                            .unwrap_or(t)
+                            .split('\n')
+                            .map(Value::str)
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            ))),
+            "GetBytes" => Some(Ok(Value::str(
+                self.files.get(path).map_or("", String::as_str),
+            ))),
+            "Glob" => {
+                let glob = globset::GlobBuilder::new(path)
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|e| e.to_string());
+                Some(glob.map(|g| {
+                    let m = g.compile_matcher();
+                    Value::Object(std::rc::Rc::new(Files {
+                        files: self
+                            .files
+                            .iter()
+                            .filter(|(p, _)| m.is_match(p.as_str()))
+                            .map(|(p, t)| (p.clone(), t.clone()))
+                            .collect(),
+                    }))
+                }))
+            }
+            "AsConfig" | "AsSecrets" => {
+                let mut map = BTreeMap::new();
+                for (p, t) in &self.files {
+                    let base = p.rsplit('/').next().unwrap_or(p).to_string();
+                    let v = if name == "AsSecrets" {
+                        match gotmpl::call_function("b64enc", vec![Value::str(t)]) {
+                            Ok(v) => v,
+                            Err(e) => return Some(Err(e)),
+                        }
+                    } else {
+                        Value::str(t)
+                    };
+                    map.insert(base, v);
+                }
+                if map.is_empty() {
+                    return Some(Ok(Value::str("")));
+                }
+                Some(gotmpl::call_function("toYaml", vec![Value::map(map)]))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A rendered document: its root node, with every node's span at its origin (the values node
+/// when the text came from a value, else `anchor`), and where its text starts in the template.
+#[derive(Debug)]
+pub struct RenderedDoc {
+    pub root: Node,
+    /// Repository-relative template file and 1-based line of the document's first byte.
+    pub template: String,
+    pub line: usize,
+}
+
+/// Parses each manifest and maps node spans back: a node whose first byte came from a value
+/// gets that value's span; any other node gets `anchor` (template files have no file id).
+#[must_use]
+pub fn documents(rendered: &Rendered, anchor: Span) -> Vec<RenderedDoc> {
+    let mut out = Vec::new();
+    for m in &rendered.manifests {
+        let parsed = yaml::parse(anchor.file, &m.text);
+        for d in parsed.docs.into_iter().filter(|d| !d.root.is_null()) {
+            let start = d.root.span.start as usize;
+            let (template, line) = match rendered.origin_at(m, start) {
+                Some(RenderOrigin::Template { path, start, .. }) => {
+                    let line = rendered.template_line(&path, start);
+                    (path, line)
+                }
+                _ => (m.path.clone(), 0),
+            };
+            let mut root = d.root;
+            remap(&mut root, rendered, m, anchor);
+            out.push(RenderedDoc {
+                root,
+                template,
+                line,
+            });
+        }
+    }
+    out
+}
+
+fn remap(node: &mut Node, rendered: &Rendered, m: &Manifest, anchor: Span) {
+    let (start, end) = (node.span.start as usize, node.span.end as usize);
+    node.span = match rendered.origin_at(m, start) {
+        Some(RenderOrigin::Value(span)) => span,
+        _ if matches!(node.value, yaml::Value::Scalar(_)) => {
+            rendered.value_within(m, start..end).unwrap_or(anchor)
+        }
+        _ => anchor,
+    };
+    match &mut node.value {
+        yaml::Value::Scalar(_) => {}
+        yaml::Value::Seq(items) => items.iter_mut().for_each(|n| remap(n, rendered, m, anchor)),
+        yaml::Value::Map(entries) => {
+            for e in entries {
+                remap(&mut e.key, rendered, m, anchor);
+                remap(&mut e.value, rendered, m, anchor);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
+
+/// An Argo CD object rendered from a chart of this repository.
+#[derive(Debug)]
+pub struct RenderedObject {
+    /// The document that installs the chart: the Application, or the chart's `Chart.yaml` for a
+    /// chart no Application of this repository installs.
+    pub manager_doc: usize,
+    /// "Application `a`" or "chart `apps`".
+    pub manager: String,
+    /// The chart folder that rendered it.
+    pub chart_dir: String,
+    /// Rendered with the chart's defaults because no Application was known to install it.
+    pub standalone: bool,
+    pub kind: super::DocKind,
+    pub name: String,
+    /// The rendered object; nodes point at their values node, else at the manager's anchor.
+    pub root: Node,
+    /// Chart-relative template file (`templates/x.yaml`) and line.
+    pub template: String,
+    pub line: usize,
+}
+
+impl RenderedObject {
+    /// "rendered from `templates/x.yaml:12` by Application `a`".
+    #[must_use]
+    pub fn label(&self) -> String {
+        format!(
+            "rendered from `{}:{}` by {}",
+            self.template, self.line, self.manager
+        )
+    }
+}
+
+/// A chart whose templates write Argo CD objects and that could not be rendered.
+#[derive(Debug, Clone)]
+pub struct NotRendered {
+    pub manager_doc: usize,
+    /// The chart folder.
+    pub chart_dir: String,
+    /// Rendered with the chart's defaults because no Application was known to install it.
+    pub standalone: bool,
+    /// Where to report it (the Application's source `path`, or the chart's `name`).
+    pub span: Span,
+    pub message: String,
+}
+
+/// Renders the chart in `dir` when its templates write Argo CD objects: `Ok(None)` when they do
+/// not, else the Argo CD documents it renders.
+pub fn render_argocd(
+    project: &Project,
+    dir: &str,
+    values: Option<&Values>,
+    release: &Release,
+    anchor: Span,
+) -> Result<Option<Vec<RenderedDoc>>, RenderError> {
+    let chart = load(project, dir)?;
+    let writes = |c: &Chart| c.templates.iter().any(|(_, t)| writes_argocd_kind(t));
+    fn any_sub(c: &Chart, f: &dyn Fn(&Chart) -> bool) -> bool {
+        f(c) || c.subcharts.iter().any(|s| any_sub(s, f))
+    }
+    if !any_sub(&chart, &writes) {
+        return Ok(None);
+    }
+    let values = values.unwrap_or(&chart.defaults);
+    let rendered = render(&chart, values, release)?;
+    let prefix = format!("{dir}/");
+    Ok(Some(
+        documents(&rendered, anchor)
+            .into_iter()
+            .filter(|d| super::argocd::is_argocd_kind(super::classify(&d.template, &d.root)))
+            .map(|mut d| {
+                if let Some(rel) = d.template.strip_prefix(&prefix) {
+                    d.template = rel.to_string();
+                }
+                d
+            })
+            .collect(),
+    ))
+}

@@ -1,0 +1,191 @@
+use std::path::Path;
+
+use super::*;
+use crate::model::{Document, classify};
+use crate::source::{FileId, LineIndex, SourceDb, SourceFile};
+
+/// Writes `files` under a temporary root and builds the project discovery would: YAML files
+/// outside `templates/` are parsed; templates stay on disk.
+fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Project) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sources = Vec::new();
+    let mut docs = Vec::new();
+    let mut sorted = files.to_vec();
+    sorted.sort();
+    for (rel, text) in sorted {
+        let abs = dir.path().join(rel);
+        std::fs::create_dir_all(abs.parent().unwrap()).unwrap();
+        std::fs::write(&abs, text).unwrap();
+        if rel.contains("templates/") || !(rel.ends_with(".yaml") || rel.ends_with(".yml")) {
+            continue;
+        }
+        let id = FileId(sources.len() as u32);
+        for d in yaml::parse(id, text).docs {
+            docs.push(Document {
+                file: id,
+                index: d.index,
+                span: d.span,
+                kind: classify(rel, &d.root),
+                root: d.root,
+            });
+        }
+        sources.push(SourceFile {
+            id,
+            path: rel.to_string(),
+            abs,
+            text: text.to_string(),
+            lines: LineIndex::new(text),
+            unreadable: None,
+        });
+    }
+    let mut p = Project::new(dir.path().to_path_buf(), SourceDb::new(sources), docs);
+    p.on_disk = true;
+    (dir, p)
+}
+
+const APPS_CHART: &[(&str, &str)] = &[
+    (
+        "apps/Chart.yaml",
+        "apiVersion: v2\nname: apps\nversion: 1.0.0\n",
+    ),
+    (
+        "apps/values.yaml",
+        "spec:\n  destination:\n    server: https://kubernetes.default.svc\nrepoURL: https://example.com/r.git\napplications:\n  - name: guestbook\n    path: guestbook\n  - name: helm-guestbook\n    path: helm-guestbook\n",
+    ),
+    (
+        "apps/templates/applications.yaml",
+        "{{- range .Values.applications }}\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {{ .name }}\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: {{ $.Values.repoURL }}\n    path: {{ .path }}\n  destination:\n    server: {{ $.Values.spec.destination.server }}\n    namespace: {{ .name }}\n{{- end }}\n",
+    ),
+    (
+        "apps/templates/_helpers.tpl",
+        "{{- define \"x\" }}x{{ end }}\n",
+    ),
+    (
+        "apps/templates/NOTES.txt",
+        "Installed {{ .Release.Name }}\n",
+    ),
+];
+
+fn defaults(p: &Project, chart: &Chart) -> Values {
+    let _ = p;
+    chart.defaults.clone()
+}
+
+#[test]
+fn renders_an_app_of_apps_chart_with_provenance() {
+    let (_dir, p) = project(APPS_CHART);
+    let chart = load(&p, "apps").unwrap();
+    assert_eq!(chart.templates.len(), 3);
+    let vals = defaults(&p, &chart);
+    let r = render(&chart, &vals, &Release::new("apps", "argocd")).unwrap();
+    // NOTES.txt and partials are not manifests.
+    assert_eq!(r.manifests.len(), 1);
+    assert_eq!(r.manifests[0].path, "apps/templates/applications.yaml");
+    let anchor = Span::new(FileId(0), 0, 0);
+    let docs = documents(&r, anchor);
+    assert_eq!(docs.len(), 2);
+    let names: Vec<&str> = docs
+        .iter()
+        .filter_map(|d| d.root.path(&["metadata", "name"]).and_then(Node::as_str))
+        .collect();
+    assert_eq!(names, ["guestbook", "helm-guestbook"]);
+    // The name came from values.yaml: its node points there.
+    let values_file = p.file_by_path("apps/values.yaml").unwrap();
+    let name = docs[1].root.path(&["metadata", "name"]).unwrap();
+    assert_eq!(name.span.file, values_file.id);
+    assert_eq!(values_file.slice(name.span), "helm-guestbook");
+    // Literal text points at the anchor; the document starts at line 3 of the template.
+    let kind = docs[0].root.get("kind").unwrap();
+    assert_eq!(kind.span, anchor);
+    assert_eq!(docs[0].template, "apps/templates/applications.yaml");
+    assert_eq!(docs[0].line, 3);
+}
+
+#[test]
+fn subcharts_get_their_defaults_globals_and_conditions() {
+    let (_dir, p) = project(&[
+        (
+            "c/Chart.yaml",
+            "apiVersion: v2\nname: c\nversion: 1.0.0\ndependencies:\n  - name: sub\n    alias: first\n    condition: first.enabled\n  - name: sub\n    alias: second\n    condition: second.enabled\n",
+        ),
+        (
+            "c/values.yaml",
+            "global:\n  env: prod\nfirst:\n  enabled: true\n  port: 8080\nsecond:\n  enabled: false\n",
+        ),
+        (
+            "c/templates/cm.yaml",
+            "parent: {{ .Values.first.port }}-{{ .Values.first.image }}\n",
+        ),
+        (
+            "c/charts/sub/Chart.yaml",
+            "apiVersion: v2\nname: sub\nversion: 0.1.0\n",
+        ),
+        (
+            "c/charts/sub/values.yaml",
+            "port: 80\nimage: nginx\nglobal:\n  env: dev\n  region: eu\n",
+        ),
+        (
+            "c/charts/sub/templates/svc.yaml",
+            "name: {{ .Chart.Name }}\nport: {{ .Values.port }}\nimage: {{ .Values.image }}\nenv: {{ .Values.global.env }}-{{ .Values.global.region }}\n",
+        ),
+    ]);
+    let chart = load(&p, "c").unwrap();
+    let r = render(&chart, &chart.defaults, &Release::new("r", "ns")).unwrap();
+    let texts: Vec<(&str, &str)> = r
+        .manifests
+        .iter()
+        .map(|m| (m.path.as_str(), m.text.as_str()))
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            (
+                "c/charts/sub/templates/svc.yaml",
+                "name: sub\nport: 8080\nimage: nginx\nenv: prod-eu\n"
+            ),
+            ("c/templates/cm.yaml", "parent: 8080-nginx\n"),
+        ]
+    );
+}
+
+#[test]
+fn render_errors_name_the_template_line_and_function() {
+    let (_dir, p) = project(&[
+        ("c/Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.0.0\n"),
+        ("c/templates/a.yaml", "a: 1\nb: {{ randAlphaNum 3 }}\n"),
+    ]);
+    let chart = load(&p, "c").unwrap();
+    let e = render(&chart, &chart.defaults, &Release::new("r", "ns")).unwrap_err();
+    assert_eq!(e.path, "c/templates/a.yaml");
+    assert_eq!(e.line, 2);
+    assert_eq!(e.unsupported.as_deref(), Some("randAlphaNum"));
+}
+
+#[test]
+fn argocd_kinds_are_spotted_in_templates() {
+    assert!(writes_argocd_kind(
+        "{{ range . }}\nkind: Application\n{{ end }}"
+    ));
+    assert!(writes_argocd_kind("  kind: \"AppProject\"\n"));
+    assert!(!writes_argocd_kind("kind: Deployment\n"));
+    let _ = Path::new(".");
+}
+
+#[test]
+fn files_are_the_charts_other_files() {
+    let (_dir, p) = project(&[
+        ("c/Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.0.0\n"),
+        ("c/config/app.conf", "a=1\nb=2\n"),
+        ("c/config/other.txt", "x"),
+        (
+            "c/templates/cm.yaml",
+            "get: {{ .Files.Get \"config/app.conf\" | quote }}\nlines: {{ len (.Files.Lines \"config/app.conf\") }}\ndata:\n{{ (.Files.Glob \"config/*.conf\").AsConfig | indent 2 }}\nsecret:\n{{ (.Files.Glob \"config/*.txt\").AsSecrets | indent 2 }}\nnone: {{ .Files.Get \"templates/cm.yaml\" | quote }}\n",
+        ),
+    ]);
+    let chart = load(&p, "c").unwrap();
+    let r = render(&chart, &chart.defaults, &Release::new("r", "ns")).unwrap();
+    assert_eq!(
+        r.manifests[0].text,
+        "get: \"a=1\\nb=2\\n\"\nlines: 2\ndata:\n  app.conf: |\n    a=1\n    b=2\nsecret:\n  other.txt: eA==\nnone: \"\"\n"
+    );
+}

@@ -1,0 +1,1 @@
+{{- define "apps.name" -}}{{ .Chart.Name }}{{- end }}
