@@ -132,11 +132,13 @@ fn pre_commit_hooks_are_declared() {
     }
 }
 
-/// The cargo target folder of this test run, shared with the builds the tests start (the dev
-/// profile), so they reuse its compiled dependencies instead of a release build.
+/// The cargo target folder for the wheel builds the tests start (dev profile, no release
+/// build). It is a folder of its own inside this run's target folder: a binary-only build in the
+/// run's own folder would relink `target/debug/gitops-lint` while other tests execute it.
 fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map_or_else(|| bin_dir().parent().unwrap().to_path_buf(), PathBuf::from)
+        .join("wheel-build")
 }
 
 /// The example repository with a root-level `Kustomization`, for the pre-commit runs.
