@@ -10,6 +10,7 @@ use crate::model::resolve::{App, ArgoModel, Field, ResolvedSource};
 use crate::model::template::is_unknown;
 use crate::model::{DocKind, Document};
 use crate::model::{Model, Project};
+use crate::rule::Context;
 use crate::source::{FileId, Span};
 use crate::yaml::Node;
 
@@ -337,4 +338,34 @@ pub fn global_projects<'p>(model: &Model<'p>) -> Vec<&'p Document> {
         .docs_of(DocKind::AppProject)
         .filter(|d| d.name().is_some_and(|n| names.iter().any(|x| x == n)))
         .collect()
+}
+
+/// Each live Application with the definitions of its AppProject, for rules that check an
+/// Application against its project's bounds: skipped when the project is unknown here (that is
+/// `argocd/unknown-project`'s), when kustomize overlays patch it in ways that disagree, or when
+/// an ApplicationSet `templatePatch` (not evaluated) may set one of `keys`.
+pub fn apps_with_projects<'m>(
+    cx: &'m Context<'_>,
+    keys: &'m [&'m str],
+) -> impl Iterator<Item = (usize, &'m App, &'m str, Vec<&'m Document>)> + 'm {
+    let projects = projects(cx.project);
+    let patched = patched_projects(cx.model);
+    cx.model
+        .argocd()
+        .apps
+        .iter()
+        .enumerate()
+        .filter_map(move |(i, app)| {
+            if !app.live {
+                return None;
+            }
+            let name = app_project_name(app.project.as_ref())?;
+            let defs = projects.get(name)?;
+            if keys.iter().any(|k| template_patched(cx.project, app, k))
+                || defs.iter().any(|d| patched.contains(&(d.file, d.index)))
+            {
+                return None;
+            }
+            Some((i, app, name, defs.clone()))
+        })
 }

@@ -25,38 +25,15 @@ impl Rule for DestinationOutOfProject {
 
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         let model = cx.model.argocd();
-        let projects = bounds::projects(cx.project);
-        let patched = bounds::patched_projects(cx.model);
         let globals = bounds::global_projects(cx.model);
         let clusters = bounds::Clusters::of(cx.model);
         let mut items = Vec::new();
-        for (i, app) in model.apps.iter().enumerate() {
-            if !app.live {
-                continue;
-            }
-            let Some(name) = bounds::app_project_name(app.project.as_ref()) else {
-                continue;
-            };
-            // Unknown projects are `argocd/unknown-project`'s; `default` allows everything
-            // unless the repository defines it.
-            let Some(defs) = projects.get(name) else {
-                continue;
-            };
-            // A kustomize patch changes the project: what the file says is not what Argo CD reads.
-            if defs.iter().any(|d| patched.contains(&(d.file, d.index))) {
-                continue;
-            }
+        for (i, app, name, defs) in bounds::apps_with_projects(cx, &["project", "destination"]) {
             let (Some(dest), Some(dst)) = (&app.destination, clusters.app_dest(app)) else {
                 continue;
             };
-            if ["project", "destination"]
-                .iter()
-                .any(|k| bounds::template_patched(cx.project, app, k))
-            {
-                continue;
-            }
             let mut denied = true;
-            for d in defs {
+            for d in &defs {
                 let list = bounds::project_destinations(d);
                 let mut items: Vec<_> = list.iter().map(|(p, _)| p.clone()).collect();
                 for g in globals.iter().filter(|g| g.name() != d.name()) {

@@ -33,31 +33,10 @@ impl Rule for SourceOutOfProject {
 
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         let model = cx.model.argocd();
-        let projects = bounds::projects(cx.project);
-        let patched = bounds::patched_projects(cx.model);
         let globals = bounds::global_projects(cx.model);
         let controller_ns = bounds::controller_namespaces(cx.project);
         let mut items = Vec::new();
-        for (i, app) in model.apps.iter().enumerate() {
-            if !app.live {
-                continue;
-            }
-            let Some(name) = bounds::app_project_name(app.project.as_ref()) else {
-                continue;
-            };
-            let Some(defs) = projects.get(name) else {
-                continue;
-            };
-            if ["project", "source"]
-                .iter()
-                .any(|k| bounds::template_patched(cx.project, app, k))
-            {
-                continue;
-            }
-            // A kustomize patch changes the project: what the file says is not what Argo CD reads.
-            if defs.iter().any(|d| patched.contains(&(d.file, d.index))) {
-                continue;
-            }
+        for (i, app, name, defs) in bounds::apps_with_projects(cx, &["project", "source"]) {
             let label_at = |key: &str| -> Vec<_> {
                 defs.iter()
                     .take(3)
