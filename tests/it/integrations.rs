@@ -141,6 +141,14 @@ fn target_dir() -> PathBuf {
         .join("wheel-build")
 }
 
+/// Wheel builds share [`target_dir`], and maturin moves the binary out of it to stage the
+/// wheel: one build at a time.
+fn wheel_build_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// The example repository with a root-level `Kustomization`, for the pre-commit runs.
 fn pre_commit_repo() -> tempfile::TempDir {
     let repo = example_repo();
@@ -179,6 +187,7 @@ fn try_repo(
 #[ignore = "needs pre-commit (scripts/test installs it)"]
 fn pre_commit_try_repo_checks_the_given_files() {
     require_tool("pre-commit", "pip install pre-commit");
+    let _one_build = wheel_build_lock();
     let repo = pre_commit_repo();
     let target = target_dir();
     let env = [
@@ -217,6 +226,7 @@ fn pre_commit_try_repo_checks_the_given_files() {
 #[ignore = "needs maturin and pre-commit (scripts/test installs them)"]
 fn wheel_installs_in_a_fresh_venv_and_serves_the_mirror_hooks() {
     require_tool("maturin", "pip install maturin");
+    let _one_build = wheel_build_lock();
     let work = tempfile::tempdir().unwrap();
     let wheels = work.path().join("wheels");
     let o = Command::new("maturin")
