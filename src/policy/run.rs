@@ -222,31 +222,23 @@ fn collect_hits(
     }
 }
 
+/// Where results land. Cheap to make (it runs for every evaluation): files are found by the
+/// source database's sorted index, not by a map built here.
 struct Env<'a> {
     project: &'a Project,
-    docs_by_path: BTreeMap<&'a str, FileId>,
 }
 
 impl<'a> Env<'a> {
     fn new(project: &'a Project) -> Self {
-        let docs_by_path = project
-            .sources
-            .files()
-            .iter()
-            .map(|f| (f.path.as_str(), f.id))
-            .collect();
-        Env {
-            project,
-            docs_by_path,
-        }
+        Env { project }
     }
 
     /// The document a hit is about: its `file`/`document`, else `default`.
     fn target(&self, hit: &Hit, default: Option<&'a Document>) -> Option<&'a Document> {
         if let Some(file) = &hit.file {
             let rel = file.trim_start_matches("./");
-            if let Some(id) = self.docs_by_path.get(rel) {
-                let docs = self.project.file_docs(*id);
+            if let Some(id) = self.project.file_by_path(rel).map(|f| f.id) {
+                let docs = self.project.file_docs(id);
                 let idx = hit.document.unwrap_or(0);
                 return docs.iter().find(|d| d.index == idx).or(docs.first());
             }
