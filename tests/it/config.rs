@@ -4,6 +4,8 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::support::repo;
+
 fn check(dir: &Path) -> (Option<i32>, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_gitops-lint"))
         .arg("check")
@@ -15,16 +17,6 @@ fn check(dir: &Path) -> (Option<i32>, String) {
         o.status.code(),
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
-}
-
-fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (p, t) in files {
-        let path = dir.path().join(p);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, t).unwrap();
-    }
-    dir
 }
 
 const APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec: {project: p}\n";

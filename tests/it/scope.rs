@@ -15,14 +15,10 @@ fn check(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// A repository (a `.git` folder marks its root) holding `files`.
 fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::support::repo(files);
     std::fs::create_dir(dir.path().join(".git")).unwrap();
-    for (p, t) in files {
-        let path = dir.path().join(p);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, t).unwrap();
-    }
     dir
 }
 

@@ -36,3 +36,14 @@ pub fn git_output(dir: &Path, args: &[&str]) -> String {
     assert!(o.status.success(), "git {args:?}");
     String::from_utf8_lossy(&o.stdout).trim().to_string()
 }
+
+/// A temporary repository holding `files` (`(relative path, text)`).
+pub fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (p, t) in files {
+        let path = dir.path().join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, t).unwrap();
+    }
+    dir
+}
