@@ -304,14 +304,7 @@ impl<'p> Resolver<'p> {
                     });
                 }
                 DocKind::ApplicationSet => {
-                    let is_here = |url: &str| -> Option<bool> {
-                        if !is_concrete_url(url) {
-                            return None;
-                        }
-                        self.this_repo
-                            .as_ref()
-                            .map(|set| set.contains(&normalize_url(url)))
-                    };
+                    let is_here = |url: &str| self.known_here(url);
                     let view = appset::RepoView {
                         project,
                         dirs: &self.dirs,
@@ -377,6 +370,17 @@ impl<'p> Resolver<'p> {
             return true;
         }
         self.project.on_disk && self.project.root.join(rel).is_file()
+    }
+
+    /// For ApplicationSet generators: is this repoURL known to be this repository's (`None`
+    /// when the URL is not concrete or the repository's URLs are only inferred)?
+    fn known_here(&self, url: &str) -> Option<bool> {
+        if !is_concrete_url(url) {
+            return None;
+        }
+        self.this_repo
+            .as_ref()
+            .map(|set| set.contains(&normalize_url(url)))
     }
 
     /// Is a source with this repoURL in this repository? `None`: unknown.
@@ -1133,14 +1137,7 @@ impl<'p> Resolver<'p> {
             root: object.root.clone(),
             kind: DocKind::ApplicationSet,
         };
-        let is_here = |url: &str| -> Option<bool> {
-            if !is_concrete_url(url) {
-                return None;
-            }
-            self.this_repo
-                .as_ref()
-                .map(|set| set.contains(&normalize_url(url)))
-        };
+        let is_here = |url: &str| self.known_here(url);
         let view = appset::RepoView {
             project: self.project,
             dirs: &self.dirs,

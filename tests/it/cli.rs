@@ -28,15 +28,7 @@ fn example() -> PathBuf {
 const BAD_APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      prune: false\n# gitops-lint: disable-file=argocd/schema -- a minimal Application for another rule\n";
 const GOOD_APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ok,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec:\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      prune: true\n      selfHeal: true\n# gitops-lint: disable-file=argocd/schema -- a minimal Application for another rule\n";
 
-fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (p, t) in files {
-        let path = dir.path().join(p);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, t).unwrap();
-    }
-    dir
-}
+use crate::support::repo;
 
 #[test]
 fn exit_codes_follow_fail_on() {
