@@ -742,8 +742,12 @@ fn check(args: &CheckArgs) -> ExitCode {
         FailOn::Info => Some(Severity::Info),
         FailOn::Never => None,
     };
-    match (threshold, report.max_severity()) {
+    let code = match (threshold, report.max_severity()) {
         (Some(t), Some(max)) if max >= t => ExitCode::from(1),
         _ => ExitCode::SUCCESS,
-    }
+    };
+    // The process ends here: freeing every tree of a large repository one by one would cost
+    // more than the reporting did.
+    std::mem::forget(report);
+    code
 }

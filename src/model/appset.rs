@@ -102,7 +102,7 @@ fn render_in_place(node: &mut Node, params: &Params, go: bool) {
     match &mut node.value {
         Value::Scalar(s) => {
             if s.text.contains("{{") {
-                s.text = template::render(&s.text, params, go);
+                s.text = template::render(&s.text, params, go).into();
             }
         }
         Value::Seq(items) => items

@@ -511,7 +511,7 @@ fn scalar(text: &str, span: Span) -> Node {
         tag: None,
         flow: false,
         value: Value::Scalar(Scalar {
-            text: text.to_string(),
+            text: text.into(),
             style: if text.is_empty() {
                 ScalarStyle::DoubleQuoted
             } else {

@@ -725,7 +725,7 @@ impl<'p> Resolver<'p> {
                 Values::Null
             } else {
                 Values::Scalar {
-                    text: text.to_string(),
+                    text: text.into(),
                     is_str: true,
                     span: value.span,
                 }

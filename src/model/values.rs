@@ -10,7 +10,7 @@ pub enum Values {
     Null,
     /// A scalar's text (as resolved by YAML 1.1) and where it was set.
     Scalar {
-        text: String,
+        text: crate::yaml::ScalarText,
         is_str: bool,
         span: Span,
     },
@@ -232,7 +232,7 @@ fn walk_tags<'v>(values: &'v Values, path: &mut Vec<&'v str>, out: &mut Vec<Imag
                 if let Some(Values::Scalar { text, span, .. }) = v.get("tag") {
                     out.push(ImageTag {
                         key: format!("{}.tag", path.join(".")),
-                        tag: text.clone(),
+                        tag: text.to_string(),
                         span: *span,
                     });
                 }

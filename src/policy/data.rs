@@ -36,14 +36,14 @@ fn values_json(v: &Values) -> J {
         Values::Null => J::Null,
         Values::Scalar { text, is_str, .. } => {
             if *is_str {
-                return J::String(text.clone());
+                return J::String(text.to_string());
             }
             match crate::yaml::scalar::resolve_plain(text) {
                 Resolved::Null => J::Null,
                 Resolved::Bool(b) => J::Bool(b),
                 Resolved::Int(i) => J::from(i),
                 Resolved::Float(f) => {
-                    serde_json::Number::from_f64(f).map_or(J::String(text.clone()), J::Number)
+                    serde_json::Number::from_f64(f).map_or(J::String(text.to_string()), J::Number)
                 }
                 Resolved::Str(s) => J::String(s.to_string()),
             }

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 use granit_parser::{Event, Options, Parser, StructureStyle};
 
-pub use node::{Entry, Node, Scalar, ScalarStyle, Value};
+pub use node::{Entry, Node, Scalar, ScalarStyle, ScalarText, Value};
 pub use scalar::Resolved;
 
 use crate::source::{FileId, Span};
@@ -122,7 +122,7 @@ pub fn parse(file: FileId, text: &str) -> ParsedYaml {
                             tag: None,
                             flow: false,
                             value: Value::Scalar(Scalar {
-                                text: String::new(),
+                                text: ScalarText::default(),
                                 style: ScalarStyle::Plain,
                             }),
                         });
@@ -151,7 +151,7 @@ pub fn parse(file: FileId, text: &str) -> ParsedYaml {
                             tag: tag.map(|t| t.original().into_boxed_str()),
                             flow: false,
                             value: Value::Scalar(Scalar {
-                                text: text.into_owned(),
+                                text: ScalarText::from(text.as_ref()),
                                 style: convert_style(style),
                             }),
                         };
@@ -246,7 +246,7 @@ impl Builder<'_> {
             tag: None,
             flow: false,
             value: Value::Scalar(Scalar {
-                text: String::new(),
+                text: ScalarText::default(),
                 style: ScalarStyle::Plain,
             }),
         }

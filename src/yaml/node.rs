@@ -13,10 +13,14 @@ pub enum ScalarStyle {
     Folded,
 }
 
+/// A scalar's text: inline up to 24 bytes, so most keys and values of a tree cost no
+/// allocation of their own.
+pub type ScalarText = compact_str::CompactString;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scalar {
     /// The value after escape processing and folding.
-    pub text: String,
+    pub text: ScalarText,
     pub style: ScalarStyle,
 }
 

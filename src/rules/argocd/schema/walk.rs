@@ -315,12 +315,12 @@ impl<'a> Walker<'a> {
             (Shape::Bool, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted)
                 if matches!(scalar.text.as_str(), "true" | "false") =>
             {
-                scalar.text.clone()
+                scalar.text.to_string()
             }
             (Shape::Int | Shape::Number, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted)
                 if !scalar.text.is_empty() && scalar.text.parse::<i64>().is_ok() =>
             {
-                scalar.text.clone()
+                scalar.text.to_string()
             }
             _ => return None,
         };
