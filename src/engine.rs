@@ -14,7 +14,7 @@ use crate::model::{self, Document, Model, Project};
 use crate::registry;
 use crate::rule::{Context, Emitted, Rule};
 use crate::source::walk::{self, Filter};
-use crate::source::{FileId, LineIndex, SourceDb, SourceFile, Span};
+use crate::source::{FileId, SourceDb, SourceFile, Span};
 use crate::suppress::{self, Directive};
 use crate::yaml::{self, YamlErrorKind};
 
@@ -261,7 +261,11 @@ fn prepare(opts: &Options) -> Result<Prepared, Error> {
     let filter = Filter::new(&config.include, &exclude)
         .map_err(|(p, e)| Error::Usage(format!("invalid glob `{p}`: {e}")))?;
     let (found, problems) = walk::discover(&root, &filter);
-    let (project, load_findings) = load_project(root, found, problems, &opts.overlay);
+    // User policies may read any field of any object; built-in rules do not read the payloads
+    // of most ConfigMaps and Secrets.
+    let keep_payloads = !opts.policy.paths.is_empty() || !config.policies.is_empty();
+    let (project, load_findings) =
+        load_project(root, found, problems, &opts.overlay, keep_payloads);
     check_roots(&config, &project)?;
     Ok(Prepared {
         project,
@@ -418,6 +422,7 @@ fn load_project(
     found: Vec<walk::Found>,
     problems: Vec<walk::WalkProblem>,
     overlay: &std::collections::BTreeMap<String, String>,
+    keep_payloads: bool,
 ) -> (Project, Vec<(&'static str, Finding)>) {
     // (relative path, absolute path, why it cannot be read and whether that is a deliberate skip)
     type Entry = (String, PathBuf, Option<(String, bool)>);
@@ -442,7 +447,24 @@ fn load_project(
             let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
             match overlay.get(&rel) {
                 Some(text) => parse_file(id, rel, abs, text.clone()),
-                None => load_file(id, rel, abs, problem),
+                None => {
+                    let mut l = load_file(id, rel, abs, problem);
+                    if !keep_payloads {
+                        for d in &mut l.docs {
+                            model::k8s::drop_unread_payloads(d);
+                        }
+                    }
+                    // Plain manifests are read through their trees; their text is needed
+                    // again only to show a finding, so it is read again then. Suppression
+                    // comments are parsed from the text, so files with one keep theirs.
+                    if !l.docs.is_empty()
+                        && l.docs.iter().all(|d| d.kind == model::DocKind::K8sObject)
+                        && !l.source.text().contains(suppress::MARKER)
+                    {
+                        l.source.release_text();
+                    }
+                    l
+                }
             }
         })
         .collect();
@@ -485,14 +507,7 @@ fn load_file(id: FileId, rel: String, abs: PathBuf, problem: Option<(String, boo
                     )
             };
             Loaded {
-                source: SourceFile {
-                    id,
-                    path: rel,
-                    abs,
-                    text: String::new(),
-                    lines: LineIndex::default(),
-                    unreadable: (!skipped).then_some(reason),
-                },
+                source: SourceFile::unreadable(id, rel, abs, (!skipped).then_some(reason)),
                 docs: Vec::new(),
                 findings: vec![("io/unreadable", finding)],
             }
@@ -505,7 +520,6 @@ fn load_file(id: FileId, rel: String, abs: PathBuf, problem: Option<(String, boo
 pub const LARGE_FILE_BYTES: usize = 32 * 1024 * 1024;
 
 fn parse_file(id: FileId, rel: String, abs: PathBuf, text: String) -> Loaded {
-    let lines = LineIndex::new(&text);
     let mut findings = Vec::new();
     let mut docs = Vec::new();
     let parsed = if text.len() > LARGE_FILE_BYTES {
@@ -556,14 +570,7 @@ fn parse_file(id: FileId, rel: String, abs: PathBuf, text: String) -> Loaded {
         });
     }
     Loaded {
-        source: SourceFile {
-            id,
-            path: rel,
-            abs,
-            text,
-            lines,
-            unreadable: None,
-        },
+        source: SourceFile::new(id, rel, abs, text),
         docs,
         findings,
     }
@@ -822,12 +829,19 @@ fn apply_suppressions(
         .sources
         .files()
         .par_iter()
-        .map(|f| suppress::parse_directives(f.id, &f.text, &f.lines))
+        .map(|f| {
+            if f.text_was_released() {
+                // Released only when it holds no directive (see `load_project`).
+                Vec::new()
+            } else {
+                suppress::parse_directives(f.id, f.text(), f.lines())
+            }
+        })
         .collect();
     let mut suppressed = 0;
     diagnostics.retain(|d| {
         let file = project.source(d.span.file);
-        let line = file.lines.line_of(d.span.start as usize);
+        let line = file.lines().line_of(d.span.start as usize);
         let mut hit = false;
         for dir in &mut directives[d.span.file.0 as usize] {
             if !dir.covers_line(line) {

@@ -111,14 +111,14 @@ pub fn run(opts: &Options, fo: FixOptions) -> Result<FixOutcome, Error> {
         for (file, fixes) in per_file {
             let src = report.project.source(file);
             let just: Vec<&Fix> = fixes.iter().map(|(_, f)| *f).collect();
-            let (new, applied) = fix::apply_fixes(&src.text, &just);
-            if parses(&src.text) && !parses(&new) {
+            let (new, applied) = fix::apply_fixes(src.text(), &just);
+            if parses(src.text()) && !parses(&new) {
                 // Find the fixes that break the file on their own; if none does alone, the
                 // combination does: drop them all.
                 let culprits: Vec<usize> = applied
                     .iter()
                     .copied()
-                    .filter(|&i| !parses(&fix::apply_fixes(&src.text, &[just[i]]).0))
+                    .filter(|&i| !parses(&fix::apply_fixes(src.text(), &[just[i]]).0))
                     .collect();
                 let culprits = if culprits.is_empty() {
                     applied
@@ -137,12 +137,12 @@ pub fn run(opts: &Options, fo: FixOptions) -> Result<FixOutcome, Error> {
                 }
                 continue;
             }
-            if applied.is_empty() || new == src.text {
+            if applied.is_empty() || new == src.text() {
                 continue;
             }
             originals
                 .entry(src.path.clone())
-                .or_insert_with(|| (src.abs.clone(), src.text.clone()));
+                .or_insert_with(|| (src.abs.clone(), src.text().to_string()));
             fixed += applied.len();
             for &i in &applied {
                 let (d, f) = fixes[i];

@@ -93,7 +93,7 @@ impl<'a> Context<'a> {
 
     #[must_use]
     pub fn text(&self, doc: &Document) -> &str {
-        &self.project.source(doc.file).text
+        self.project.source(doc.file).text()
     }
 
     /// The options given for `rule` (empty when none).

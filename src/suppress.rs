@@ -49,7 +49,8 @@ impl Directive {
     }
 }
 
-const MARKER: &str = "gitops-lint:";
+/// What every directive starts with; a file without it has none.
+pub const MARKER: &str = "gitops-lint:";
 
 /// Finds every directive in a file's text.
 #[must_use]

@@ -713,6 +713,14 @@ fn check(args: &CheckArgs) -> ExitCode {
         _ => render(args.format, &report, &text_opts(stdout_color)),
     };
     out(&text);
+    for f in report.project.sources.files() {
+        if f.changed_during_run() {
+            eprintln!(
+                "warning: {}{} changed during the run: its findings are shown without source lines",
+                plan.base, f.path
+            );
+        }
+    }
     if !args.quiet {
         for (n, why) in &hidden {
             eprintln!("note: {} hidden: {why}", plural(*n, "finding", "findings"));

@@ -92,7 +92,6 @@ pub fn service_of_origin(url: &str, default_ns: Option<&str>) -> Option<(String,
 pub fn tunnel_routes(project: &Project, objs: Objects<'_>) -> Vec<TunnelRoute> {
     let mut out = Vec::new();
     for cm in objs.of("", "ConfigMap") {
-        let text = &project.source(cm.doc.file).text;
         for data in ["data", "stringData"]
             .into_iter()
             .filter_map(|k| cm.doc.root.get(k))
@@ -105,6 +104,9 @@ pub fn tunnel_routes(project: &Project, objs: Objects<'_>) -> Vec<TunnelRoute> {
                     "cloudflared ingress rule in ConfigMap `{}` (`{key}`)",
                     cm.name
                 );
+                // Read here, not per ConfigMap: most ConfigMaps' texts are released after the
+                // load (see `SourceFile::release_text`).
+                let text = project.source(cm.doc.file).text();
                 for root in parse_embedded(text, &e.value) {
                     cloudflared_config(&root, &via, cm.namespace, &mut out);
                 }
@@ -153,14 +155,14 @@ pub fn tunnel_routes(project: &Project, objs: Objects<'_>) -> Vec<TunnelRoute> {
                 | DocKind::Kustomization
         )
     }) {
-        let text = &project.source(doc.file).text;
+        let text = &project.source(doc.file).text();
         let path = &project.source(doc.file).path;
         values_routes(&doc.root, text, path, &mut out);
     }
     out
 }
 
-fn is_cloudflared_config(key: &str) -> bool {
+pub(crate) fn is_cloudflared_config(key: &str) -> bool {
     matches!(key, "config.yaml" | "config.yml")
 }
 

@@ -380,7 +380,7 @@ impl Reader<'_> {
     }
 
     fn read_patches(&self, root: &Node, k: &mut Kustomization) {
-        let text = self.project.source(k.file).text.as_str();
+        let text = self.project.source(k.file).text();
         // Each entry is a patch written inline or a file path; kustomize tries the first and
         // falls back to the second.
         for p in items(root, PatchField::PatchesStrategicMerge.as_str()) {

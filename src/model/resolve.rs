@@ -775,7 +775,7 @@ impl<'p> Resolver<'p> {
             return None;
         }
         let root = &parsed.docs.first()?.root;
-        let file_text = &self.project.source(node.span.file).text;
+        let file_text = &self.project.source(node.span.file).text();
         match block_offsets(file_text, node, text) {
             Some(map) => {
                 let mut root = root.clone();

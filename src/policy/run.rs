@@ -264,8 +264,8 @@ impl<'a> Env<'a> {
             span
         } else if let Some(line) = hit.loc_line {
             let f = self.project.source(doc.file);
-            if line >= 1 && line <= f.lines.line_count() {
-                let r = f.lines.line_range(&f.text, line - 1);
+            if line >= 1 && line <= f.lines().line_count() {
+                let r = f.lines().line_range(f.text(), line - 1);
                 Span::new(doc.file, r.start, r.end)
             } else {
                 doc.anchor_span()
@@ -342,8 +342,8 @@ fn set_location_document(project: &Project, doc: &Document) {
                 let src = project.source(doc.file);
                 let v = (
                     Arc::<str>::from(src.path.as_str()),
-                    Arc::<str>::from(src.text.as_str()),
-                    Arc::new(src.lines.clone()),
+                    Arc::<str>::from(src.text()),
+                    Arc::new(src.lines().clone()),
                 );
                 *c = Some((doc.file, v.0.clone(), v.1.clone(), v.2.clone()));
                 v

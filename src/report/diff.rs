@@ -10,6 +10,6 @@ pub fn fix_diff(fix: &Fix, sources: &SourceDb) -> String {
         return String::new();
     };
     let src = sources.get(first.span.file);
-    let (new, _) = fix::apply_fixes(&src.text, &[fix]);
-    fix::unified_diff(&src.path, &src.text, &new)
+    let (new, _) = fix::apply_fixes(src.text(), &[fix]);
+    fix::unified_diff(&src.path, src.text(), &new)
 }

@@ -26,7 +26,7 @@ impl SourceCode for Named<'_> {
         before: usize,
         after: usize,
     ) -> Result<Box<dyn SpanContents<'b> + 'b>, MietteError> {
-        let inner = self.file.text.as_str().read_span(span, before, after)?;
+        let inner = self.file.text().read_span(span, before, after)?;
         Ok(Box::new(
             MietteSpanContents::new_named(
                 format!("{}{}", self.base, self.file.path),
@@ -446,14 +446,12 @@ fn render_file_error(
     plain: &str,
     color: bool,
 ) -> String {
-    let file = SourceFile {
-        id: crate::source::FileId(0),
-        path: path.display().to_string(),
-        abs: path.to_path_buf(),
-        lines: crate::source::LineIndex::new(text),
-        text: text.to_string(),
-        unreadable: None,
-    };
+    let file = SourceFile::new(
+        crate::source::FileId(0),
+        path.display().to_string(),
+        path.to_path_buf(),
+        text.to_string(),
+    );
     let Some((start, end)) = span else {
         let mut s = format!("error: {plain}\n");
         if let Some(h) = help {

@@ -5,32 +5,118 @@ pub mod span;
 pub mod walk;
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::SystemTime;
 
 pub use span::{FileId, LineCol, LineIndex, Span};
 
 /// One file of the repository, as read from disk.
+///
+/// The text of a file that nothing reads after parsing (a Grafana dashboard in a ConfigMap)
+/// is released after the load and read again on first use: memory then follows what the
+/// rules need, not the size of the repository.
 #[derive(Debug)]
 pub struct SourceFile {
     pub id: FileId,
     /// Path relative to the root, with `/` separators.
     pub path: String,
     pub abs: PathBuf,
-    /// The file's text; empty when it could not be read.
-    pub text: String,
-    pub lines: LineIndex,
+    text: OnceLock<String>,
+    lines: OnceLock<LineIndex>,
+    /// Length and modification time when the file was parsed, for a released text: a
+    /// re-read must find the same file.
+    stamp: Option<(u64, Option<SystemTime>)>,
+    /// Set when a released text, read again, no longer matches what was parsed.
+    changed: AtomicBool,
     /// Why the file could not be read as text, if it could not.
     pub unreadable: Option<String>,
 }
 
 impl SourceFile {
+    /// A file whose text stays in memory (`text` is empty when it could not be read).
+    #[must_use]
+    pub fn new(id: FileId, path: String, abs: PathBuf, text: String) -> Self {
+        SourceFile {
+            id,
+            path,
+            abs,
+            text: OnceLock::from(text),
+            lines: OnceLock::new(),
+            stamp: None,
+            changed: AtomicBool::new(false),
+            unreadable: None,
+        }
+    }
+
+    /// A file that could not be read.
+    #[must_use]
+    pub fn unreadable(id: FileId, path: String, abs: PathBuf, reason: Option<String>) -> Self {
+        SourceFile {
+            unreadable: reason,
+            ..SourceFile::new(id, path, abs, String::new())
+        }
+    }
+
+    /// Drops the text from memory; it is read again from `abs` on first use. Only for files
+    /// read from disk, whose length and modification time are recorded here.
+    pub fn release_text(&mut self) {
+        let Ok(meta) = std::fs::metadata(&self.abs) else {
+            return;
+        };
+        let len = self.text.get().map_or(0, |t| t.len() as u64);
+        if meta.len() != len {
+            return;
+        }
+        self.stamp = Some((len, meta.modified().ok()));
+        self.text = OnceLock::new();
+    }
+
+    /// The file's text; empty when it could not be read.
+    #[must_use]
+    pub fn text(&self) -> &str {
+        self.text.get_or_init(|| {
+            let Some((len, modified)) = self.stamp else {
+                return String::new();
+            };
+            let same = std::fs::metadata(&self.abs)
+                .is_ok_and(|m| m.len() == len && m.modified().ok() == modified);
+            match read_text(&self.abs) {
+                Ok(text) if same && text.len() as u64 == len => text,
+                _ => {
+                    self.changed.store(true, Ordering::Relaxed);
+                    String::new()
+                }
+            }
+        })
+    }
+
+    /// True when the text was released after the load (see [`SourceFile::release_text`]).
+    #[must_use]
+    pub fn text_was_released(&self) -> bool {
+        self.stamp.is_some()
+    }
+
+    /// True when the file changed on disk during the run after its text was released: its
+    /// findings cannot be shown with their source lines.
+    #[must_use]
+    pub fn changed_during_run(&self) -> bool {
+        self.changed.load(Ordering::Relaxed)
+    }
+
+    #[must_use]
+    pub fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(self.text()))
+    }
+
     #[must_use]
     pub fn line_col(&self, offset: usize) -> LineCol {
-        self.lines.line_col(&self.text, offset)
+        self.lines().line_col(self.text(), offset)
     }
 
     #[must_use]
     pub fn slice(&self, span: Span) -> &str {
-        self.text.get(span.range()).unwrap_or("")
+        self.text().get(span.range()).unwrap_or("")
     }
 }
 
@@ -134,3 +220,42 @@ impl std::fmt::Display for FileError {
 }
 
 impl std::error::Error for FileError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_released_text_is_read_again_and_a_change_is_detected() {
+        let dir = tempfile::tempdir().unwrap();
+        let abs = dir.path().join("a.yaml");
+        std::fs::write(&abs, "a: 1\nb: 2\n").unwrap();
+        let text = read_text(&abs).unwrap();
+        let mut f = SourceFile::new(FileId(0), "a.yaml".into(), abs.clone(), text);
+        f.release_text();
+        assert!(f.text_was_released());
+        assert_eq!(f.line_col(5).line, 2);
+        assert_eq!(f.text(), "a: 1\nb: 2\n");
+        assert!(!f.changed_during_run());
+
+        let text = read_text(&abs).unwrap();
+        let mut g = SourceFile::new(FileId(0), "a.yaml".into(), abs.clone(), text);
+        g.release_text();
+        std::fs::write(&abs, "a: 10\nb: 2\n").unwrap();
+        assert_eq!(g.text(), "");
+        assert!(g.changed_during_run());
+    }
+
+    #[test]
+    fn a_text_not_on_disk_is_kept() {
+        let mut f = SourceFile::new(
+            FileId(0),
+            "nowhere.yaml".into(),
+            "/nonexistent/x".into(),
+            "a: 1\n".into(),
+        );
+        f.release_text();
+        assert!(!f.text_was_released());
+        assert_eq!(f.text(), "a: 1\n");
+    }
+}

@@ -132,7 +132,7 @@ fn check_spans(report: &Report, case: &str) {
         let spans = std::iter::once(d.span).chain(d.labels.iter().map(|l| l.span));
         let fix_spans = d.fix.iter().flat_map(|f| f.edits.iter().map(|e| e.span));
         for s in spans.chain(fix_spans) {
-            let text = &report.project.source(s.file).text;
+            let text = &report.project.source(s.file).text();
             assert!(
                 s.start <= s.end && (s.end as usize) <= text.len(),
                 "{case}: span {s:?} outside its file"
@@ -173,7 +173,7 @@ fn fix_until_stable(
             if fixes.is_empty() {
                 continue;
             }
-            let (new, _) = fix::apply_fixes(&file.text, &fixes);
+            let (new, _) = fix::apply_fixes(file.text(), &fixes);
             if new != f.1 {
                 f.1 = new;
                 changed = true;

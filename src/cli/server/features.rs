@@ -47,10 +47,10 @@ impl<'a> View<'a> {
         });
         let text = match (self.docs.get(path.as_path()), in_report) {
             (Some(t), _) => (*t).to_string(),
-            (None, Some(s)) => s.text.clone(),
+            (None, Some(s)) => s.text().to_string(),
             (None, None) => std::fs::read_to_string(&path).ok()?,
         };
-        let source = in_report.filter(|s| s.text == text);
+        let source = in_report.filter(|s| s.text() == text);
         Some(Target {
             root,
             text,
@@ -72,7 +72,7 @@ fn workspace_edit(report: &Report, edits: &[&Edit]) -> Option<WorkspaceEdit> {
     let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
     for e in edits {
         let src = report.project.source(e.span.file);
-        let lines = Lines::new(&src.text);
+        let lines = Lines::new(src.text());
         changes
             .entry(path_to_uri(&src.abs)?)
             .or_default()
@@ -104,7 +104,7 @@ pub fn code_actions(view: &View<'_>, p: &CodeActionParams) -> Vec<CodeActionOrCo
         return out;
     };
     let only = p.context.only.as_ref();
-    let lines = Lines::new(&src.text);
+    let lines = Lines::new(src.text());
     let (start, end) = (lines.offset(p.range.start), lines.offset(p.range.end));
     let fix_all_kind = CodeActionKind::new("source.fixAll.gitops-lint");
     for d in diagnostics_of(report, src.id) {
@@ -152,7 +152,7 @@ pub fn code_actions(view: &View<'_>, p: &CodeActionParams) -> Vec<CodeActionOrCo
                     && f.edits.iter().all(|e| e.span.file == src.id)
             })
             .collect();
-        let (_, applied) = fix::apply_fixes(&src.text, &safe);
+        let (_, applied) = fix::apply_fixes(src.text(), &safe);
         if !applied.is_empty() {
             let edits: Vec<&Edit> = applied.iter().flat_map(|&i| &safe[i].edits).collect();
             out.push(CodeActionOrCommand::CodeAction(CodeAction {
@@ -174,7 +174,7 @@ pub fn code_actions(view: &View<'_>, p: &CodeActionParams) -> Vec<CodeActionOrCo
 /// added to the directive already there.
 fn suppress_edit(src: &SourceFile, lines: &Lines<'_>, d: &Diagnostic) -> Option<TextEdit> {
     let line = lines.line_of(d.span.start as usize);
-    let existing = suppress::parse_directives(src.id, &src.text, &src.lines)
+    let existing = suppress::parse_directives(src.id, src.text(), src.lines())
         .into_iter()
         .find(|dir| dir.scope == suppress::Scope::Line(line));
     let (at, text) = match existing.as_ref().and_then(|dir| dir.selectors.last()) {
@@ -182,7 +182,10 @@ fn suppress_edit(src: &SourceFile, lines: &Lines<'_>, d: &Diagnostic) -> Option<
         None => {
             let end = lines.line_end(line);
             let start = lines.line_start(line);
-            let blank = src.text.get(start..end).is_none_or(|l| l.trim().is_empty());
+            let blank = src
+                .text()
+                .get(start..end)
+                .is_none_or(|l| l.trim().is_empty());
             let sep = if blank { "" } else { " " };
             (end, format!("{sep}# gitops-lint: disable={} -- ", d.rule))
         }
@@ -425,7 +428,7 @@ fn app_project(report: &Report, name: &str) -> Option<Location> {
         let node = schema_path::map_get(meta, "name")?;
         (kind == "AppProject" && node.as_str() == Some(name)).then(|| {
             let src = report.project.source(d.file);
-            let lines = Lines::new(&src.text);
+            let lines = Lines::new(src.text());
             Some(Location {
                 uri: path_to_uri(&src.abs)?,
                 range: lines.range(node.span.start as usize, node.span.end as usize),

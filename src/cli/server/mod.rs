@@ -706,7 +706,7 @@ fn diagnostics_by_file(report: &Report) -> BTreeMap<Uri, Vec<lsp_types::Diagnost
         let file = project.source(span.file);
         let l = lines
             .entry(span.file)
-            .or_insert_with(|| Lines::new(&file.text));
+            .or_insert_with(|| Lines::new(file.text()));
         l.range(span.start as usize, span.end as usize)
     };
     for d in &report.diagnostics {

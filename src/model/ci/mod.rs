@@ -54,7 +54,7 @@ pub fn variable_value(node: &Node) -> Option<&Node> {
 #[cfg(test)]
 pub(crate) fn test_project(files: &[(&str, &str)]) -> Project {
     use crate::model::{Document, classify};
-    use crate::source::{FileId, LineIndex, SourceDb, SourceFile};
+    use crate::source::{FileId, SourceDb, SourceFile};
     let mut files = files.to_vec();
     files.sort_unstable();
     let mut sources = Vec::new();
@@ -70,14 +70,12 @@ pub(crate) fn test_project(files: &[(&str, &str)]) -> Project {
                 root: d.root,
             });
         }
-        sources.push(SourceFile {
+        sources.push(SourceFile::new(
             id,
-            path: path.to_string(),
-            abs: std::path::PathBuf::from(path),
-            text: text.to_string(),
-            lines: LineIndex::new(text),
-            unreadable: None,
-        });
+            path.to_string(),
+            std::path::PathBuf::from(path),
+            text.to_string(),
+        ));
     }
     Project::new(std::path::PathBuf::from("."), SourceDb::new(sources), docs)
 }

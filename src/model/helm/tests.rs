@@ -2,7 +2,7 @@ use std::path::Path;
 
 use super::*;
 use crate::model::{Document, classify};
-use crate::source::{FileId, LineIndex, SourceDb, SourceFile};
+use crate::source::{FileId, SourceDb, SourceFile};
 
 /// Writes `files` under a temporary root and builds the project discovery would: YAML files
 /// outside `templates/` are parsed; templates stay on disk.
@@ -29,14 +29,7 @@ fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Project) {
                 root: d.root,
             });
         }
-        sources.push(SourceFile {
-            id,
-            path: rel.to_string(),
-            abs,
-            text: text.to_string(),
-            lines: LineIndex::new(text),
-            unreadable: None,
-        });
+        sources.push(SourceFile::new(id, rel.to_string(), abs, text.to_string()));
     }
     let mut p = Project::new(dir.path().to_path_buf(), SourceDb::new(sources), docs);
     p.on_disk = true;

@@ -4,7 +4,7 @@ use super::*;
 
 /// A project of in-memory files, classified as the engine does, for the model's unit tests.
 pub(crate) fn test_project(files: &[(&str, &str)]) -> Project {
-    use crate::source::{LineIndex, SourceDb, SourceFile};
+    use crate::source::{SourceDb, SourceFile};
     let mut files = files.to_vec();
     files.sort_unstable();
     let mut sources = Vec::new();
@@ -20,14 +20,12 @@ pub(crate) fn test_project(files: &[(&str, &str)]) -> Project {
                 root: d.root,
             });
         }
-        sources.push(SourceFile {
-            id: file,
-            path: (*path).to_string(),
-            abs: std::path::PathBuf::from(path),
-            text: (*text).to_string(),
-            lines: LineIndex::new(text),
-            unreadable: None,
-        });
+        sources.push(SourceFile::new(
+            file,
+            (*path).to_string(),
+            std::path::PathBuf::from(path),
+            (*text).to_string(),
+        ));
     }
     Project::new(std::path::PathBuf::from("."), SourceDb::new(sources), docs)
 }
@@ -250,7 +248,7 @@ patchesJson6902:
         ("k/ops.yaml", "- {op: remove, path: /spec/x}\n"),
     ]);
     let node = node(&p, "k");
-    let text = &p.source(node.file).text;
+    let text = &p.source(node.file).text();
     let shape: Vec<(PatchField, PatchKind, bool)> = node
         .patches
         .iter()
@@ -365,7 +363,7 @@ images:
         ("server.insecure", "true")
     );
     assert_eq!(
-        &p.source(node.file).text[lit.span.range()],
+        &p.source(node.file).text()[lit.span.range()],
         "\"server.insecure = 'true'\""
     );
     assert_eq!(cm.files[0].value, "a.properties");

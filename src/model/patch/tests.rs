@@ -17,7 +17,7 @@ fn doc<'p>(p: &'p Project, kind: DocKind, name: &str) -> &'p Document {
 
 fn text_at(p: &Project, span: Span) -> (&str, &str) {
     let f = p.source(span.file);
-    (f.path.as_str(), &f.text[span.range()])
+    (f.path.as_str(), &f.text()[span.range()])
 }
 
 const APP: &str = "apiVersion: argoproj.io/v1alpha1

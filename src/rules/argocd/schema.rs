@@ -80,8 +80,8 @@ fn check_document(doc: &Document, cx: &Context<'_>, partial: bool) -> Vec<Findin
         strings::api_version(doc, &mut out);
     }
     strings::annotations(doc, version, &mut out);
-    let text = cx.text(doc);
     if let Some(kind) = kind {
+        let text = cx.text(doc);
         let template_patch = kind == "ApplicationSet"
             && doc
                 .root
@@ -106,7 +106,7 @@ fn check_document(doc: &Document, cx: &Context<'_>, partial: bool) -> Vec<Findin
     for f in &mut out {
         if f.fix
             .as_ref()
-            .is_some_and(|fix| !crate::yaml::edit::keeps_yaml_valid(text, &fix.edits))
+            .is_some_and(|fix| !crate::yaml::edit::keeps_yaml_valid(cx.text(doc), &fix.edits))
         {
             f.fix = None;
         }

@@ -127,7 +127,7 @@ enum Verdict {
 
 impl<'a> Job<'a> {
     fn text(&self, file: FileId) -> &'a str {
-        &self.project.source(file).text
+        self.project.source(file).text()
     }
 
     fn findings(&self) -> Vec<Finding> {
