@@ -31,6 +31,8 @@ pub struct Options {
     pub jobs: Option<usize>,
     /// Walk, read and parse only, without running rules: the benchmark's floor.
     pub parse_only: bool,
+    /// Record the wall time and memory of each phase ([`Summary::phases`]).
+    pub timings: bool,
     /// Texts to use instead of the files on disk, by root-relative path (`--fix` passes).
     pub overlay: std::collections::BTreeMap<String, String>,
     /// Rego policies (conftest style).
@@ -93,6 +95,65 @@ pub struct Summary {
     pub suppressed: usize,
     pub fixable: usize,
     pub elapsed_ms: u64,
+    /// Each phase's wall time and memory, when [`Options::timings`] is set.
+    #[serde(skip)]
+    pub phases: Vec<Phase>,
+}
+
+/// One phase of a run: its wall time, and the resident and peak memory after it (Linux).
+#[derive(Clone, Debug)]
+pub struct Phase {
+    pub name: &'static str,
+    pub ms: f64,
+    pub rss_mib: Option<f64>,
+    pub peak_mib: Option<f64>,
+}
+
+/// Records phases when enabled; free otherwise.
+struct Timer {
+    enabled: bool,
+    last: Instant,
+    phases: Vec<Phase>,
+}
+
+impl Timer {
+    fn new(enabled: bool) -> Timer {
+        Timer {
+            enabled,
+            last: Instant::now(),
+            phases: Vec::new(),
+        }
+    }
+
+    fn mark(&mut self, name: &'static str) {
+        if !self.enabled {
+            return;
+        }
+        let now = Instant::now();
+        let (rss_mib, peak_mib) = memory_mib();
+        self.phases.push(Phase {
+            name,
+            ms: now.duration_since(self.last).as_secs_f64() * 1000.0,
+            rss_mib,
+            peak_mib,
+        });
+        self.last = now;
+    }
+}
+
+/// Resident and peak resident memory of this process in MiB, from `/proc/self/status`.
+fn memory_mib() -> (Option<f64>, Option<f64>) {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return (None, None);
+    };
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+            .map(|kb| kb / 1024.0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
 }
 
 pub struct Report {
@@ -242,7 +303,7 @@ struct Prepared {
 }
 
 /// Root, config, walk, read, parse and classify: everything before the rules.
-fn prepare(opts: &Options) -> Result<Prepared, Error> {
+fn prepare(opts: &Options, timer: &mut Timer) -> Result<Prepared, Error> {
     let (root, report_files) = match &opts.root {
         Some(root) => (
             root.clone(),
@@ -261,11 +322,13 @@ fn prepare(opts: &Options) -> Result<Prepared, Error> {
     let filter = Filter::new(&config.include, &exclude)
         .map_err(|(p, e)| Error::Usage(format!("invalid glob `{p}`: {e}")))?;
     let (found, problems) = walk::discover(&root, &filter);
+    timer.mark("walk");
     // User policies may read any field of any object; built-in rules do not read the payloads
     // of most ConfigMaps and Secrets.
     let keep_payloads = !opts.policy.paths.is_empty() || !config.policies.is_empty();
     let (project, load_findings) =
         load_project(root, found, problems, &opts.overlay, keep_payloads);
+    timer.mark("read, parse, kustomize");
     check_roots(&config, &project)?;
     Ok(Prepared {
         project,
@@ -309,7 +372,7 @@ fn check_roots(config: &Config, project: &Project) -> Result<(), Error> {
 /// Loads the repository of `opts` (walk, read, parse, classify) without running rules: what
 /// `gitops-lint graph` needs.
 pub fn load(opts: &Options) -> Result<(Project, Config), Error> {
-    let p = prepare(opts)?;
+    let p = prepare(opts, &mut Timer::new(false))?;
     Ok((p.project, p.config))
 }
 
@@ -329,13 +392,14 @@ pub fn run(opts: &Options) -> Result<Report, Error> {
 
 fn run_inner(opts: &Options) -> Result<Report, Error> {
     let started = Instant::now();
+    let mut timer = Timer::new(opts.timings);
     let Prepared {
         project,
         config,
         report_files,
         load_findings,
         config_path,
-    } = prepare(opts)?;
+    } = prepare(opts, &mut timer)?;
     let user_policies = if opts.parse_only {
         None
     } else {
@@ -356,6 +420,7 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
             config,
             user_policies.as_ref(),
             scope.as_ref(),
+            &mut timer,
         )
     };
     if let Some(scope) = &scope {
@@ -367,6 +432,7 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
         }
     }
     summarize(&mut report, started);
+    report.summary.phases = timer.phases;
     Ok(report)
 }
 
@@ -585,6 +651,7 @@ fn check_project(
     config: Config,
     user_policies: Option<&crate::policy::run::UserPolicies>,
     scope: Option<&Scope>,
+    timer: &mut Timer,
 ) -> Report {
     let (project, load_findings) = loaded;
     let options = config.rule_options();
@@ -597,6 +664,12 @@ fn check_project(
             .filter(|r| enabled(r.meta().id))
             .collect();
         rules.extend(policy_rules.iter().map(AsRef::as_ref));
+        if timer.enabled {
+            // Built here rather than on first use, so that they have their own line.
+            model.argocd();
+            model.k8s();
+            timer.mark("model");
+        }
         let mut raw: Vec<Emitted> = project
             .docs
             .par_iter()
@@ -615,6 +688,7 @@ fn check_project(
                 out
             })
             .collect();
+        timer.mark("rules: documents");
         // After the document pass: rules of the whole repository (and reports that gather
         // what the document pass saw).
         let project_findings: Vec<Emitted> = rules
@@ -639,6 +713,7 @@ fn check_project(
         let related = scope.map(|s| s.related_files(&model)).unwrap_or_default();
         (raw, notes, related)
     };
+    timer.mark("rules: repository");
 
     let mut diagnostics: Vec<Diagnostic> = raw
         .into_iter()
@@ -658,6 +733,7 @@ fn check_project(
         ))
     });
     let mut diagnostics = merge_same_place(diagnostics);
+    timer.mark("suppress, sort");
     if let Some(scope) = scope {
         let in_scope =
             |file: FileId| related.contains(&file) || scope.contains(&project.source(file).path);
@@ -946,7 +1022,13 @@ pub fn check_texts(files: &[(&str, &str)], config: Config) -> Report {
         findings.extend(l.findings);
     }
     let project = Project::new(PathBuf::from("."), SourceDb::new(sources), docs);
-    let mut report = check_project((project, findings), config, None, None);
+    let mut report = check_project(
+        (project, findings),
+        config,
+        None,
+        None,
+        &mut Timer::new(false),
+    );
     summarize(&mut report, started);
     report
 }

@@ -202,6 +202,9 @@ struct CheckArgs {
     /// Print findings only: no summary line and no notes on standard error.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// Print each phase's wall time and memory on standard error.
+    #[arg(long, short = 'v')]
+    verbose: bool,
     /// Walk, read and parse only; run no rule (the benchmark's floor).
     #[arg(long, hide = true)]
     parse_only: bool,
@@ -544,6 +547,7 @@ fn plan(args: &RunArgs, parse_only: bool) -> Result<Plan, ExitCode> {
         exclude: args.exclude.clone(),
         jobs: args.jobs,
         parse_only,
+        timings: false,
         overlay,
         policy: engine::PolicyArgs {
             paths: args.policy.clone(),
@@ -623,10 +627,11 @@ fn check(args: &CheckArgs) -> ExitCode {
         eprintln!("error: `--unsafe-fixes` needs `--fix` or `--diff`");
         return ExitCode::from(2);
     }
-    let plan = match plan(&args.run, args.parse_only) {
+    let mut plan = match plan(&args.run, args.parse_only) {
         Ok(p) => p,
         Err(code) => return code,
     };
+    plan.opts.timings = args.verbose;
     let opts = &plan.opts;
     let stderr_color = use_color(args.color, std::io::stderr().is_terminal());
     let mut fix_outcome = None;
@@ -713,6 +718,16 @@ fn check(args: &CheckArgs) -> ExitCode {
         _ => render(args.format, &report, &text_opts(stdout_color)),
     };
     out(&text);
+    for p in &report.summary.phases {
+        let mib = |m: Option<f64>| m.map_or_else(|| "?".to_string(), |m| format!("{m:.0} MiB"));
+        eprintln!(
+            "timing: {:<24} {:>8.1} ms   rss {:>9}   peak {:>9}",
+            p.name,
+            p.ms,
+            mib(p.rss_mib),
+            mib(p.peak_mib)
+        );
+    }
     for f in report.project.sources.files() {
         if f.changed_during_run() {
             eprintln!(

@@ -16,7 +16,7 @@ pub enum Values {
     },
     /// A sequence and its items (nulls kept as [`Values::Null`]).
     Seq(Span, Vec<Values>),
-    Map(Vec<(String, Values)>),
+    Map(Vec<(crate::yaml::ScalarText, Values)>),
 }
 
 impl Values {
@@ -41,7 +41,8 @@ impl Values {
                     .collect(),
             ),
             Value::Map(entries) => {
-                let mut out: Vec<(String, Values)> = Vec::with_capacity(entries.len());
+                let mut out: Vec<(crate::yaml::ScalarText, Values)> =
+                    Vec::with_capacity(entries.len());
                 for e in entries {
                     let Some(k) = e.key.scalar_text() else {
                         continue;
@@ -50,7 +51,7 @@ impl Values {
                     if let Some(slot) = out.iter_mut().find(|(key, _)| key == k) {
                         slot.1 = v;
                     } else {
-                        out.push((k.to_string(), v));
+                        out.push((k.into(), v));
                     }
                 }
                 Values::Map(out)
@@ -100,7 +101,7 @@ impl Values {
         }
         let mut over = value;
         for k in keys.into_iter().rev() {
-            over = Values::Map(vec![(k, over)]);
+            over = Values::Map(vec![(k.into(), over)]);
         }
         self.merge(over);
     }

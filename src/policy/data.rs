@@ -6,6 +6,8 @@
 //! cannot be expanded offline are listed by their template (`template: true`). CI jobs come
 //! from the assembled pipelines (`Model::ci`).
 
+use std::collections::BTreeSet;
+
 use rayon::prelude::*;
 use serde_json::{Value as J, json};
 
@@ -17,6 +19,87 @@ use crate::yaml::{Node, Resolved};
 
 /// Version of the `data.gitops` schema.
 pub const SCHEMA_VERSION: u32 = 1;
+
+/// Which keys of `data.gitops` objects are built. With 10,000 Applications the full model
+/// is hundreds of MiB, and a policy reads only the keys its text names (`app.destination`,
+/// `object.get(src, "files", [])`). A policy that reaches keys it does not name (`walk`,
+/// `object.keys`, `json.marshal`, printing) gets every key.
+#[derive(Clone, Debug, Default)]
+pub struct Fields {
+    all: bool,
+    names: BTreeSet<String>,
+}
+
+/// Builtins that read keys a policy does not name.
+const WHOLE_OBJECT_BUILTINS: &[&str] = &[
+    "walk(",
+    "object.keys(",
+    "object.filter(",
+    "object.remove(",
+    "object.union",
+    "json.marshal",
+    "json.filter(",
+    "json.remove(",
+    "json.patch(",
+    "yaml.marshal",
+    "print(",
+];
+
+impl Fields {
+    /// Every key.
+    #[must_use]
+    pub fn all() -> Fields {
+        Fields {
+            all: true,
+            names: BTreeSet::new(),
+        }
+    }
+
+    /// No key yet: policies' texts add theirs.
+    #[must_use]
+    pub fn none() -> Fields {
+        Fields::default()
+    }
+
+    /// Adds the identifiers and string literals of a policy's text.
+    pub fn add_policy_text(&mut self, text: &str) {
+        if WHOLE_OBJECT_BUILTINS.iter().any(|b| text.contains(b)) {
+            self.all = true;
+        }
+        if self.all {
+            return;
+        }
+        for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            if !word.is_empty() && !self.names.contains(word) {
+                self.names.insert(word.to_string());
+            }
+        }
+    }
+
+    pub fn extend(&mut self, other: &Fields) {
+        self.all |= other.all;
+        self.names.extend(other.names.iter().cloned());
+    }
+
+    #[must_use]
+    pub fn has(&self, key: &str) -> bool {
+        self.all || self.names.contains(key)
+    }
+}
+
+/// A JSON object with only the keys of `$fields`; a value is computed only when kept.
+macro_rules! object {
+    ($fields:expr, { $($key:literal : $value:expr),* $(,)? }) => {{
+        let fields: &Fields = $fields;
+        let mut map = serde_json::Map::new();
+        $(
+            if fields.has($key) {
+                map.insert($key.to_string(), J::from($value));
+            }
+        )*
+        J::Object(map)
+    }};
+}
 
 fn loc(project: &Project, doc: &Document, node: &Node) -> J {
     let f = project.source(doc.file);
@@ -53,14 +136,14 @@ fn values_json(v: &Values) -> J {
             entries
                 .iter()
                 .filter(|(_, v)| *v != Values::Null)
-                .map(|(k, v)| (k.clone(), values_json(v)))
+                .map(|(k, v)| (k.to_string(), values_json(v)))
                 .collect(),
         ),
     }
 }
 
 fn source_json(
-    with_values: bool,
+    fields: &Fields,
     project: &Project,
     doc: &Document,
     node: &Node,
@@ -68,27 +151,7 @@ fn source_json(
     resolved: Option<&ResolvedSource>,
 ) -> J {
     let get = |k: &str| node.get(k).map_or(J::Null, Node::to_json);
-    let (location, kind, files, values) = match resolved {
-        Some(r) => (
-            match &r.location {
-                Location::InRepo(dir) => json!({"in_repo": true, "dir": dir}),
-                Location::RefInRepo => json!({"in_repo": true, "dir": null}),
-                Location::External => json!({"in_repo": false}),
-                Location::Unknown => json!({"in_repo": null}),
-            },
-            J::String(r.kind.as_str().to_string()),
-            r.files
-                .iter()
-                .map(|f| J::String(project.source(*f).path.clone()))
-                .collect::<Vec<_>>(),
-            r.values
-                .as_ref()
-                .filter(|_| with_values)
-                .map_or(J::Null, values_json),
-        ),
-        None => (J::Null, J::Null, Vec::new(), J::Null),
-    };
-    json!({
+    object!(fields, {
         "repoURL": get("repoURL"),
         "path": get("path"),
         "chart": get("chart"),
@@ -97,10 +160,21 @@ fn source_json(
         "helm": get("helm"),
         "kustomize": get("kustomize"),
         "directory": get("directory"),
-        "kind": kind,
-        "repository": location,
-        "files": files,
-        "values": values,
+        "kind": resolved.map_or(J::Null, |r| J::String(r.kind.as_str().to_string())),
+        "repository": match resolved.map(|r| &r.location) {
+            Some(Location::InRepo(dir)) => json!({"in_repo": true, "dir": dir}),
+            Some(Location::RefInRepo) => json!({"in_repo": true, "dir": null}),
+            Some(Location::External) => json!({"in_repo": false}),
+            Some(Location::Unknown) => json!({"in_repo": null}),
+            None => J::Null,
+        },
+        "files": resolved.map_or(Vec::new(), |r| {
+            r.files
+                .iter()
+                .map(|f| J::String(project.source(*f).path.clone()))
+                .collect::<Vec<_>>()
+        }),
+        "values": resolved.and_then(|r| r.values.as_ref()).map_or(J::Null, values_json),
         "spec_path": path,
         "location": loc(project, doc, node),
     })
@@ -108,7 +182,7 @@ fn source_json(
 
 /// One Application: `spec` is its spec (rendered, for a generated one), `app` its resolution.
 fn application(
-    with_values: bool,
+    fields: &Fields,
     project: &Project,
     doc: &Document,
     spec: &Node,
@@ -129,27 +203,29 @@ fn application(
         .get("sources")
         .and_then(Node::as_seq)
         .is_some_and(|s| !s.is_empty());
-    let sources: Vec<J> = written
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let mut p = base.clone();
-            if uses_list {
-                p.push("sources".into());
-                p.push(i.into());
-            } else {
-                p.push("source".into());
-            }
-            source_json(
-                with_values,
-                project,
-                doc,
-                s,
-                &p,
-                app.and_then(|a| a.sources.get(i)),
-            )
-        })
-        .collect();
+    let sources = || -> Vec<J> {
+        written
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let mut p = base.clone();
+                if uses_list {
+                    p.push("sources".into());
+                    p.push(i.into());
+                } else {
+                    p.push("source".into());
+                }
+                source_json(
+                    fields,
+                    project,
+                    doc,
+                    s,
+                    &p,
+                    app.and_then(|a| a.sources.get(i)),
+                )
+            })
+            .collect()
+    };
     let name = match app {
         Some(a) => Some(a.name.as_str()),
         None if in_template => doc
@@ -160,17 +236,19 @@ fn application(
     };
     let dest = spec.get("destination");
     let dget = |k: &str| dest.and_then(|d| d.get(k)).map_or(J::Null, Node::to_json);
-    let finalizers: Vec<J> = if in_template {
-        doc.root
-            .path(&["spec", "template", "metadata", "finalizers"])
-    } else {
-        doc.root.path(&["metadata", "finalizers"])
-    }
-    .into_iter()
-    .flat_map(Node::items)
-    .map(Node::to_json)
-    .collect();
-    let files: Vec<J> = {
+    let finalizers = || -> Vec<J> {
+        if in_template {
+            doc.root
+                .path(&["spec", "template", "metadata", "finalizers"])
+        } else {
+            doc.root.path(&["metadata", "finalizers"])
+        }
+        .into_iter()
+        .flat_map(Node::items)
+        .map(Node::to_json)
+        .collect()
+    };
+    let files = || -> Vec<J> {
         let mut seen = std::collections::BTreeSet::new();
         app.into_iter()
             .flat_map(|a| a.sources.iter().flat_map(|s| s.files.iter()))
@@ -178,7 +256,7 @@ fn application(
             .map(|f| J::String(project.source(*f).path.clone()))
             .collect()
     };
-    json!({
+    object!(fields, {
         "name": name,
         "namespace": doc.namespace(),
         "kind": if in_template { "ApplicationSet" } else { "Application" },
@@ -188,11 +266,11 @@ fn application(
         "resolved": app.is_some(),
         "depends_on_unknown": app.map_or(Vec::new(), |a| a.depends_on_unknown.clone()),
         "project": spec.get("project").map_or(J::String("default".into()), Node::to_json),
-        "destination": {"server": dget("server"), "name": dget("name"), "namespace": dget("namespace")},
-        "sources": sources,
+        "destination": json!({"server": dget("server"), "name": dget("name"), "namespace": dget("namespace")}),
+        "sources": sources(),
         "sync_policy": spec.get("syncPolicy").map_or(J::Null, Node::to_json),
-        "finalizers": finalizers,
-        "files": files,
+        "finalizers": finalizers(),
+        "files": files(),
         "spec_path": base,
         "document": doc_ref(project, doc),
     })
@@ -200,7 +278,7 @@ fn application(
 
 /// CI jobs from the assembled pipelines (`Model::ci`): GitLab jobs with their includes,
 /// `extends`, `!reference` and `default:` resolved, as `ci/writeback-skip-ci` reads them.
-fn ci_jobs(model: &Model<'_>) -> Vec<J> {
+fn ci_jobs(model: &Model<'_>, fields: &Fields) -> Vec<J> {
     let project = model.project;
     let ci = model.ci();
     let mut jobs = Vec::new();
@@ -212,6 +290,7 @@ fn ci_jobs(model: &Model<'_>) -> Vec<J> {
                 .filter_map(|n| n.scalar_text().map(str::to_string))
                 .collect();
             jobs.push(job_json(
+                fields,
                 project,
                 "gitlab",
                 &job.name,
@@ -230,6 +309,7 @@ fn ci_jobs(model: &Model<'_>) -> Vec<J> {
                 .map(str::to_string)
                 .collect();
             jobs.push(job_json(
+                fields,
                 project,
                 "github",
                 &job.name,
@@ -243,6 +323,7 @@ fn ci_jobs(model: &Model<'_>) -> Vec<J> {
 }
 
 fn job_json(
+    fields: &Fields,
     project: &Project,
     platform: &str,
     name: &str,
@@ -257,22 +338,82 @@ fn job_json(
         .any(|m| text.contains(m));
     let f = project.source(key.file);
     let lc = f.line_col(key.start as usize);
-    json!({
+    object!(fields, {
         "platform": platform,
         "name": name,
-        "file": f.path,
-        "pipeline": project.source(pipeline).path,
-        "location": {"file": f.path, "line": lc.line, "column": lc.column},
+        "file": f.path.as_str(),
+        "pipeline": project.source(pipeline).path.as_str(),
+        "location": json!({"file": f.path, "line": lc.line, "column": lc.column}),
         "script": script,
         "writes_back": writes_back,
         "skip_ci": skip_ci,
     })
 }
 
-/// The `data.gitops` object for a project. Without `with_values`, sources' `values` are `null`
-/// (no loaded policy mentions `values`; they are most of the model's size).
+/// The `data.gitops` object for a project, with the keys of `fields` only.
 #[must_use]
-pub fn model(model: &Model<'_>, with_values: bool) -> J {
+pub fn model(model: &Model<'_>, fields: &Fields) -> J {
+    let project = model.project;
+    let applications = || -> Vec<J> { applications(model, fields) };
+    let application_sets = || -> Vec<J> {
+        project
+            .docs_of(DocKind::ApplicationSet)
+            .map(|d| {
+                object!(fields, {
+                    "name": d.name(),
+                    "namespace": d.namespace(),
+                    "document": doc_ref(project, d),
+                    "generators": d.root.path(&["spec", "generators"]).map_or(J::Null, Node::to_json),
+                })
+            })
+            .collect()
+    };
+    let projects = || -> Vec<J> {
+        project
+            .docs_of(DocKind::AppProject)
+            .map(|d| {
+                let spec = d.root.get("spec");
+                let get = |k: &str| {
+                    spec.and_then(|s| s.get(k))
+                        .map_or(J::Array(vec![]), Node::to_json)
+                };
+                object!(fields, {
+                    "name": d.name(),
+                    "namespace": d.namespace(),
+                    "document": doc_ref(project, d),
+                    "destinations": get("destinations"),
+                    "sourceRepos": get("sourceRepos"),
+                    "clusterResourceWhitelist": get("clusterResourceWhitelist"),
+                    "spec": spec.map_or(J::Null, Node::to_json),
+                })
+            })
+            .collect()
+    };
+    let files = || -> Vec<J> {
+        project
+            .sources
+            .files()
+            .iter()
+            .map(|f| J::String(f.path.clone()))
+            .collect()
+    };
+    // `schema_version` is always there: policies may check it.
+    let mut top = object!(fields, {
+        "applications": applications(),
+        "application_sets": application_sets(),
+        "projects": projects(),
+        "ci": json!({"jobs": ci_jobs(model, fields)}),
+        "files": files(),
+    });
+    if let J::Object(m) = &mut top {
+        m.insert("schema_version".into(), J::from(SCHEMA_VERSION));
+    }
+    top
+}
+
+/// Every Application, written or generated, and the templates of ApplicationSets that
+/// generated nothing here.
+fn applications(model: &Model<'_>, fields: &Fields) -> Vec<J> {
     let project = model.project;
     let argo = model.argocd();
     // Built in parallel: with 1000s of Applications this is most of the model's cost.
@@ -285,7 +426,7 @@ pub fn model(model: &Model<'_>, with_values: bool) -> J {
                 Some(s) => Some(s),
                 None => doc.root.get("spec"),
             };
-            spec.map(|spec| application(with_values, project, doc, spec, Some(app)))
+            spec.map(|spec| application(fields, project, doc, spec, Some(app)))
         })
         .collect();
     let expanded: std::collections::HashSet<usize> = argo
@@ -298,54 +439,11 @@ pub fn model(model: &Model<'_>, with_values: bool) -> J {
     for (i, doc) in project.docs.iter().enumerate() {
         if doc.kind == DocKind::ApplicationSet && !expanded.contains(&i) {
             if let Some(spec) = doc.root.path(&["spec", "template", "spec"]) {
-                applications.push(application(with_values, project, doc, spec, None));
+                applications.push(application(fields, project, doc, spec, None));
             }
         }
     }
-    let application_sets: Vec<J> = project
-        .docs_of(DocKind::ApplicationSet)
-        .map(|d| {
-            json!({
-                "name": d.name(),
-                "namespace": d.namespace(),
-                "document": doc_ref(project, d),
-                "generators": d.root.path(&["spec", "generators"]).map_or(J::Null, Node::to_json),
-            })
-        })
-        .collect();
-    let projects: Vec<J> = project
-        .docs_of(DocKind::AppProject)
-        .map(|d| {
-            let spec = d.root.get("spec");
-            let get = |k: &str| {
-                spec.and_then(|s| s.get(k))
-                    .map_or(J::Array(vec![]), Node::to_json)
-            };
-            json!({
-                "name": d.name(),
-                "namespace": d.namespace(),
-                "document": doc_ref(project, d),
-                "destinations": get("destinations"),
-                "sourceRepos": get("sourceRepos"),
-                "clusterResourceWhitelist": get("clusterResourceWhitelist"),
-                "spec": spec.map_or(J::Null, Node::to_json),
-            })
-        })
-        .collect();
-    let files: Vec<J> = project
-        .sources
-        .files()
-        .iter()
-        .map(|f| J::String(f.path.clone()))
-        .collect();
-    json!({
-        "schema_version": SCHEMA_VERSION,
-        "applications": applications,
-        "application_sets": application_sets,
-        "projects": projects,
-        "ci": {"jobs": ci_jobs(model)},
-        "files": files,
-    })
+    applications
 }
 
 #[cfg(test)]
@@ -368,7 +466,7 @@ mod tests {
                 "on: push\njobs:\n  build:\n    steps: [{run: make}]\n",
             ),
         ]);
-        let data = model(&Model::new(&project, Default::default()), false);
+        let data = model(&Model::new(&project, Default::default()), &Fields::all());
         let mut engine = regorus::Engine::new();
         engine
             .add_data(regorus::Value::from(json!({ "gitops": data })))
@@ -402,5 +500,29 @@ mod tests {
             got.to_json_str().expect("json"),
             want.to_json_str().expect("json")
         );
+    }
+
+    #[test]
+    fn only_keys_a_policy_names_are_built() {
+        let mut fields = Fields::none();
+        fields.add_policy_text("some app in data.gitops.applications\napp.destination.namespace == \"prod\"\n");
+        assert!(fields.has("applications") && fields.has("destination") && fields.has("prod"));
+        assert!(!fields.has("files") && !fields.has("values") && !fields.has("projects"));
+        let project = crate::model::ci::test_project(&[(
+            "app.yaml",
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  project: p\n  destination: {namespace: prod}\n  source: {repoURL: https://x/y.git, path: a}\n",
+        )]);
+        let data = model(&Model::new(&project, Default::default()), &fields);
+        let top: Vec<&String> = data.as_object().unwrap().keys().collect();
+        assert_eq!(top, ["applications", "schema_version"]);
+        let app = &data["applications"][0];
+        assert_eq!(app["destination"]["namespace"], "prod");
+        assert!(app.get("files").is_none() && app.get("sources").is_none());
+
+        let mut everything = fields.clone();
+        everything.add_policy_text("keys := object.keys(app)\n");
+        let data = model(&Model::new(&project, Default::default()), &everything);
+        assert!(data["applications"][0].get("files").is_some());
+        assert!(data.get("projects").is_some());
     }
 }

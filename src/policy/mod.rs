@@ -236,6 +236,8 @@ pub struct PolicySet {
     pub mentions_gitops: bool,
     /// Some policy mentions `values`: the model includes effective Helm values.
     pub mentions_values: bool,
+    /// The keys of `data.gitops` objects these policies can read (see [`data::Fields`]).
+    pub fields: data::Fields,
 }
 
 /// Default time limit of one rule evaluation on one input.
@@ -469,6 +471,7 @@ impl PolicySet {
         let mut uses_location = false;
         let mut mentions_gitops = false;
         let mut mentions_values = false;
+        let mut fields = data::Fields::none();
         for f in files {
             if let Some((at, name, why)) = forbidden_call(&f.text) {
                 return Err(PolicyError {
@@ -511,6 +514,7 @@ impl PolicySet {
             if !f.path.ends_with("_test.rego") {
                 mentions_gitops |= f.text.contains("gitops");
                 mentions_values |= f.text.contains("values");
+                fields.add_policy_text(&f.text);
             }
             let mut rules: BTreeSet<String> = p.rules.iter().cloned().collect();
             for (rule, line) in rule_heads(&f.text) {
@@ -543,6 +547,7 @@ impl PolicySet {
             uses_location,
             mentions_gitops,
             mentions_values,
+            fields,
         })
     }
 

@@ -368,7 +368,8 @@ pub struct Runtime {
     /// `data.gitops_lint.options`: the enabled pack rules' options.
     options: Value,
     needs_model: bool,
-    with_values: bool,
+    /// The keys of `data.gitops` the loaded policies can read.
+    fields: data::Fields,
     uses_location: bool,
     engines: OnceLock<(Engine, Option<Engine>, Value)>,
     disabled: Disabled,
@@ -401,7 +402,7 @@ impl Runtime {
         self.engines.get_or_init(|| {
             let pack = pack::get();
             let model_value = if self.needs_model {
-                Value::from(data::model(model, self.with_values))
+                Value::from(data::model(model, &self.fields))
             } else {
                 Value::Null
             };
@@ -788,9 +789,13 @@ pub fn rules(
         user: user.cloned(),
         options: Value::from(serde_json::json!({ "options": options_data })),
         needs_model,
-        // Effective Helm values are most of the model's size: built only when a policy may
-        // read them.
-        with_values: pack.set.mentions_values || user.is_some_and(|u| u.set.mentions_values),
+        fields: {
+            let mut fields = pack.set.fields.clone();
+            if let Some(u) = user {
+                fields.extend(&u.set.fields);
+            }
+            fields
+        },
         uses_location: pack.set.uses_location || user.is_some_and(|u| u.set.uses_location),
         engines: OnceLock::new(),
         disabled: Disabled::default(),

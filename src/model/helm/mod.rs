@@ -655,7 +655,7 @@ pub fn to_value(v: &Values, origins: &mut Vec<Span>) -> Value {
             entries
                 .iter()
                 .filter(|(_, v)| !matches!(v, Values::Null))
-                .map(|(k, v)| (k.clone(), to_value(v, origins)))
+                .map(|(k, v)| (k.to_string(), to_value(v, origins)))
                 .collect(),
         ),
     }
