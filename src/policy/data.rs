@@ -505,7 +505,9 @@ mod tests {
     #[test]
     fn only_keys_a_policy_names_are_built() {
         let mut fields = Fields::none();
-        fields.add_policy_text("some app in data.gitops.applications\napp.destination.namespace == \"prod\"\n");
+        fields.add_policy_text(
+            "some app in data.gitops.applications\napp.destination.namespace == \"prod\"\n",
+        );
         assert!(fields.has("applications") && fields.has("destination") && fields.has("prod"));
         assert!(!fields.has("files") && !fields.has("values") && !fields.has("projects"));
         let project = crate::model::ci::test_project(&[(
