@@ -15,6 +15,8 @@ use std::path::Path;
 
 use gotmpl::{Limits, Origin, Source, Templates, Value};
 
+pub mod argocd_apps;
+
 use super::Project;
 use super::repo::join;
 use super::values::Values;
@@ -53,6 +55,9 @@ pub struct Chart {
     pub subcharts: Vec<Chart>,
     /// `charts/*.tgz` archives, not read.
     pub archives: Vec<String>,
+    /// A chart gitops-lint carries (the public `argocd-apps` chart) rather than one read from
+    /// this repository: its name.
+    pub builtin: Option<&'static str>,
 }
 
 /// A `dependencies` entry of `Chart.yaml`.
@@ -62,6 +67,10 @@ pub struct Dependency {
     pub alias: Option<String>,
     pub condition: Option<String>,
     pub tags: Vec<String>,
+    /// `version` (a version or a range).
+    pub version: Option<String>,
+    /// `repository` (a chart repository URL, `oci://...`, `file://...` or `@alias`).
+    pub repository: Option<String>,
 }
 
 /// Why a chart cannot be rendered.
@@ -118,6 +127,8 @@ pub struct Rendered {
     paths: BTreeMap<String, String>,
     /// Repository-relative path → template text.
     texts: BTreeMap<String, String>,
+    /// Paths of built-in charts' templates → the chart's name.
+    builtin: BTreeMap<String, &'static str>,
 }
 
 impl Rendered {
@@ -257,6 +268,11 @@ fn load_at(project: &Project, dir: &str, depth: usize) -> Result<Chart, RenderEr
                 .filter_map(Node::as_str)
                 .map(str::to_string)
                 .collect(),
+            version: d
+                .get("version")
+                .and_then(Node::scalar_text)
+                .map(str::to_string),
+            repository: d.get_str("repository").map(str::to_string),
         });
     }
     if !project.on_disk {
@@ -314,6 +330,16 @@ fn load_at(project: &Project, dir: &str, depth: usize) -> Result<Chart, RenderEr
             }
         }
     }
+    // The public `argocd-apps` chart is installed from its repository, not committed: its
+    // templates are built in.
+    for d in &dependencies {
+        let present = subcharts.iter().any(|c| c.name == d.name);
+        if !present && argocd_apps::is_argocd_apps(d.repository.as_deref(), &d.name) {
+            let form = argocd_apps::form_of(d.version.as_deref());
+            let sub = join(dir, &format!("charts/{}", d.name)).unwrap_or_default();
+            subcharts.push(argocd_apps::chart(&sub, form));
+        }
+    }
     Ok(Chart {
         dir: dir.to_string(),
         name,
@@ -325,6 +351,7 @@ fn load_at(project: &Project, dir: &str, depth: usize) -> Result<Chart, RenderEr
         dependencies,
         subcharts,
         archives,
+        builtin: None,
     })
 }
 
@@ -403,6 +430,9 @@ pub fn render(chart: &Chart, values: &Values, release: &Release) -> Result<Rende
             let name = format!("{}/{rel}", unit.prefix);
             let path = join(&unit.chart.dir, rel).unwrap_or_default();
             out.paths.insert(name.clone(), path.clone());
+            if let Some(b) = unit.chart.builtin {
+                out.builtin.insert(path.clone(), b);
+            }
             out.texts.insert(path, text.clone());
             order.push((name, u, t));
         }
@@ -853,6 +883,8 @@ pub struct RenderedDoc {
     /// Repository-relative template file and 1-based line of the document's first byte.
     pub template: String,
     pub line: usize,
+    /// The built-in chart whose template wrote it (`argocd-apps`), if any.
+    pub builtin: Option<&'static str>,
 }
 
 /// Parses each manifest and maps node spans back: a node whose first byte came from a value
@@ -875,6 +907,7 @@ pub fn documents(rendered: &Rendered, anchor: Span) -> Vec<RenderedDoc> {
             remap(&mut root, rendered, m, anchor);
             out.push(RenderedDoc {
                 root,
+                builtin: rendered.builtin.get(&m.path).copied(),
                 template,
                 line,
             });
@@ -926,16 +959,25 @@ pub struct RenderedObject {
     /// Chart-relative template file (`templates/x.yaml`) and line.
     pub template: String,
     pub line: usize,
+    /// The built-in chart that wrote it from values (`argocd-apps`), if any.
+    pub builtin: Option<&'static str>,
 }
 
 impl RenderedObject {
-    /// "rendered from `templates/x.yaml:12` by Application `a`".
+    /// "rendered from `templates/x.yaml:12` by Application `a`", or for a built-in chart
+    /// "rendered by chart `argocd-apps` from values, by Application `a`".
     #[must_use]
     pub fn label(&self) -> String {
-        format!(
-            "rendered from `{}:{}` by {}",
-            self.template, self.line, self.manager
-        )
+        match self.builtin {
+            Some(chart) => format!(
+                "rendered by chart `{chart}` from values, by {}",
+                self.manager
+            ),
+            None => format!(
+                "rendered from `{}:{}` by {}",
+                self.template, self.line, self.manager
+            ),
+        }
     }
 }
 
@@ -972,16 +1014,16 @@ pub fn render_argocd(
     let values = values.unwrap_or(&chart.defaults);
     let rendered = render(&chart, values, release)?;
     let prefix = format!("{dir}/");
-    Ok(Some(
-        documents(&rendered, anchor)
-            .into_iter()
-            .filter(|d| super::argocd::is_argocd_kind(super::classify(&d.template, &d.root)))
-            .map(|mut d| {
-                if let Some(rel) = d.template.strip_prefix(&prefix) {
-                    d.template = rel.to_string();
-                }
-                d
-            })
-            .collect(),
-    ))
+    let mut docs: Vec<RenderedDoc> = documents(&rendered, anchor)
+        .into_iter()
+        .filter(|d| super::argocd::is_argocd_kind(super::classify(&d.template, &d.root)))
+        .map(|mut d| {
+            if let Some(rel) = d.template.strip_prefix(&prefix) {
+                d.template = rel.to_string();
+            }
+            d
+        })
+        .collect();
+    argocd_apps::anchor_items(project, &mut docs, anchor);
+    Ok(Some(docs))
 }
