@@ -1127,6 +1127,10 @@ impl<'p> Resolver<'p> {
         let project = self.project;
         let mut rendered_dirs: HashSet<String> = HashSet::new();
         let mut standalone_kustomizations: HashSet<String> = HashSet::new();
+        // (manager document, chart folder): rendered once. An Application rendered from a chart
+        // has its manager's document, so a chart that renders the Application installing it (a
+        // self-managed bootstrap) is not rendered again and again.
+        let mut done: HashSet<(usize, String)> = HashSet::new();
         let mut renders = 0;
         loop {
             let pending = std::mem::take(&mut self.pending_renders);
@@ -1151,6 +1155,7 @@ impl<'p> Resolver<'p> {
                 let mut inputs = Vec::new();
                 for (doc, dir, anchor) in standalone {
                     rendered_dirs.insert(dir.clone());
+                    done.insert((doc, dir.clone()));
                     let chart = dir.rsplit('/').next().unwrap_or(&dir).to_string();
                     let manager = format!("chart `{chart}`");
                     let release = helm::Release::new(&chart, "default");
@@ -1169,6 +1174,7 @@ impl<'p> Resolver<'p> {
                     {
                         continue;
                     }
+                    done.insert((doc, k.dir.clone()));
                     for c in self.kustomize_argocd_apps(k) {
                         let manager = format!("kustomization `{}`", project.source(k.file).path);
                         let release = helm::Release::new(
@@ -1198,6 +1204,16 @@ impl<'p> Resolver<'p> {
                     return;
                 }
                 let doc = self.model.apps[p.app].doc;
+                // A direct `argocd-apps` chart source is told apart by its `chart` node.
+                let key = match p.argocd_apps {
+                    Some(_) if p.dir == argocd_apps::CHART => {
+                        format!("{}@{}:{}", p.dir, p.anchor.file.0, p.anchor.start)
+                    }
+                    _ => p.dir.clone(),
+                };
+                if !done.insert((doc, key)) {
+                    continue;
+                }
                 let manager = format!("Application `{}`", self.model.apps[p.app].name);
                 let target = match p.argocd_apps {
                     Some(form) => Target::ArgocdApps {

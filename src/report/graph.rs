@@ -85,6 +85,7 @@ fn kind_name(k: DocKind) -> &'static str {
         DocKind::ApplicationSet => "ApplicationSet",
         DocKind::AppProject => "AppProject",
         DocKind::HelmChart => "Chart",
+        DocKind::Kustomization => "Kustomization",
         _ => "other",
     }
 }
@@ -183,6 +184,12 @@ fn build(project: &Project, model: &ArgoModel) -> Graph {
                     (doc.kind == DocKind::HelmChart)
                         .then(|| doc.root.get_str("name"))
                         .flatten()
+                })
+                .or_else(|| {
+                    // A kustomization is named by its folder.
+                    (doc.kind == DocKind::Kustomization)
+                        .then(|| crate::model::repo::parent(&file.path))
+                        .map(|d| if d.is_empty() { "." } else { d })
                 })
                 .unwrap_or("<unnamed>")
                 .to_string(),
