@@ -67,6 +67,9 @@ struct AppOut {
     /// For an Application rendered from a chart: "rendered from `templates/x.yaml:N` by ...".
     #[serde(skip_serializing_if = "Option::is_none")]
     rendered_from: Option<String>,
+    /// For a rendered Application: where its name is set (`file:line`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    at: Option<String>,
     sources: Vec<SourceOut>,
 }
 
@@ -128,6 +131,10 @@ fn build(project: &Project, model: &ArgoModel) -> Graph {
             .map(|a| AppOut {
                 name: a.name.clone(),
                 rendered_from: a.rendered_from.clone(),
+                at: a.rendered_from.as_ref().map(|_| {
+                    let f = project.source(a.name_span.file);
+                    format!("{}:{}", f.path, f.line_col(a.name_span.start as usize).line)
+                }),
                 sources: a
                     .sources
                     .iter()
@@ -286,7 +293,12 @@ pub fn text(project: &Project, model: &ArgoModel) -> String {
         }
         for app in &o.applications {
             let inner = if let Some(from) = &app.rendered_from {
-                let _ = writeln!(out, "{pad}  renders Application {} ({from})", app.name);
+                let at = app.at.as_deref().unwrap_or("");
+                let _ = writeln!(
+                    out,
+                    "{pad}  renders Application {} ({at}, {from})",
+                    app.name
+                );
                 format!("{pad}    ")
             } else if o.kind == "ApplicationSet" {
                 let _ = writeln!(out, "{pad}  generates Application {}", app.name);
