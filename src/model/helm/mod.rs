@@ -1321,6 +1321,20 @@ pub fn render_argocd(
     if !any_sub(&chart, &writes) {
         return Ok(None);
     }
+    // A subchart archive that cannot be read would leave the rendering incomplete.
+    fn unreadable(c: &Chart) -> Option<&(String, String)> {
+        c.archives
+            .first()
+            .or_else(|| c.subcharts.iter().find_map(unreadable))
+    }
+    if let Some((path, why)) = unreadable(&chart) {
+        return Err(RenderError {
+            path: path.clone(),
+            line: 0,
+            message: why.clone(),
+            unsupported: None,
+        });
+    }
     let values = values.unwrap_or(&chart.defaults);
     let rendered = render(&chart, values, release)?;
     let prefix = format!("{dir}/");
