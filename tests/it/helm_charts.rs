@@ -1,6 +1,8 @@
 //! Helm charts with `charts/*.tgz` subcharts and `import-values`, rendered by gitops-lint and,
 //! where the `helm-python-sdk` wheel is installed, by Helm 4 itself: the same YAML documents.
 
+use std::path::Path;
+
 use gitops_lint::engine;
 use gitops_lint::model::helm;
 use gitops_lint::model::values::Values;
@@ -352,5 +354,277 @@ json.dump(out, sys.stdout)
             ));
         }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The built-in `argocd-apps` chart against the real one: the templates gitops-lint carries,
+/// packaged as a chart, rendered by Helm with the same values (each version's own form, and by
+/// shape, which must read a 1.x list as 1.x does and a 2.x map as 2.x does).
+fn argocd_apps_cases() -> Vec<(
+    &'static str,
+    helm::argocd_apps::Form,
+    &'static str,
+    &'static str,
+)> {
+    use helm::argocd_apps::Form;
+    const V2: &str = r#"applications:
+  web:
+    namespace: argocd
+    additionalLabels: {team: a, tier: "1"}
+    additionalAnnotations: {note: "x: y", n: 3}
+    finalizers: [resources-finalizer.argocd.argoproj.io]
+    project: "{{ .Release.Name }}-proj"
+    sources:
+      - repoURL: https://git.example.com/r.git
+        path: apps/web
+        targetRevision: main
+      - repoURL: https://charts.example.com
+        chart: web
+        targetRevision: 1.2.3
+        helm:
+          valuesObject: {replicas: 2, enabled: true}
+    destination: {server: https://kubernetes.default.svc, namespace: web}
+    syncPolicy:
+      automated: {prune: true, selfHeal: false}
+      syncOptions: [CreateNamespace=true]
+    revisionHistoryLimit: 5
+    ignoreDifferences:
+      - group: apps
+        kind: Deployment
+        jsonPointers: [/spec/replicas]
+    info:
+      - name: url
+        value: https://web.example.com
+  off: null
+applicationsets:
+  cells:
+    namespace: argocd
+    goTemplate: true
+    goTemplateOptions: ["missingkey=error"]
+    generators:
+      - list:
+          elements:
+            - cell: a
+    template:
+      metadata:
+        name: "cell-{{ .cell }}"
+        annotations: {owner: "team a"}
+        labels: {cell: "{{ .cell }}"}
+      spec:
+        project: default
+        source:
+          repoURL: https://git.example.com/r.git
+          path: "cells/{{ .cell }}"
+        destination:
+          server: https://kubernetes.default.svc
+          namespace: "{{ .cell }}"
+    templatePatch: |
+      spec:
+        syncPolicy: {}
+  empty: {}
+projects:
+  team:
+    namespace: argocd
+    description: the team
+    permitOnlyProjectScopedClusters: true
+    sourceRepos: ["*"]
+    destinations: [{server: "*", namespace: "team-*"}]
+    clusterResourceWhitelist: [{group: "", kind: Namespace}]
+    roles:
+      - name: ci
+        policies: ["p, proj:team:ci, applications, sync, team/*, allow"]
+    syncWindows:
+      - kind: allow
+        schedule: "10 1 * * *"
+        duration: 1h
+    sourceNamespaces: [team]
+extensions:
+  metrics:
+    namespace: argocd
+    sources:
+      - web:
+          url: https://example.com/ext.tar
+itemTemplates:
+  - items:
+      - name: one
+        ns: a
+      - name: two
+        ns: b
+    template:
+      apiVersion: argoproj.io/v1alpha1
+      kind: AppProject
+      metadata:
+        name: "{{ .name }}"
+        namespace: "{{ .ns }}"
+  - items:
+      - name: three
+    template: |
+      apiVersion: argoproj.io/v1alpha1
+      kind: AppProject
+      metadata:
+        name: {{ .name }}
+"#;
+    const V1: &str = r#"applications:
+  - name: web
+    namespace: argocd
+    additionalLabels: {team: a}
+    project: default
+    source:
+      repoURL: https://git.example.com/r.git
+      path: apps/web
+    destination: {server: https://kubernetes.default.svc, namespace: web}
+    syncPolicy: {automated: {prune: true}}
+  - name: api
+    project: "{{ .Release.Namespace }}"
+    sources:
+      - repoURL: https://git.example.com/r.git
+        path: apps/api
+    destination: {name: in-cluster, namespace: api}
+applicationsets:
+  - name: cells
+    generators:
+      - list: {elements: [{cell: a}]}
+    template:
+      metadata: {name: "cell-{{cell}}"}
+      spec:
+        project: default
+        source: {repoURL: https://git.example.com/r.git, path: "cells/{{cell}}"}
+        destination: {server: https://kubernetes.default.svc, namespace: "{{cell}}"}
+projects:
+  - name: team
+    namespace: argocd
+    sourceRepos: ["*"]
+  - name: bare
+extensions:
+  - name: metrics
+    sources: [{web: {url: https://example.com/ext.tar}}]
+"#;
+    vec![
+        ("v2-map", Form::Map, "2.0.5", V2),
+        ("v1-list", Form::List, "1.6.2", V1),
+        ("by-shape-map", Form::ByShape, "2.0.5", V2),
+        ("by-shape-list", Form::ByShape, "1.6.2", V1),
+    ]
+}
+
+fn render_argocd_apps(
+    form: helm::argocd_apps::Form,
+    values: &str,
+) -> (tempfile::TempDir, Result<Vec<String>, String>) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("values.yaml"), values).unwrap();
+    let opts = engine::Options {
+        paths: vec![dir.path().to_path_buf()],
+        ..engine::Options::default()
+    };
+    let (project, _) = engine::load(&opts).unwrap();
+    let f = project.file_by_path("values.yaml").unwrap().id;
+    let vals = Values::from_node(&project.file_docs(f)[0].root, None);
+    let chart = helm::argocd_apps::chart("argocd-apps", form);
+    let r = helm::render(&chart, &vals, &helm::Release::new("rel", "ns"))
+        .map(|r| r.manifests.into_iter().map(|m| m.text).collect())
+        .map_err(|e| e.to_string());
+    (dir, r)
+}
+
+#[test]
+fn built_in_argocd_apps_renders_every_case() {
+    for (name, form, _, values) in argocd_apps_cases() {
+        let (_dir, r) = render_argocd_apps(form, values);
+        let texts = r.unwrap_or_else(|e| panic!("{name}: {e}"));
+        let all = texts.concat();
+        for kind in [
+            "kind: Application\n",
+            "kind: ApplicationSet\n",
+            "kind: AppProject\n",
+        ] {
+            assert!(all.contains(kind), "{name}: no {kind}{all}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs helm-python-sdk (scripts/test installs it)"]
+fn built_in_argocd_apps_agrees_with_helm() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/model/helm/argocd_apps");
+    let mut keep = Vec::new();
+    let mut batch = Vec::new();
+    for (name, form, version, values) in argocd_apps_cases() {
+        // The real chart: the same template files, as argo-helm ships them.
+        let chart = tempfile::tempdir().unwrap();
+        let v = if version.starts_with('1') { "v1" } else { "v2" };
+        std::fs::create_dir_all(chart.path().join("templates")).unwrap();
+        std::fs::write(
+            chart.path().join("Chart.yaml"),
+            format!("apiVersion: v2\nname: argocd-apps\nversion: {version}\n"),
+        )
+        .unwrap();
+        for e in std::fs::read_dir(root.join(v)).unwrap() {
+            let p = e.unwrap().path();
+            let file = p
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .replace(".gotmpl", "");
+            std::fs::copy(&p, chart.path().join("templates").join(file)).unwrap();
+        }
+        let (_dir, ours) = render_argocd_apps(form, values);
+        batch.push(serde_json::json!({
+            "name": name,
+            "dir": chart.path().to_string_lossy(),
+            "values": values,
+            "ours": ours.as_ref().ok(),
+            "error": ours.as_ref().err(),
+        }));
+        keep.push(chart);
+    }
+    let script = r#"
+import json, sys, yaml, helm_python
+out = []
+for case in json.load(sys.stdin):
+    helm, err = None, None
+    try:
+        rendered = helm_python.Chart.load(case["dir"]).render(yaml.safe_load(case["values"]), name="rel", namespace="ns")
+        helm = [v for k, v in sorted(rendered.items())]
+    except Exception as e:
+        err = str(e)
+    def docs(texts):
+        return sorted(json.dumps(d, sort_keys=True) for t in texts for d in yaml.safe_load_all(t) if d is not None)
+    ours = case["ours"]
+    try:
+        same = ours is not None and helm is not None and docs(ours) == docs(helm)
+    except Exception:
+        same = ours == helm
+    out.append({"same": same, "helm": helm, "helm_error": err})
+json.dump(out, sys.stdout)
+"#;
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(serde_json::to_string(&batch).unwrap().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "oracle failed");
+    let results: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let failures: Vec<String> = results
+        .iter()
+        .zip(&batch)
+        .filter(|(r, _)| r["same"].as_bool() != Some(true))
+        .map(|(r, b)| {
+            format!(
+                "--- {}\nours: {}\nour error: {}\nhelm: {}\nhelm error: {}",
+                b["name"], b["ours"], b["error"], r["helm"], r["helm_error"]
+            )
+        })
+        .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
