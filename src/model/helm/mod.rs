@@ -747,11 +747,17 @@ pub fn render(chart: &Chart, values: &Values, release: &Release) -> Result<Rende
 }
 
 fn error(out: &Rendered, e: &gotmpl::Error) -> RenderError {
-    let path = out
+    let mut path = out
         .paths
         .get(&*e.template)
         .cloned()
         .unwrap_or_else(|| e.template.to_string());
+    // A built-in chart's template is named as the chart ships it (`argocd-apps/templates/x`).
+    if let Some(chart) = out.builtin.get(&path) {
+        if let Some(i) = path.rfind("/templates/") {
+            path = format!("{chart}{}", &path[i..]);
+        }
+    }
     RenderError {
         path,
         line: e.line,
