@@ -13,7 +13,8 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 pub use super::Field;
 use super::argocd::{self, is_argocd_kind, is_set};
-use super::kustomize::{Flow, Kustomizations, Reference, Step};
+use super::helm::argocd_apps;
+use super::kustomize::{Flow, Kustomization, Kustomizations, Reference, Step};
 use super::repo::{self, join, normalize_url};
 use super::template::is_unknown;
 use super::values::{self, Values};
@@ -57,6 +58,9 @@ pub struct ArgoModel {
     pub rendered: Vec<helm::RenderedObject>,
     /// Charts whose templates write Argo CD objects but that could not be rendered.
     pub not_rendered: Vec<helm::NotRendered>,
+    /// The rendered AppProjects as documents (in the file of their root's span), for the rules
+    /// that look projects up by name.
+    pub rendered_projects: Vec<super::Document>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -205,6 +209,18 @@ pub fn resolve(project: &Project, graph: &Kustomizations, opts: &ResolveOptions)
     r.render_charts();
     r.liveness();
     let mut model = r.model;
+    model.rendered_projects = model
+        .rendered
+        .iter()
+        .filter(|o| o.kind == DocKind::AppProject && model.live.contains(&o.manager_doc))
+        .map(|o| super::Document {
+            file: o.root.span.file,
+            index: 0,
+            span: o.root.span,
+            root: o.root.clone(),
+            kind: DocKind::AppProject,
+        })
+        .collect();
     // Findings of dead Applications do not matter.
     let live: Vec<bool> = model.apps.iter().map(|a| a.live).collect();
     model.missing.retain(|m| live[m.app]);
@@ -228,13 +244,19 @@ struct Resolver<'p> {
     pending_renders: Vec<PendingRender>,
     /// Chart folders whose templates write no Argo CD object (not rendered again).
     plain_charts: HashSet<String>,
+    /// Folders of kustomizations whose `argocd-apps` `helmCharts` an Application renders, and
+    /// the documents of those Applications.
+    kustomize_installs: HashMap<String, HashSet<usize>>,
     model: ArgoModel,
 }
 
-/// A Helm source of this repository: its chart folder, effective values and release.
+/// A Helm source of this repository: its chart folder, effective values and release. For the
+/// built-in `argocd-apps` chart, `dir` is the folder that installs it (a kustomization's) or the
+/// chart's name.
 struct PendingRender {
     app: usize,
     dir: String,
+    argocd_apps: Option<argocd_apps::Form>,
     values: Values,
     release: helm::Release,
     anchor: Span,
@@ -273,6 +295,7 @@ impl<'p> Resolver<'p> {
             values_cache: HashMap::new(),
             pending_renders: Vec::new(),
             plain_charts: HashSet::new(),
+            kustomize_installs: HashMap::new(),
             model: ArgoModel {
                 repo_identity: identity,
                 ..ArgoModel::default()
@@ -485,6 +508,13 @@ impl<'p> Resolver<'p> {
             };
             if complete {
                 self.collect_tags(app, &vals);
+                let name = chart.and_then(Node::scalar_text).unwrap_or("");
+                if argocd_apps::is_argocd_apps(Some(url), name) {
+                    let form =
+                        argocd_apps::form_of(src.get("targetRevision").and_then(Node::scalar_text));
+                    let anchor = chart.map_or(src.span, |c| c.span);
+                    self.queue_render(app, src, argocd_apps::CHART, Some(form), &vals, anchor);
+                }
                 out.values = Some(vals);
             }
             return out;
@@ -570,7 +600,7 @@ impl<'p> Resolver<'p> {
                 // A layer that depends on unknown parameters may override any tag.
                 if complete {
                     self.collect_tags(app, &vals);
-                    self.queue_render(app, src, &dir, &vals, path_node.span);
+                    self.queue_render(app, src, &dir, None, &vals, path_node.span);
                     out.values = Some(vals);
                 }
             }
@@ -810,12 +840,14 @@ impl<'p> Resolver<'p> {
             return;
         };
         let mut visited = HashSet::new();
+        let mut entered = Vec::new();
         graph.walk(start, &mut |step| match step {
             Step::Enter { node, .. } => {
                 if !visited.insert(node.file) || visited.len() > 256 {
                     return Flow::Skip;
                 }
                 k.files.push(node.file);
+                entered.push(node.file);
                 for img in &node.images {
                     let (Some(name), Some(tag)) = (&img.name, &img.new_tag) else {
                         continue;
@@ -868,6 +900,30 @@ impl<'p> Resolver<'p> {
                 Flow::Into
             }
         });
+        // `helmCharts` of the public `argocd-apps` chart: rendered from their values.
+        for file in entered {
+            let Some(node) = graph.of_file(file) else {
+                continue;
+            };
+            for c in self.kustomize_argocd_apps(node) {
+                let app_doc = self.model.apps[app].doc;
+                self.kustomize_installs
+                    .entry(node.dir.clone())
+                    .or_default()
+                    .insert(app_doc);
+                let namespace = c
+                    .namespace
+                    .unwrap_or_else(|| self.app_namespace(app).to_string());
+                self.pending_renders.push(PendingRender {
+                    app,
+                    dir: node.dir.clone(),
+                    argocd_apps: Some(c.form),
+                    values: c.values,
+                    release: helm::Release::new(&c.release, &namespace),
+                    anchor: c.anchor,
+                });
+            }
+        }
     }
 
     fn kustomize_tags(&mut self, app: usize, src: &Node, mut k: Kustomized) {
@@ -957,18 +1013,21 @@ impl<'p> Resolver<'p> {
 
     // ---- Helm: app-of-apps charts rendered in-process (see `model::helm`).
 
-    fn queue_render(&mut self, app: usize, src: &Node, dir: &str, vals: &Values, anchor: Span) {
+    fn queue_render(
+        &mut self,
+        app: usize,
+        src: &Node,
+        dir: &str,
+        argocd_apps: Option<argocd_apps::Form>,
+        vals: &Values,
+        anchor: Span,
+    ) {
         let a = &self.model.apps[app];
         let helm_node = src.get("helm");
         let name = helm_node
             .and_then(|h| h.get_str("releaseName"))
             .unwrap_or(&a.name);
-        let namespace = a
-            .destination
-            .as_ref()
-            .and_then(|d| d.namespace.as_ref())
-            .map_or("default", |f| f.value.as_str());
-        let mut release = helm::Release::new(name, namespace);
+        let mut release = helm::Release::new(name, self.app_namespace(app));
         if let Some(h) = helm_node {
             if let Some(v) = h.get_str("kubeVersion") {
                 release.kube_version = format!("v{}", v.trim_start_matches('v'));
@@ -984,10 +1043,80 @@ impl<'p> Resolver<'p> {
         self.pending_renders.push(PendingRender {
             app,
             dir: dir.to_string(),
+            argocd_apps,
             values: vals.clone(),
             release,
             anchor,
         });
+    }
+
+    /// The namespace an Application deploys to (Helm's `.Release.Namespace`).
+    fn app_namespace(&self, app: usize) -> &str {
+        self.model.apps[app]
+            .destination
+            .as_ref()
+            .and_then(|d| d.namespace.as_ref())
+            .map_or("default", |f| f.value.as_str())
+    }
+
+    /// The `argocd-apps` charts of kustomization `k`'s `helmCharts`: their values (`valuesFile`,
+    /// `valuesInline` by `valuesMerge`, then `additionalValuesFiles`), version form, release
+    /// name and namespace, and the item's `name` node.
+    fn kustomize_argocd_apps(&mut self, k: &Kustomization) -> Vec<KustomizeChart> {
+        let Some(doc) = k.doc else {
+            return Vec::new();
+        };
+        let root = &self.project.docs[doc].root;
+        let mut out = Vec::new();
+        for hc in root.get("helmCharts").into_iter().flat_map(Node::items) {
+            let (Some(name), repo) = (hc.get("name"), hc.get_str("repo")) else {
+                continue;
+            };
+            if !argocd_apps::is_argocd_apps(repo, name.as_str().unwrap_or("")) {
+                continue;
+            }
+            let file_values = |r: &mut Self, rel: &str| -> Values {
+                join(&k.dir, rel)
+                    .and_then(|p| r.project.file_by_path(&p))
+                    .map(|f| f.id)
+                    .map_or(Values::Map(Vec::new()), |id| r.values_of(id))
+            };
+            let mut vals = hc
+                .get_str("valuesFile")
+                .map_or(Values::Map(Vec::new()), |f| file_values(self, f));
+            if let Some(inline) = hc.get("valuesInline").filter(|n| n.as_map().is_some()) {
+                let inline = Values::from_node(inline, None);
+                match hc.get_str("valuesMerge").unwrap_or("override") {
+                    "replace" => vals = inline,
+                    "merge" => {
+                        let mut merged = inline;
+                        merged.merge(vals);
+                        vals = merged;
+                    }
+                    _ => vals.merge(inline),
+                }
+            }
+            for f in hc
+                .get("additionalValuesFiles")
+                .into_iter()
+                .flat_map(Node::items)
+                .filter_map(Node::as_str)
+            {
+                let v = file_values(self, f);
+                vals.merge(v);
+            }
+            out.push(KustomizeChart {
+                values: vals,
+                form: argocd_apps::form_of(hc.get("version").and_then(Node::scalar_text)),
+                release: hc
+                    .get_str("releaseName")
+                    .unwrap_or(argocd_apps::CHART)
+                    .to_string(),
+                namespace: hc.get_str("namespace").map(str::to_string),
+                anchor: name.span,
+            });
+        }
+        out
     }
 
     /// Renders the queued Helm sources and the charts no Application installs; the Argo CD
@@ -997,6 +1126,11 @@ impl<'p> Resolver<'p> {
         const MAX_RENDERS: usize = 1000;
         let project = self.project;
         let mut rendered_dirs: HashSet<String> = HashSet::new();
+        let mut standalone_kustomizations: HashSet<String> = HashSet::new();
+        // (manager document, chart folder): rendered once. An Application rendered from a chart
+        // has its manager's document, so a chart that renders the Application installing it (a
+        // self-managed bootstrap) is not rendered again and again.
+        let mut done: HashSet<(usize, String)> = HashSet::new();
         let mut renders = 0;
         loop {
             let pending = std::mem::take(&mut self.pending_renders);
@@ -1021,10 +1155,40 @@ impl<'p> Resolver<'p> {
                 let mut inputs = Vec::new();
                 for (doc, dir, anchor) in standalone {
                     rendered_dirs.insert(dir.clone());
+                    done.insert((doc, dir.clone()));
                     let chart = dir.rsplit('/').next().unwrap_or(&dir).to_string();
                     let manager = format!("chart `{chart}`");
                     let release = helm::Release::new(&chart, "default");
-                    inputs.extend(self.render_one(doc, &manager, &dir, None, &release, anchor));
+                    let target = Target::Chart(&dir, None);
+                    inputs.extend(self.render_one(doc, &manager, target, &release, anchor));
+                }
+                // Kustomizations installing the `argocd-apps` chart that no Application
+                // renders (applied by hand or by a bootstrap script) are roots too.
+                let graph = self.graph;
+                for k in graph.nodes() {
+                    let Some(doc) = k.doc else {
+                        continue;
+                    };
+                    if self.kustomize_installs.contains_key(&k.dir)
+                        || !standalone_kustomizations.insert(k.dir.clone())
+                    {
+                        continue;
+                    }
+                    done.insert((doc, k.dir.clone()));
+                    for c in self.kustomize_argocd_apps(k) {
+                        let manager = format!("kustomization `{}`", project.source(k.file).path);
+                        let release = helm::Release::new(
+                            &c.release,
+                            c.namespace.as_deref().unwrap_or("default"),
+                        );
+                        let target = Target::ArgocdApps {
+                            dir: &k.dir,
+                            form: c.form,
+                            values: &c.values,
+                            standalone: true,
+                        };
+                        inputs.extend(self.render_one(doc, &manager, target, &release, c.anchor));
+                    }
                 }
                 if inputs.is_empty() {
                     return;
@@ -1039,11 +1203,31 @@ impl<'p> Resolver<'p> {
                 if renders > MAX_RENDERS {
                     return;
                 }
-                rendered_dirs.insert(p.dir.clone());
                 let doc = self.model.apps[p.app].doc;
+                // A direct `argocd-apps` chart source is told apart by its `chart` node.
+                let key = match p.argocd_apps {
+                    Some(_) if p.dir == argocd_apps::CHART => {
+                        format!("{}@{}:{}", p.dir, p.anchor.file.0, p.anchor.start)
+                    }
+                    _ => p.dir.clone(),
+                };
+                if !done.insert((doc, key)) {
+                    continue;
+                }
                 let manager = format!("Application `{}`", self.model.apps[p.app].name);
-                let inputs =
-                    self.render_one(doc, &manager, &p.dir, Some(&p.values), &p.release, p.anchor);
+                let target = match p.argocd_apps {
+                    Some(form) => Target::ArgocdApps {
+                        dir: &p.dir,
+                        form,
+                        values: &p.values,
+                        standalone: false,
+                    },
+                    None => {
+                        rendered_dirs.insert(p.dir.clone());
+                        Target::Chart(&p.dir, Some(&p.values))
+                    }
+                };
+                let inputs = self.render_one(doc, &manager, target, &p.release, p.anchor);
                 for input in &inputs {
                     self.resolve_app(input);
                 }
@@ -1056,15 +1240,36 @@ impl<'p> Resolver<'p> {
         &mut self,
         doc: usize,
         manager: &str,
-        dir: &str,
-        values: Option<&Values>,
+        target: Target<'_>,
         release: &helm::Release,
         anchor: Span,
     ) -> Vec<AppInput<'p>> {
-        if self.plain_charts.contains(dir) {
-            return Vec::new();
-        }
-        let docs = match helm::render_argocd(self.project, dir, values, release, anchor) {
+        let (dir, standalone, result) = match target {
+            Target::Chart(dir, values) => {
+                if self.plain_charts.contains(dir) {
+                    return Vec::new();
+                }
+                let r = helm::render_argocd(self.project, dir, values, release, anchor);
+                (dir, values.is_none(), r)
+            }
+            Target::ArgocdApps {
+                dir,
+                form,
+                values,
+                standalone,
+            } => {
+                let r = argocd_apps::render_objects(self.project, values, form, release, anchor)
+                    .map(Some);
+                (dir, standalone, r)
+            }
+        };
+        let what = match target {
+            Target::Chart(..) => format!("the chart `{dir}`"),
+            Target::ArgocdApps { form, .. } => {
+                format!("the `{}` chart ({})", argocd_apps::CHART, form.as_str())
+            }
+        };
+        let docs = match result {
             Ok(Some(docs)) => docs,
             Ok(None) => {
                 self.plain_charts.insert(dir.to_string());
@@ -1074,11 +1279,9 @@ impl<'p> Resolver<'p> {
                 self.model.not_rendered.push(helm::NotRendered {
                     manager_doc: doc,
                     chart_dir: dir.to_string(),
-                    standalone: values.is_none(),
+                    standalone,
                     span: anchor,
-                    message: format!(
-                        "the chart `{dir}` writes Argo CD objects but cannot be rendered: {e}"
-                    ),
+                    message: format!("{what} writes Argo CD objects but cannot be rendered: {e}"),
                 });
                 return Vec::new();
             }
@@ -1096,11 +1299,12 @@ impl<'p> Resolver<'p> {
                 manager_doc: doc,
                 manager: manager.to_string(),
                 chart_dir: dir.to_string(),
-                standalone: values.is_none(),
+                standalone,
                 kind,
                 name: name.clone(),
                 template: d.template,
                 line: d.line,
+                builtin: d.builtin,
                 root: d.root,
             };
             if kind == DocKind::ApplicationSet {
@@ -1219,21 +1423,29 @@ impl<'p> Resolver<'p> {
         };
         // A chart no Application installs is a root of what it renders; one an Application
         // installs was rendered with that Application's values, not as a root.
-        let installed: HashSet<&str> = self
-            .model
-            .apps
-            .iter()
-            .flat_map(|a| &a.sources)
-            .filter(|s| s.kind == SourceKind::Helm)
-            .filter_map(|s| match &s.location {
-                Location::InRepo(d) => Some(d.as_str()),
-                _ => None,
-            })
-            .collect();
+        // (Folder → the documents of the Applications installing it; kustomizations that
+        // install `argocd-apps` count too.) An install by what the folder itself renders (a
+        // self-managed bootstrap) does not make it less of a root.
+        let mut installed: HashMap<&str, HashSet<usize>> = HashMap::new();
+        for a in &self.model.apps {
+            for s in a.sources.iter().filter(|s| s.kind == SourceKind::Helm) {
+                if let Location::InRepo(d) = &s.location {
+                    installed.entry(d.as_str()).or_default().insert(a.doc);
+                }
+            }
+        }
+        for (d, docs) in &self.kustomize_installs {
+            installed.entry(d.as_str()).or_default().extend(docs);
+        }
+        let installed_by_other = |dir: &str, manager: usize| {
+            installed
+                .get(dir)
+                .is_some_and(|docs| docs.iter().any(|&d| d != manager))
+        };
         let mut live = live;
         for o in &self.model.rendered {
             if o.standalone
-                && !installed.contains(o.chart_dir.as_str())
+                && !installed_by_other(&o.chart_dir, o.manager_doc)
                 && live.insert(o.manager_doc)
             {
                 self.model.roots.push(o.manager_doc);
@@ -1243,7 +1455,7 @@ impl<'p> Resolver<'p> {
         let not_rendered = std::mem::take(&mut self.model.not_rendered);
         self.model.not_rendered = not_rendered
             .into_iter()
-            .filter(|n| !(n.standalone && installed.contains(n.chart_dir.as_str())))
+            .filter(|n| !(n.standalone && installed_by_other(&n.chart_dir, n.manager_doc)))
             .filter(|n| seen.insert(n.message.clone()))
             .collect();
         for app in &mut self.model.apps {
@@ -1272,6 +1484,32 @@ fn explicit_kinds(src: &Node) -> Vec<SourceKind> {
 fn is_concrete_url(url: &str) -> bool {
     let url = url.trim();
     !url.is_empty() && !is_unknown(url) && !url.contains("${") && !url.contains("{{")
+}
+
+/// What [`Resolver::render_one`] renders.
+#[derive(Clone, Copy)]
+enum Target<'a> {
+    /// A chart folder of this repository, with the installing Application's values (`None`:
+    /// installed by hand, with its defaults).
+    Chart(&'a str, Option<&'a Values>),
+    /// The built-in `argocd-apps` chart, installed from `dir` (a kustomization's folder, or
+    /// the chart's name for an Application's chart source).
+    ArgocdApps {
+        dir: &'a str,
+        form: argocd_apps::Form,
+        values: &'a Values,
+        standalone: bool,
+    },
+}
+
+/// An `argocd-apps` item of a kustomization's `helmCharts`.
+struct KustomizeChart {
+    values: Values,
+    form: argocd_apps::Form,
+    release: String,
+    namespace: Option<String>,
+    /// Its `name`.
+    anchor: Span,
 }
 
 #[derive(Default)]

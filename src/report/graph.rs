@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::model::DocKind;
 use crate::model::Project;
-use crate::model::argocd::is_argocd_kind;
+use crate::model::argocd::{is_argocd_kind, templated_field};
 use crate::model::resolve::{ArgoModel, Location, RepoIdentity, ResolvedSource};
 
 #[derive(Serialize)]
@@ -16,6 +16,31 @@ struct Graph {
     repository: String,
     roots: Vec<usize>,
     objects: Vec<Object>,
+    /// Files and charts holding Argo CD objects that could not be rendered, so are not here.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    not_rendered: Vec<NotRenderedOut>,
+}
+
+#[derive(Serialize)]
+struct NotRenderedOut {
+    /// Where it is reported (the installing Application's source, or the file itself).
+    file: String,
+    line: usize,
+    /// The chart folder, or the file holding the templated object.
+    what: String,
+    why: String,
+}
+
+/// An AppProject, ApplicationSet or Application an object renders from a chart.
+#[derive(Serialize)]
+struct RenderedOut {
+    kind: &'static str,
+    name: String,
+    /// "rendered from `templates/x.yaml:N` by ..." or "rendered by chart `argocd-apps` ...".
+    from: String,
+    /// Where its name is set (the values file of an `argocd-apps` item).
+    file: String,
+    line: usize,
 }
 
 #[derive(Serialize)]
@@ -30,6 +55,10 @@ struct Object {
     applications: Vec<AppOut>,
     /// Ids of the Argo CD objects it manages (app-of-apps).
     manages: Vec<usize>,
+    /// ApplicationSets and AppProjects it renders from charts (its rendered Applications are
+    /// in `applications`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    renders: Vec<RenderedOut>,
 }
 
 #[derive(Serialize)]
@@ -38,6 +67,9 @@ struct AppOut {
     /// For an Application rendered from a chart: "rendered from `templates/x.yaml:N` by ...".
     #[serde(skip_serializing_if = "Option::is_none")]
     rendered_from: Option<String>,
+    /// For a rendered Application: where its name is set (`file:line`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    at: Option<String>,
     sources: Vec<SourceOut>,
 }
 
@@ -56,6 +88,7 @@ fn kind_name(k: DocKind) -> &'static str {
         DocKind::ApplicationSet => "ApplicationSet",
         DocKind::AppProject => "AppProject",
         DocKind::HelmChart => "Chart",
+        DocKind::Kustomization => "Kustomization",
         _ => "other",
     }
 }
@@ -98,6 +131,10 @@ fn build(project: &Project, model: &ArgoModel) -> Graph {
             .map(|a| AppOut {
                 name: a.name.clone(),
                 rendered_from: a.rendered_from.clone(),
+                at: a.rendered_from.as_ref().map(|_| {
+                    let f = project.source(a.name_span.file);
+                    format!("{}:{}", f.path, f.line_col(a.name_span.start as usize).line)
+                }),
                 sources: a
                     .sources
                     .iter()
@@ -120,6 +157,25 @@ fn build(project: &Project, model: &ArgoModel) -> Graph {
                     .collect(),
             })
             .collect();
+        let renders = model
+            .rendered
+            .iter()
+            .filter(|o| o.manager_doc == i && o.kind != DocKind::Application)
+            .map(|o| {
+                let at = o
+                    .root
+                    .path(&["metadata", "name"])
+                    .map_or(o.root.span, |n| n.span);
+                let f = project.source(at.file);
+                RenderedOut {
+                    kind: kind_name(o.kind),
+                    name: o.name.clone(),
+                    from: o.label(),
+                    file: f.path.clone(),
+                    line: f.line_col(at.start as usize).line,
+                }
+            })
+            .collect();
         let live = model.live.contains(&i);
         let manages: Vec<usize> = model
             .manages
@@ -136,6 +192,12 @@ fn build(project: &Project, model: &ArgoModel) -> Graph {
                         .then(|| doc.root.get_str("name"))
                         .flatten()
                 })
+                .or_else(|| {
+                    // A kustomization is named by its folder.
+                    (doc.kind == DocKind::Kustomization)
+                        .then(|| crate::model::repo::parent(&file.path))
+                        .map(|d| if d.is_empty() { "." } else { d })
+                })
                 .unwrap_or("<unnamed>")
                 .to_string(),
             file: file.path.clone(),
@@ -143,13 +205,50 @@ fn build(project: &Project, model: &ArgoModel) -> Graph {
             live,
             applications,
             manages,
+            renders,
         });
     }
     Graph {
         repository,
         roots: model.roots.clone(),
         objects,
+        not_rendered: not_rendered(project, model),
     }
+}
+
+/// Charts that write Argo CD objects but failed to render, and Argo CD objects written as
+/// templates outside a chart (as `argocd/not-rendered` reports them).
+fn not_rendered(project: &Project, model: &ArgoModel) -> Vec<NotRenderedOut> {
+    let mut out = Vec::new();
+    for n in &model.not_rendered {
+        let f = project.source(n.span.file);
+        out.push(NotRenderedOut {
+            file: f.path.clone(),
+            line: f.line_col(n.span.start as usize).line,
+            what: n.chart_dir.clone(),
+            why: n.message.clone(),
+        });
+    }
+    for doc in project
+        .docs_of(DocKind::Application)
+        .chain(project.docs_of(DocKind::AppProject))
+    {
+        if let Some(node) = templated_field(&doc.root) {
+            let f = project.source(doc.file);
+            out.push(NotRenderedOut {
+                file: f.path.clone(),
+                line: f.line_col(node.span.start as usize).line,
+                what: f.path.clone(),
+                why: format!(
+                    "this {} is a template outside a Helm chart's `templates/`",
+                    kind_name(doc.kind)
+                ),
+            });
+        }
+    }
+    out.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+    out.dedup_by(|a, b| a.file == b.file && a.line == b.line && a.why == b.why);
+    out
 }
 
 /// JSON.
@@ -194,7 +293,12 @@ pub fn text(project: &Project, model: &ArgoModel) -> String {
         }
         for app in &o.applications {
             let inner = if let Some(from) = &app.rendered_from {
-                let _ = writeln!(out, "{pad}  renders Application {} ({from})", app.name);
+                let at = app.at.as_deref().unwrap_or("");
+                let _ = writeln!(
+                    out,
+                    "{pad}  renders Application {} ({at}, {from})",
+                    app.name
+                );
                 format!("{pad}    ")
             } else if o.kind == "ApplicationSet" {
                 let _ = writeln!(out, "{pad}  generates Application {}", app.name);
@@ -214,6 +318,13 @@ pub fn text(project: &Project, model: &ArgoModel) -> String {
                     let _ = writeln!(out, "{inner}  file {f}");
                 }
             }
+        }
+        for r in &o.renders {
+            let _ = writeln!(
+                out,
+                "{pad}  renders {} {} ({}:{}, {})",
+                r.kind, r.name, r.file, r.line, r.from
+            );
         }
         for &m in &o.manages {
             walk(g, m, depth + 1, "manages ", seen, out);
@@ -240,6 +351,12 @@ pub fn text(project: &Project, model: &ArgoModel) -> String {
             if !seen.contains(&id) {
                 walk(&g, id, 1, "", &mut seen, &mut out);
             }
+        }
+    }
+    if !g.not_rendered.is_empty() {
+        out.push_str("not rendered (Argo CD objects gitops-lint cannot see):\n");
+        for n in &g.not_rendered {
+            let _ = writeln!(out, "  {}:{}: {}", n.file, n.line, n.why);
         }
     }
     out
@@ -302,6 +419,22 @@ pub fn dot(project: &Project, model: &ArgoModel) -> String {
         for m in &o.manages {
             let _ = writeln!(out, "  {id} -> obj{m} [label=\"manages\", color=blue];");
         }
+        for (ri, r) in o.renders.iter().enumerate() {
+            let rid = format!("{id}_r{ri}");
+            let _ = writeln!(
+                out,
+                "  {rid} [label={}, shape=box, style=rounded];",
+                q(&format!("{} {}\n{}:{}", r.kind, r.name, r.file, r.line))
+            );
+            let _ = writeln!(out, "  {id} -> {rid} [label=\"renders\"];");
+        }
+    }
+    for (i, n) in g.not_rendered.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  not_rendered{i} [label={}, shape=octagon, color=red];",
+            q(&format!("not rendered\n{}:{}\n{}", n.file, n.line, n.why))
+        );
     }
     if !g.roots.is_empty() {
         out.push_str("  root [shape=circle, label=\"roots\"];\n");

@@ -379,3 +379,31 @@ fn text_prints_the_external_edge_tls_reason() {
         "only the text report prints it"
     );
 }
+
+/// `graph` in every format on a repository whose Argo CD objects live in `argocd-apps` chart
+/// values (a wrapper chart's dependency in the 2.x map form, an Application's chart source in
+/// the 1.x list form), with a chart that cannot be rendered and a templated Application outside
+/// a chart (the "not rendered" section).
+#[test]
+fn graph_snapshots() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/graph/argocd-apps");
+    for (format, name) in [
+        ("text", "graph-argocd-apps.txt"),
+        ("json", "graph-argocd-apps.json"),
+        ("dot", "graph-argocd-apps.dot"),
+    ] {
+        let o = bin()
+            .args(["graph", ".", "--format", format])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{format}");
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(
+            out.contains("not rendered") || out.contains("not_rendered"),
+            "{format}: {out}"
+        );
+        assert!(out.contains("AppProject"), "{format}: {out}");
+        snapshot(name, &out);
+    }
+}

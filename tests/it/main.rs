@@ -7,6 +7,7 @@ mod config;
 mod fix;
 mod fixtures;
 mod formats;
+mod helm_charts;
 mod hostile;
 mod integrations;
 mod kustomize;

@@ -15,6 +15,8 @@ use std::path::Path;
 
 use gotmpl::{Limits, Origin, Source, Templates, Value};
 
+pub mod argocd_apps;
+
 use super::Project;
 use super::repo::join;
 use super::values::Values;
@@ -31,6 +33,9 @@ const LIMITS: Limits = Limits {
 const MAX_TEMPLATE_FILES: usize = 2000;
 const MAX_TEMPLATE_BYTES: u64 = 4 << 20;
 const MAX_SUBCHART_DEPTH: usize = 8;
+/// A `charts/*.tgz` archive: its size, and what it may unpack to (archive bombs).
+const MAX_ARCHIVE_BYTES: u64 = 8 << 20;
+const MAX_ARCHIVE_UNPACKED: u64 = 64 << 20;
 
 /// A chart folder of this repository.
 #[derive(Debug)]
@@ -49,10 +54,13 @@ pub struct Chart {
     /// The other files `.Files` sees (not `templates/`, `charts/`, `Chart.yaml`, values files).
     pub files: Vec<(String, String)>,
     pub dependencies: Vec<Dependency>,
-    /// Subcharts found under `charts/` (folders; archives are listed in `archives`).
+    /// Subcharts found under `charts/`: folders and `.tgz` archives.
     pub subcharts: Vec<Chart>,
-    /// `charts/*.tgz` archives, not read.
-    pub archives: Vec<String>,
+    /// `charts/*.tgz` archives that could not be read, and why.
+    pub archives: Vec<(String, String)>,
+    /// A chart gitops-lint carries (the public `argocd-apps` chart) rather than one read from
+    /// this repository: its name.
+    pub builtin: Option<&'static str>,
 }
 
 /// A `dependencies` entry of `Chart.yaml`.
@@ -62,6 +70,241 @@ pub struct Dependency {
     pub alias: Option<String>,
     pub condition: Option<String>,
     pub tags: Vec<String>,
+    /// `version` (a version or a range).
+    pub version: Option<String>,
+    /// `repository` (a chart repository URL, `oci://...`, `file://...` or `@alias`).
+    pub repository: Option<String>,
+    /// `import-values`: values of the subchart copied into the parent's.
+    pub import_values: Vec<ImportValue>,
+}
+
+/// An item of `import-values`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImportValue {
+    /// `- name`: the subchart's `exports.name` table, merged at the parent's top level.
+    Export(String),
+    /// `- {child: a.b, parent: c}`: the subchart's table `a.b` at the parent's `c` (`.` is the
+    /// top level).
+    Path { child: String, parent: String },
+}
+
+fn import_values(dep: &Node) -> Vec<ImportValue> {
+    dep.get("import-values")
+        .into_iter()
+        .flat_map(Node::items)
+        .filter_map(|iv| {
+            if iv.as_map().is_some() {
+                // Helm formats both with `%v`: a missing key is `<nil>`, which names no table.
+                let text = |k: &str| {
+                    iv.get(k)
+                        .and_then(Node::scalar_text)
+                        .unwrap_or("<nil>")
+                        .to_string()
+                };
+                Some(ImportValue::Path {
+                    child: text("child"),
+                    parent: text("parent"),
+                })
+            } else {
+                iv.scalar_text().map(|s| ImportValue::Export(s.to_string()))
+            }
+        })
+        .collect()
+}
+
+/// Where values read from an archive point: the `dependencies` entry naming it, else
+/// `Chart.yaml`'s first byte.
+fn dependency_anchor(root: &Node, doc: Span, archive: &str) -> Span {
+    let stem = archive.trim_end_matches(".tgz");
+    root.get("dependencies")
+        .into_iter()
+        .flat_map(Node::items)
+        .filter_map(|d| d.get("name"))
+        .find(|n| {
+            n.as_str().is_some_and(|name| {
+                stem == name || stem.strip_prefix(name).is_some_and(|v| v.starts_with('-'))
+            })
+        })
+        .map_or(
+            Span::new(doc.file, doc.start as usize, doc.start as usize),
+            |n| n.span,
+        )
+}
+
+/// Reads a `.tgz` chart archive: its regular files, the top folder stripped as Helm does
+/// (`sub/templates/x.yaml` → `templates/x.yaml`); paths that climb or are absolute are skipped.
+fn read_archive_file(path: &Path) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let meta = std::fs::symlink_metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    if meta.len() > MAX_ARCHIVE_BYTES {
+        return Err(format!("larger than {MAX_ARCHIVE_BYTES} bytes"));
+    }
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    read_archive(&bytes)
+}
+
+fn read_archive(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> {
+    use std::io::Read;
+    let unpacked = flate2::read::GzDecoder::new(bytes).take(MAX_ARCHIVE_UNPACKED + 1);
+    let mut archive = tar::Archive::new(unpacked);
+    let mut out = Vec::new();
+    let mut total: u64 = 0;
+    let bad = |e: std::io::Error| format!("not a readable chart archive: {e}");
+    for entry in archive.entries().map_err(bad)? {
+        let entry = entry.map_err(bad)?;
+        if !entry.header().entry_type().is_file() {
+            continue;
+        }
+        let name = match std::str::from_utf8(&entry.path_bytes()) {
+            Ok(n) => n.to_string(),
+            Err(_) => continue,
+        };
+        let parts: Vec<&str> = name
+            .split('/')
+            .filter(|p| !p.is_empty() && *p != ".")
+            .collect();
+        if name.starts_with('/') || parts.contains(&"..") || parts.len() < 2 {
+            continue;
+        }
+        let rel = parts[1..].join("/");
+        let size = entry.size();
+        if size > MAX_TEMPLATE_BYTES {
+            return Err(format!("{rel} is larger than {MAX_TEMPLATE_BYTES} bytes"));
+        }
+        total += size;
+        if total > MAX_ARCHIVE_UNPACKED {
+            return Err(format!("unpacks to more than {MAX_ARCHIVE_UNPACKED} bytes"));
+        }
+        if out.len() >= MAX_TEMPLATE_FILES {
+            return Err(format!("more than {MAX_TEMPLATE_FILES} files"));
+        }
+        let mut buf = Vec::new();
+        entry
+            .take(MAX_TEMPLATE_BYTES + 1)
+            .read_to_end(&mut buf)
+            .map_err(bad)?;
+        out.push((rel, buf));
+    }
+    Ok(out)
+}
+
+/// A chart from an archive's files (chart-relative paths), in `dir/<its name>`. Its values
+/// point at `anchor`: the archive's text is not a file of the repository.
+fn from_files(
+    dir: &str,
+    files: Vec<(String, Vec<u8>)>,
+    anchor: Span,
+    depth: usize,
+) -> Result<Chart, String> {
+    if depth > MAX_SUBCHART_DEPTH {
+        return Err("subcharts nested too deeply".into());
+    }
+    let text = |name: &str| {
+        files
+            .iter()
+            .find(|(p, _)| p == name)
+            .and_then(|(_, b)| std::str::from_utf8(b).ok())
+    };
+    let parse = |t: &str| {
+        yaml::parse(anchor.file, t)
+            .docs
+            .into_iter()
+            .next()
+            .map(|d| d.root)
+    };
+    let root = text("Chart.yaml")
+        .and_then(parse)
+        .ok_or("the archive has no Chart.yaml")?;
+    let name = root
+        .get_str("name")
+        .ok_or("the archive's Chart.yaml has no name")?
+        .to_string();
+    // Named by its chart, as Helm names a subchart's templates.
+    let dir = format!("{dir}/{name}");
+    let defaults = text("values.yaml")
+        .and_then(parse)
+        .map_or(Values::Map(Vec::new()), |r| {
+            match Values::from_node(&r, Some(anchor)) {
+                Values::Null => Values::Map(Vec::new()),
+                v => v,
+            }
+        });
+    let mut templates = Vec::new();
+    let mut crds = Vec::new();
+    let mut other = Vec::new();
+    let mut nested: BTreeMap<String, Vec<(String, Vec<u8>)>> = BTreeMap::new();
+    let mut subcharts = Vec::new();
+    let mut archives = Vec::new();
+    for (p, bytes) in &files {
+        if let Some(rest) = p.strip_prefix("charts/") {
+            match rest.split_once('/') {
+                // A folder subchart inside the archive: `charts/<sub>/x` → `<sub>/x`, the shape
+                // of an archive's entries.
+                Some((sub, _)) => nested
+                    .entry(sub.to_string())
+                    .or_default()
+                    .push((rest.to_string(), bytes.clone())),
+                None if rest.ends_with(".tgz") => {
+                    let at = format!("{dir}/charts/{rest}");
+                    match read_archive(bytes).and_then(|f| from_files(&at, f, anchor, depth + 1)) {
+                        Ok(c) => subcharts.push(c),
+                        Err(why) => archives.push((at, why)),
+                    }
+                }
+                None => {}
+            }
+            continue;
+        }
+        let Ok(t) = String::from_utf8(bytes.clone()) else {
+            continue;
+        };
+        if p.starts_with("templates/") {
+            templates.push((p.clone(), t));
+        } else if p.starts_with("crds/") {
+            crds.push((p.clone(), t));
+        } else if !matches!(
+            p.as_str(),
+            "Chart.yaml"
+                | "Chart.lock"
+                | "values.yaml"
+                | "values.schema.json"
+                | "requirements.yaml"
+                | "requirements.lock"
+        ) {
+            other.push((p.clone(), t));
+        }
+    }
+    for (sub, files) in nested {
+        let files = files
+            .into_iter()
+            .map(|(p, b)| (p.split_once('/').map_or(p.clone(), |x| x.1.to_string()), b))
+            .collect();
+        let at = format!("{dir}/charts");
+        match from_files(&at, files, anchor, depth + 1) {
+            Ok(c) => subcharts.push(c),
+            Err(why) => archives.push((format!("{at}/{sub}"), why)),
+        }
+    }
+    templates.sort();
+    crds.sort();
+    other.sort();
+    subcharts.sort_by(|a: &Chart, b: &Chart| a.dir.cmp(&b.dir));
+    let (metadata, dependencies) = metadata_and_dependencies(&root, &name);
+    Ok(Chart {
+        dir,
+        name,
+        metadata,
+        defaults,
+        templates,
+        crds,
+        files: other,
+        dependencies,
+        subcharts,
+        archives,
+        builtin: None,
+    })
 }
 
 /// Why a chart cannot be rendered.
@@ -118,6 +361,8 @@ pub struct Rendered {
     paths: BTreeMap<String, String>,
     /// Repository-relative path → template text.
     texts: BTreeMap<String, String>,
+    /// Paths of built-in charts' templates → the chart's name.
+    builtin: BTreeMap<String, &'static str>,
 }
 
 impl Rendered {
@@ -218,47 +463,13 @@ fn load_at(project: &Project, dir: &str, depth: usize) -> Result<Chart, RenderEr
         .get_str("name")
         .map(str::to_string)
         .unwrap_or_else(|| dir.rsplit('/').next().unwrap_or(dir).to_string());
-    let mut metadata = BTreeMap::new();
-    for (key, field) in [
-        ("name", "Name"),
-        ("version", "Version"),
-        ("appVersion", "AppVersion"),
-        ("apiVersion", "APIVersion"),
-        ("description", "Description"),
-        ("type", "Type"),
-        ("kubeVersion", "KubeVersion"),
-        ("home", "Home"),
-        ("icon", "Icon"),
-    ] {
-        if let Some(v) = root.get(key).and_then(Node::scalar_text) {
-            metadata.insert(field.to_string(), v.to_string());
-        }
-    }
-    metadata.insert("Name".into(), name.clone());
+    let (metadata, dependencies) = metadata_and_dependencies(root, &name);
     let defaults = join(dir, "values.yaml")
         .and_then(|p| project.file_by_path(&p))
         .and_then(|f| project.file_docs(f.id).first())
         .map_or(Values::Map(Vec::new()), |d| {
             Values::from_node(&d.root, None)
         });
-    let mut dependencies = Vec::new();
-    for d in root.get("dependencies").into_iter().flat_map(Node::items) {
-        let Some(dname) = d.get_str("name") else {
-            continue;
-        };
-        dependencies.push(Dependency {
-            name: dname.to_string(),
-            alias: d.get_str("alias").map(str::to_string),
-            condition: d.get_str("condition").map(str::to_string),
-            tags: d
-                .get("tags")
-                .into_iter()
-                .flat_map(Node::items)
-                .filter_map(Node::as_str)
-                .map(str::to_string)
-                .collect(),
-        });
-    }
     if !project.on_disk {
         return Err(fail("chart templates are only read from disk".into()));
     }
@@ -310,8 +521,24 @@ fn load_at(project: &Project, dir: &str, depth: usize) -> Result<Chart, RenderEr
                     subcharts.push(c);
                 }
             } else if n.ends_with(".tgz") {
-                archives.push(sub);
+                let anchor = dependency_anchor(root, doc.span, &n);
+                match read_archive_file(&abs.join("charts").join(&n))
+                    .and_then(|files| from_files(&sub, files, anchor, depth + 1))
+                {
+                    Ok(c) => subcharts.push(c),
+                    Err(why) => archives.push((sub, why)),
+                }
             }
+        }
+    }
+    // The public `argocd-apps` chart is installed from its repository, not committed: its
+    // templates are built in.
+    for d in &dependencies {
+        let present = subcharts.iter().any(|c| c.name == d.name);
+        if !present && argocd_apps::is_argocd_apps(d.repository.as_deref(), &d.name) {
+            let form = argocd_apps::form_of(d.version.as_deref());
+            let sub = join(dir, &format!("charts/{}", d.name)).unwrap_or_default();
+            subcharts.push(argocd_apps::chart(&sub, form));
         }
     }
     Ok(Chart {
@@ -325,7 +552,57 @@ fn load_at(project: &Project, dir: &str, depth: usize) -> Result<Chart, RenderEr
         dependencies,
         subcharts,
         archives,
+        builtin: None,
     })
+}
+
+/// `.Chart` (`Name`, `Version`...) and the `dependencies` of a `Chart.yaml`.
+fn metadata_and_dependencies(
+    root: &Node,
+    name: &str,
+) -> (BTreeMap<String, String>, Vec<Dependency>) {
+    let mut metadata = BTreeMap::new();
+    for (key, field) in [
+        ("name", "Name"),
+        ("version", "Version"),
+        ("appVersion", "AppVersion"),
+        ("apiVersion", "APIVersion"),
+        ("description", "Description"),
+        ("type", "Type"),
+        ("kubeVersion", "KubeVersion"),
+        ("home", "Home"),
+        ("icon", "Icon"),
+    ] {
+        if let Some(v) = root.get(key).and_then(Node::scalar_text) {
+            metadata.insert(field.to_string(), v.to_string());
+        }
+    }
+    metadata.insert("Name".into(), name.to_string());
+    let mut dependencies = Vec::new();
+    for d in root.get("dependencies").into_iter().flat_map(Node::items) {
+        let Some(dname) = d.get_str("name") else {
+            continue;
+        };
+        dependencies.push(Dependency {
+            name: dname.to_string(),
+            alias: d.get_str("alias").map(str::to_string),
+            condition: d.get_str("condition").map(str::to_string),
+            tags: d
+                .get("tags")
+                .into_iter()
+                .flat_map(Node::items)
+                .filter_map(Node::as_str)
+                .map(str::to_string)
+                .collect(),
+            version: d
+                .get("version")
+                .and_then(Node::scalar_text)
+                .map(str::to_string),
+            repository: d.get_str("repository").map(str::to_string),
+            import_values: import_values(d),
+        });
+    }
+    (metadata, dependencies)
 }
 
 /// Reads every regular file under `base/sub` (no symlinks), sorted, as (`sub/...`, text).
@@ -392,7 +669,11 @@ impl Release {
 pub fn render(chart: &Chart, values: &Values, release: &Release) -> Result<Rendered, RenderError> {
     let mut out = Rendered::default();
     let top = to_value(values, &mut out.origins);
-    coalesce_deps(chart, &top, &mut out.origins);
+    coalesce_deps(chart, &top, &top, &mut out.origins);
+    // `import-values` of the top chart: below its own values and its subcharts' defaults.
+    if let Some(imported) = imports(chart, &top, &mut out.origins) {
+        coalesce_into(&top, &imported);
+    }
     // Every template of every enabled chart, named as Helm names them.
     let mut units: Vec<Unit> = Vec::new();
     collect_units(chart, &chart.name, &top, &mut units);
@@ -403,6 +684,9 @@ pub fn render(chart: &Chart, values: &Values, release: &Release) -> Result<Rende
             let name = format!("{}/{rel}", unit.prefix);
             let path = join(&unit.chart.dir, rel).unwrap_or_default();
             out.paths.insert(name.clone(), path.clone());
+            if let Some(b) = unit.chart.builtin {
+                out.builtin.insert(path.clone(), b);
+            }
             out.texts.insert(path, text.clone());
             order.push((name, u, t));
         }
@@ -463,11 +747,17 @@ pub fn render(chart: &Chart, values: &Values, release: &Release) -> Result<Rende
 }
 
 fn error(out: &Rendered, e: &gotmpl::Error) -> RenderError {
-    let path = out
+    let mut path = out
         .paths
         .get(&*e.template)
         .cloned()
         .unwrap_or_else(|| e.template.to_string());
+    // A built-in chart's template is named as the chart ships it (`argocd-apps/templates/x`).
+    if let Some(chart) = out.builtin.get(&path) {
+        if let Some(i) = path.rfind("/templates/") {
+            path = format!("{chart}{}", &path[i..]);
+        }
+    }
     RenderError {
         path,
         line: e.line,
@@ -501,13 +791,8 @@ fn collect_units<'c>(chart: &'c Chart, prefix: &str, values: &Value, out: &mut V
                 .unwrap_or_else(Value::empty_map),
             _ => Value::empty_map(),
         };
-        let dir_name = sub.dir.rsplit('/').next().unwrap_or(&sub.name);
-        collect_units(
-            sub,
-            &format!("{prefix}/charts/{dir_name}"),
-            &sub_values,
-            out,
-        );
+        // Helm names a subchart's templates by its alias, else its chart name.
+        collect_units(sub, &format!("{prefix}/charts/{key}"), &sub_values, out);
     }
 }
 
@@ -571,14 +856,20 @@ fn lookup_path(values: &Value, path: &str) -> Option<Value> {
 }
 
 /// Coalesces each enabled subchart's defaults under its key, and `global` down, recursively
-/// (Helm's `CoalesceValues`): values already set win; `null` deletes a default.
-fn coalesce_deps(chart: &Chart, values: &Value, origins: &mut Vec<Span>) {
+/// (Helm's `CoalesceValues`): values already set win; `null` deletes a default. Which
+/// subcharts are enabled is read from `enabled_from` (the values with the user's layers).
+fn coalesce_deps(chart: &Chart, values: &Value, enabled_from: &Value, origins: &mut Vec<Span>) {
     let Value::Map(top) = values else {
         return;
     };
     let global = top.borrow().get("global").cloned();
-    for (sub, key) in enabled_subcharts(chart, values) {
+    for (sub, key) in enabled_subcharts(chart, enabled_from) {
+        let sub_enabled = lookup_path(enabled_from, &key).unwrap_or_else(Value::empty_map);
         let defaults = to_value(&sub.defaults, origins);
+        // The subchart's own `import-values` have become part of its defaults.
+        if let Some(imported) = imports(sub, &sub_enabled, origins) {
+            coalesce_into(&defaults, &imported);
+        }
         let current = top.borrow().get(&key).cloned();
         let merged = match current {
             Some(Value::Map(m)) => {
@@ -601,10 +892,65 @@ fn coalesce_deps(chart: &Chart, values: &Value, origins: &mut Vec<Span>) {
                 _ => Value::Map(g.clone()).deep_copy(),
             };
             sm.borrow_mut().insert("global".into(), combined);
+        } else if let Value::Map(sm) = &merged {
+            // Helm gives every subchart a `global` table, empty when no chart sets one.
+            let has = matches!(sm.borrow().get("global"), Some(Value::Map(_)));
+            if !has {
+                sm.borrow_mut().insert("global".into(), Value::empty_map());
+            }
         }
-        coalesce_deps(sub, &merged, origins);
+        coalesce_deps(sub, &merged, &sub_enabled, origins);
         top.borrow_mut().insert(key, merged);
     }
+}
+
+/// The values `chart`'s `import-values` bring in (Helm's `processImportValues`), `None` when it
+/// has none. As in Helm they are read from the defaults (the chart's and its subcharts', not
+/// the user's values); an earlier import wins over a later one, and the caller puts them below
+/// the chart's own values.
+fn imports(chart: &Chart, enabled_from: &Value, origins: &mut Vec<Span>) -> Option<Value> {
+    let keyed: Vec<(String, &[ImportValue])> = chart
+        .dependencies
+        .iter()
+        .filter(|d| !d.import_values.is_empty())
+        .map(|d| {
+            (
+                d.alias.clone().unwrap_or_else(|| d.name.clone()),
+                &d.import_values[..],
+            )
+        })
+        .filter(|(key, _)| {
+            enabled_subcharts(chart, enabled_from)
+                .iter()
+                .any(|(_, k)| k == key)
+        })
+        .collect();
+    if keyed.is_empty() {
+        return None;
+    }
+    let defaults = to_value(&chart.defaults, origins);
+    coalesce_deps(chart, &defaults, enabled_from, origins);
+    let out = Value::empty_map();
+    for (key, ivs) in keyed {
+        for iv in ivs {
+            let (child, parent) = match iv {
+                ImportValue::Export(name) => (format!("exports.{name}"), "."),
+                ImportValue::Path { child, parent } => (child.clone(), parent.as_str()),
+            };
+            let Some(table @ Value::Map(_)) = lookup_path(&defaults, &format!("{key}.{child}"))
+            else {
+                continue;
+            };
+            let mut piece = table.deep_copy();
+            if parent != "." {
+                for k in parent.split('.').rev() {
+                    piece = Value::map([(k.to_string(), piece)].into_iter().collect());
+                }
+            }
+            coalesce_into(&out, &piece);
+        }
+    }
+    Some(out)
 }
 
 /// Fills `dst` with `defaults` where `dst` has no key; maps merge recursively.
@@ -853,6 +1199,8 @@ pub struct RenderedDoc {
     /// Repository-relative template file and 1-based line of the document's first byte.
     pub template: String,
     pub line: usize,
+    /// The built-in chart whose template wrote it (`argocd-apps`), if any.
+    pub builtin: Option<&'static str>,
 }
 
 /// Parses each manifest and maps node spans back: a node whose first byte came from a value
@@ -875,6 +1223,7 @@ pub fn documents(rendered: &Rendered, anchor: Span) -> Vec<RenderedDoc> {
             remap(&mut root, rendered, m, anchor);
             out.push(RenderedDoc {
                 root,
+                builtin: rendered.builtin.get(&m.path).copied(),
                 template,
                 line,
             });
@@ -926,16 +1275,25 @@ pub struct RenderedObject {
     /// Chart-relative template file (`templates/x.yaml`) and line.
     pub template: String,
     pub line: usize,
+    /// The built-in chart that wrote it from values (`argocd-apps`), if any.
+    pub builtin: Option<&'static str>,
 }
 
 impl RenderedObject {
-    /// "rendered from `templates/x.yaml:12` by Application `a`".
+    /// "rendered from `templates/x.yaml:12` by Application `a`", or for a built-in chart
+    /// "rendered by chart `argocd-apps` from values, by Application `a`".
     #[must_use]
     pub fn label(&self) -> String {
-        format!(
-            "rendered from `{}:{}` by {}",
-            self.template, self.line, self.manager
-        )
+        match self.builtin {
+            Some(chart) => format!(
+                "rendered by chart `{chart}` from values, by {}",
+                self.manager
+            ),
+            None => format!(
+                "rendered from `{}:{}` by {}",
+                self.template, self.line, self.manager
+            ),
+        }
     }
 }
 
@@ -969,19 +1327,33 @@ pub fn render_argocd(
     if !any_sub(&chart, &writes) {
         return Ok(None);
     }
+    // A subchart archive that cannot be read would leave the rendering incomplete.
+    fn unreadable(c: &Chart) -> Option<&(String, String)> {
+        c.archives
+            .first()
+            .or_else(|| c.subcharts.iter().find_map(unreadable))
+    }
+    if let Some((path, why)) = unreadable(&chart) {
+        return Err(RenderError {
+            path: path.clone(),
+            line: 0,
+            message: why.clone(),
+            unsupported: None,
+        });
+    }
     let values = values.unwrap_or(&chart.defaults);
     let rendered = render(&chart, values, release)?;
     let prefix = format!("{dir}/");
-    Ok(Some(
-        documents(&rendered, anchor)
-            .into_iter()
-            .filter(|d| super::argocd::is_argocd_kind(super::classify(&d.template, &d.root)))
-            .map(|mut d| {
-                if let Some(rel) = d.template.strip_prefix(&prefix) {
-                    d.template = rel.to_string();
-                }
-                d
-            })
-            .collect(),
-    ))
+    let mut docs: Vec<RenderedDoc> = documents(&rendered, anchor)
+        .into_iter()
+        .filter(|d| super::argocd::is_argocd_kind(super::classify(&d.template, &d.root)))
+        .map(|mut d| {
+            if let Some(rel) = d.template.strip_prefix(&prefix) {
+                d.template = rel.to_string();
+            }
+            d
+        })
+        .collect();
+    argocd_apps::anchor_items(project, &mut docs, anchor);
+    Ok(Some(docs))
 }

@@ -182,3 +182,124 @@ fn files_are_the_charts_other_files() {
         "get: \"a=1\\nb=2\\n\"\nlines: 2\ndata:\n  app.conf: |\n    a=1\n    b=2\nsecret:\n  other.txt: eA==\nnone: \"\"\n"
     );
 }
+
+#[test]
+fn argocd_apps_forms_follow_the_version() {
+    use argocd_apps::{Form, form_of, is_argocd_apps};
+    assert_eq!(form_of(Some("1.6.2")), Form::List);
+    assert_eq!(form_of(Some("^1.4.0")), Form::List);
+    assert_eq!(form_of(Some("2.0.5")), Form::Map);
+    assert_eq!(form_of(Some("v2.x")), Form::Map);
+    assert_eq!(form_of(Some("~2.0")), Form::Map);
+    assert_eq!(form_of(Some(">=1.0.0")), Form::ByShape);
+    assert_eq!(form_of(Some("*")), Form::ByShape);
+    assert_eq!(form_of(None), Form::ByShape);
+    assert!(is_argocd_apps(
+        Some("https://argoproj.github.io/argo-helm/"),
+        "argocd-apps"
+    ));
+    assert!(is_argocd_apps(
+        Some("oci://ghcr.io/argoproj/argo-helm"),
+        "argocd-apps"
+    ));
+    assert!(!is_argocd_apps(
+        Some("https://argoproj.github.io/argo-helm"),
+        "argo-cd"
+    ));
+    assert!(!is_argocd_apps(
+        Some("https://charts.example.com"),
+        "argocd-apps"
+    ));
+}
+
+/// By shape: a list is read as 1.x, a map as 2.x; an empty 2.x item is skipped; item
+/// templates render; every node points into the values file.
+#[test]
+fn argocd_apps_values_render_by_shape_with_values_spans() {
+    let values = "applications:\n  - name: listed\n    project: default\n    destination: {namespace: a}\nprojects:\n  team:\n    description: the team\n  off: null\nitemTemplates:\n  - items:\n      - name: one\n    template:\n      apiVersion: argoproj.io/v1alpha1\n      kind: AppProject\n      metadata:\n        name: '{{ .name }}'\n";
+    let (_dir, p) = project(&[("values.yaml", values)]);
+    let file = p.file_by_path("values.yaml").unwrap().id;
+    let vals = Values::from_node(&p.file_docs(file)[0].root, None);
+    let anchor = Span::new(file, 0, 0);
+    let docs = argocd_apps::render_objects(
+        &p,
+        &vals,
+        argocd_apps::Form::ByShape,
+        &Release::new("apps", "argocd"),
+        anchor,
+    )
+    .unwrap();
+    let names: Vec<(&str, &str)> = docs
+        .iter()
+        .map(|d| {
+            (
+                d.root.get_str("kind").unwrap(),
+                d.root
+                    .path(&["metadata", "name"])
+                    .unwrap()
+                    .as_str()
+                    .unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("Application", "listed"),
+            ("AppProject", "one"),
+            ("AppProject", "team")
+        ]
+    );
+    // The 2.x project's name and the nodes the template writes point at its key `team:`.
+    let team = &docs[2];
+    let key = values.find("team:").unwrap() as u32;
+    assert_eq!(
+        team.root.path(&["metadata", "name"]).unwrap().span.start,
+        key
+    );
+    assert_eq!(team.root.get("kind").unwrap().span.start, key);
+    let desc = team.root.path(&["spec", "description"]).unwrap();
+    assert_eq!(desc.span.start, values.find("the team").unwrap() as u32);
+    // The 1.x application's nodes point at its `name`.
+    let listed = values.find("listed").unwrap() as u32;
+    assert_eq!(docs[0].root.get("spec").unwrap().span.start, listed);
+}
+
+/// A `.tgz` chart archive of `entries` (paths include the top folder, as `helm package`
+/// writes them).
+fn tgz(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::fast(),
+    ));
+    for (path, bytes) in entries {
+        let mut header = tar::Header::new_gnu();
+        // Written raw: `set_path` refuses the hostile names some tests need.
+        header.as_gnu_mut().unwrap().name[..path.len()].copy_from_slice(path.as_bytes());
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_entry_type(tar::EntryType::Regular);
+        header.set_cksum();
+        builder.append(&header, *bytes).unwrap();
+    }
+    builder.into_inner().unwrap().finish().unwrap()
+}
+
+const SUB_CHART: &str = "apiVersion: v2\nname: sub\nversion: 0.1.0\n";
+
+#[test]
+fn hostile_archives_are_refused_not_unpacked() {
+    // Climbing paths are skipped; a bomb stops at the unpacked limit.
+    let climbing = tgz(&[
+        ("sub/Chart.yaml", SUB_CHART.as_bytes()),
+        ("sub/../../escape.yaml", b"x: 1"),
+        ("/abs/templates/x.yaml", b"x: 1"),
+    ]);
+    let files = read_archive(&climbing).unwrap();
+    let names: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(names, ["Chart.yaml"]);
+    let zeros = vec![0u8; (MAX_TEMPLATE_BYTES + 1) as usize];
+    let big = tgz(&[("sub/templates/big.yaml", &zeros)]);
+    assert!(read_archive(&big).unwrap_err().contains("larger than"));
+    assert!(read_archive(b"not gzip").is_err());
+}

@@ -38,10 +38,11 @@ pub fn app_project_name(project: Option<&Field>) -> Option<&str> {
 }
 
 /// AppProjects of the repository by name (a name may be defined more than once, e.g. per
-/// cluster overlay).
-pub fn projects(project: &Project) -> BTreeMap<&str, Vec<&Document>> {
+/// cluster overlay), written or rendered from a chart.
+pub fn projects<'m>(model: &'m Model<'_>) -> BTreeMap<&'m str, Vec<&'m Document>> {
     let mut out: BTreeMap<&str, Vec<&Document>> = BTreeMap::new();
-    for d in project.docs_of(DocKind::AppProject) {
+    let rendered = &model.argocd().rendered_projects;
+    for d in model.project.docs_of(DocKind::AppProject).chain(rendered) {
         if let Some(name) = d.name() {
             out.entry(name).or_default().push(d);
         }
@@ -348,7 +349,7 @@ pub fn apps_with_projects<'m>(
     cx: &'m Context<'_>,
     keys: &'m [&'m str],
 ) -> impl Iterator<Item = (usize, &'m App, &'m str, Vec<&'m Document>)> + 'm {
-    let projects = projects(cx.project);
+    let projects = projects(cx.model);
     let patched = patched_projects(cx.model);
     cx.model
         .argocd()

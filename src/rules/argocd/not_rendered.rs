@@ -5,7 +5,7 @@
 use crate::diagnostic::{Finding, Severity};
 use crate::model::DocKind;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
-use crate::yaml::Node;
+use crate::model::argocd::templated_field;
 
 pub struct NotRendered;
 
@@ -52,29 +52,4 @@ impl Rule for NotRendered {
         }
         out
     }
-}
-
-/// The first identity field (`metadata`, `spec.project`, source and destination coordinates)
-/// holding a `{{ ... }}` template action; Helm values strings are left alone.
-fn templated_field(root: &Node) -> Option<&Node> {
-    let is_template = |n: &&Node| n.as_str().is_some_and(|s| s.contains("{{") && s.contains("}}"));
-    let metadata = root.get("metadata").into_iter().flat_map(|m| {
-        ["name", "namespace"].into_iter().filter_map(move |k| m.get(k))
-    });
-    let spec = root.get("spec");
-    let project = spec.and_then(|s| s.get("project"));
-    let sources = spec
-        .into_iter()
-        .flat_map(|s| s.get("source").into_iter().chain(s.get("sources").into_iter().flat_map(Node::items)));
-    let coords = sources.flat_map(|s| {
-        ["repoURL", "path", "targetRevision", "chart"].into_iter().filter_map(move |k| s.get(k))
-    });
-    let dest = spec.and_then(|s| s.get("destination")).into_iter().flat_map(|d| {
-        ["server", "name", "namespace"].into_iter().filter_map(move |k| d.get(k))
-    });
-    metadata
-        .chain(project)
-        .chain(coords)
-        .chain(dest)
-        .find(is_template)
 }

@@ -24,7 +24,7 @@ impl Rule for UnknownProject {
 
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         let model = cx.model.argocd();
-        let projects = bounds::projects(cx.project);
+        let projects = bounds::projects(cx.model);
         let external = &cx.settings.argocd.external_projects;
         let mut known: Vec<&str> = projects.keys().copied().collect();
         known.extend(external.iter().map(String::as_str));
