@@ -18,6 +18,9 @@ use crate::source::{FileId, LineIndex, SourceDb, SourceFile, Span};
 use crate::suppress::{self, Directive};
 use crate::yaml::{self, YamlErrorKind};
 
+mod cache;
+pub use cache::{CacheStats, ParseCache};
+
 /// What to check and how.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -38,6 +41,9 @@ pub struct Options {
     /// The repository root, when the caller found it (the CLI does, upward from the current
     /// directory): `paths` are then files or folders under it whose findings are reported.
     pub root: Option<PathBuf>,
+    /// Parsed files kept between runs of one repository (the language server): unchanged
+    /// files are not read or parsed again.
+    pub cache: Option<std::sync::Arc<ParseCache>>,
 }
 
 /// conftest-compatible policy options of `check`.
@@ -261,7 +267,8 @@ fn prepare(opts: &Options) -> Result<Prepared, Error> {
     let filter = Filter::new(&config.include, &exclude)
         .map_err(|(p, e)| Error::Usage(format!("invalid glob `{p}`: {e}")))?;
     let (found, problems) = walk::discover(&root, &filter);
-    let (project, load_findings) = load_project(root, found, problems, &opts.overlay);
+    let (project, load_findings) =
+        load_project(root, found, problems, &opts.overlay, opts.cache.as_deref());
     check_roots(&config, &project)?;
     Ok(Prepared {
         project,
@@ -406,6 +413,7 @@ fn load_user_policies(
     }))
 }
 
+#[derive(Clone)]
 struct Loaded {
     source: SourceFile,
     docs: Vec<Document>,
@@ -418,6 +426,7 @@ fn load_project(
     found: Vec<walk::Found>,
     problems: Vec<walk::WalkProblem>,
     overlay: &std::collections::BTreeMap<String, String>,
+    cache: Option<&ParseCache>,
 ) -> (Project, Vec<(&'static str, Finding)>) {
     // (relative path, absolute path, why it cannot be read and whether that is a deliberate skip)
     type Entry = (String, PathBuf, Option<(String, bool)>);
@@ -435,17 +444,17 @@ fn load_project(
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     entries.dedup_by(|a, b| a.0 == b.0);
 
-    let loaded: Vec<Loaded> = entries
-        .into_par_iter()
-        .enumerate()
-        .map(|(i, (rel, abs, problem))| {
-            let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
-            match overlay.get(&rel) {
-                Some(text) => parse_file(id, rel, abs, text.clone()),
-                None => load_file(id, rel, abs, problem),
-            }
-        })
-        .collect();
+    let loaded: Vec<Loaded> = match cache {
+        Some(cache) => cache.load(&root, entries, overlay),
+        None => entries
+            .into_par_iter()
+            .enumerate()
+            .map(|(i, (rel, abs, problem))| {
+                let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
+                load_one(id, rel, abs, problem, overlay)
+            })
+            .collect(),
+    };
 
     let mut files = Vec::with_capacity(loaded.len());
     let mut docs = Vec::new();
@@ -460,6 +469,20 @@ fn load_project(
     project.git_origin = git_origin;
     project.on_disk = true;
     (project, findings)
+}
+
+/// One file: its overlay text if it has one, else the file on disk.
+fn load_one(
+    id: FileId,
+    rel: String,
+    abs: PathBuf,
+    problem: Option<(String, bool)>,
+    overlay: &std::collections::BTreeMap<String, String>,
+) -> Loaded {
+    match overlay.get(&rel) {
+        Some(text) => parse_file(id, rel, abs, text.clone()),
+        None => load_file(id, rel, abs, problem),
+    }
 }
 
 fn load_file(id: FileId, rel: String, abs: PathBuf, problem: Option<(String, bool)>) -> Loaded {

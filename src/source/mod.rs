@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 pub use span::{FileId, LineCol, LineIndex, Span};
 
 /// One file of the repository, as read from disk.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct SourceFile {
     pub id: FileId,
     /// Path relative to the root, with `/` separators.

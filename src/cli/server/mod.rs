@@ -37,7 +37,7 @@ use gitops_lint::source::walk;
 
 use position::{Lines, path_to_uri, uri_to_path};
 
-/// Quiet time after the last keystroke before a re-lint.
+/// Quiet time after the last keystroke before a re-lint, unless `debounceMs` is set.
 const DEBOUNCE: Duration = Duration::from_millis(200);
 
 /// What the reader thread and the worker send to the main loop.
@@ -87,12 +87,21 @@ struct RootState {
     report: Option<Arc<Report>>,
 }
 
-/// Settings from `initializationOptions`: `{"config": "path", "policy": ["dir"]}`.
+/// Settings from `initializationOptions`: `{"config": "path", "policy": ["dir"],
+/// "debounceMs": 200}`.
 #[derive(Default, serde::Deserialize)]
 #[serde(default)]
 struct Settings {
     config: Option<PathBuf>,
     policy: Vec<PathBuf>,
+    #[serde(rename = "debounceMs")]
+    debounce_ms: Option<u64>,
+}
+
+impl Settings {
+    fn debounce(&self) -> Duration {
+        self.debounce_ms.map_or(DEBOUNCE, Duration::from_millis)
+    }
 }
 
 pub(crate) struct Server {
@@ -167,16 +176,19 @@ pub(crate) fn serve(
 }
 
 /// The lint worker: runs the newest job of each root, skipping those a newer one replaced.
+/// It keeps each repository's parsed files, so a run after an edit parses only what changed.
 fn spawn_worker(events: mpsc::Sender<Event>) -> mpsc::Sender<LintJob> {
     let (tx, rx) = mpsc::channel::<LintJob>();
     std::thread::spawn(move || {
+        let mut caches: HashMap<PathBuf, Arc<engine::ParseCache>> = HashMap::new();
         while let Ok(first) = rx.recv() {
             let mut pending: BTreeMap<PathBuf, LintJob> = BTreeMap::new();
             pending.insert(first.root.clone(), first);
             while let Ok(newer) = rx.try_recv() {
                 pending.insert(newer.root.clone(), newer);
             }
-            for (_, job) in pending {
+            for (_, mut job) in pending {
+                job.opts.cache = Some(caches.entry(job.root.clone()).or_default().clone());
                 let result = match std::panic::catch_unwind(|| engine::run(&job.opts)) {
                     Ok(Ok(report)) => Ok(Arc::new(report)),
                     Ok(Err(engine::Error::Config(errors))) => Err(Failure::Files(errors.0)),
@@ -359,7 +371,8 @@ impl Server {
                         .rev()
                         .find(|c| c.range.is_none())
                     {
-                        self.set_text(p.text_document.uri, change.text, DEBOUNCE);
+                        let delay = self.settings.debounce();
+                        self.set_text(p.text_document.uri, change.text, delay);
                     }
                 }
             }
