@@ -54,6 +54,8 @@ pub(crate) struct Linted {
     root: PathBuf,
     generation: u64,
     result: Result<Arc<Report>, Failure>,
+    /// How the run used the parse cache.
+    cache: engine::CacheStats,
 }
 
 /// Why a run gave no report.
@@ -188,7 +190,8 @@ fn spawn_worker(events: mpsc::Sender<Event>) -> mpsc::Sender<LintJob> {
                 pending.insert(newer.root.clone(), newer);
             }
             for (_, mut job) in pending {
-                job.opts.cache = Some(caches.entry(job.root.clone()).or_default().clone());
+                let cache = caches.entry(job.root.clone()).or_default().clone();
+                job.opts.cache = Some(cache.clone());
                 let result = match std::panic::catch_unwind(|| engine::run(&job.opts)) {
                     Ok(Ok(report)) => Ok(Arc::new(report)),
                     Ok(Err(engine::Error::Config(errors))) => Err(Failure::Files(errors.0)),
@@ -201,6 +204,7 @@ fn spawn_worker(events: mpsc::Sender<Event>) -> mpsc::Sender<LintJob> {
                     root: job.root,
                     generation: job.generation,
                     result,
+                    cache: cache.stats(),
                 };
                 if events.send(Event::Linted(Box::new(done))).is_err() {
                     return;
@@ -518,7 +522,22 @@ impl Server {
             return;
         }
         let (by_file, report) = match l.result {
-            Ok(r) => (diagnostics_by_file(&r), Some(r)),
+            Ok(r) => {
+                let s = &r.summary;
+                self.notify::<notif::LogMessage>(lsp_types::LogMessageParams {
+                    typ: lsp_types::MessageType::LOG,
+                    message: format!(
+                        "checked {} ({} files: {} parsed, {} unchanged) in {} ms: {} findings",
+                        l.root.display(),
+                        s.files,
+                        l.cache.parsed,
+                        l.cache.reused,
+                        s.elapsed_ms,
+                        r.diagnostics.len()
+                    ),
+                });
+                (diagnostics_by_file(&r), Some(r))
+            }
             Err(Failure::Files(errors)) => (file_errors(&l.root, &errors), None),
             Err(Failure::Message(message)) => {
                 let message = format!("gitops-lint: {message}");
