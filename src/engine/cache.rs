@@ -17,6 +17,10 @@ use rayon::prelude::*;
 use super::Loaded;
 use crate::source::FileId;
 
+/// A file to load: root-relative path, absolute path, and why it cannot be read (and whether
+/// that is a deliberate skip), as `load_project` lists them.
+type WalkEntry = (String, PathBuf, Option<(String, bool)>);
+
 /// Parsed files of one repository, reused by the runs given it in [`super::Options::cache`].
 #[derive(Default)]
 pub struct ParseCache {
@@ -70,7 +74,7 @@ impl ParseCache {
     pub(super) fn load(
         &self,
         root: &Path,
-        entries: Vec<(String, PathBuf, Option<(String, bool)>)>,
+        entries: Vec<WalkEntry>,
         overlay: &std::collections::BTreeMap<String, String>,
     ) -> Vec<Loaded> {
         // A poisoned lock only means an earlier run panicked: start afresh.
