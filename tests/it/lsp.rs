@@ -883,3 +883,64 @@ fn relints_after_edits_match_a_fresh_check() {
     assert!(relints >= edits.len(), "{logs:#?}");
     assert_eq!(c.stop(), 0);
 }
+
+/// The release workflow's packaging of the VS Code extension, run here: `npm ci` then
+/// `vsce package` give a `.vsix` holding the extension and its language client.
+#[test]
+#[ignore = "needs npm and npx with access to the npm registry (scripts/test runs it)"]
+fn vscode_extension_packages_with_vsce() {
+    let have = Command::new("npx")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(have, "npx is not installed (Node.js's npm)");
+    let dir = tempfile::tempdir().unwrap();
+    let ext = dir.path().join("vscode");
+    let copy = Command::new("cp")
+        .arg("-r")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/editors/vscode"))
+        .arg(&ext)
+        .status()
+        .unwrap();
+    assert!(copy.success());
+    let run = |args: &[&str]| {
+        let out = Command::new(args[0])
+            .args(&args[1..])
+            .current_dir(&ext)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(&["npm", "ci", "--no-audit", "--no-fund"]);
+    // The version the release workflow pins.
+    run(&[
+        "npx",
+        "--yes",
+        "@vscode/vsce@4.1.0",
+        "package",
+        "--out",
+        "gitops-lint.vsix",
+    ]);
+    let listing = Command::new("python3")
+        .args(["-m", "zipfile", "-l", "gitops-lint.vsix"])
+        .current_dir(&ext)
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&listing.stdout);
+    for file in [
+        "extension/package.json",
+        "extension/extension.js",
+        "extension/node_modules/vscode-languageclient/package.json",
+    ] {
+        assert!(
+            listing.contains(file),
+            "{file} missing from the .vsix:\n{listing}"
+        );
+    }
+    assert!(!listing.contains("extension/.gitignore"), "{listing}");
+}
