@@ -1,8 +1,8 @@
 //! Parsed files kept between runs, for the language server's re-lint after an edit: a file
 //! whose path, id and content are unchanged is not read or parsed again.
 //!
-//! A file is unchanged when its length and modification time are those seen when it was read
-//! (a file on disk), or when its text is the same (an open buffer given as overlay). The walk
+//! A file is unchanged when its length, modification time and inode are those seen when it was
+//! read (a file on disk), or when its text is the same (an open buffer given as overlay). The walk
 //! runs every time (cheap); only reading and parsing are saved. Spans hold their file's id,
 //! which follows the sorted order of paths, so a file whose id moved (a file was added or
 //! removed before it) is parsed again rather than renumbered.
@@ -43,10 +43,34 @@ pub struct CacheStats {
     pub parsed: usize,
 }
 
+/// A file's length, modification time and (on Unix) inode: a write or a replacement by rename
+/// (editors, `git checkout`) changes one of them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct DiskStamp {
+    len: u64,
+    modified: SystemTime,
+    inode: u64,
+}
+
+impl DiskStamp {
+    fn of(path: &Path) -> Option<DiskStamp> {
+        let meta = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Some(DiskStamp {
+            len: meta.len(),
+            modified: meta.modified().ok()?,
+            inode,
+        })
+    }
+}
+
 struct Entry {
     id: FileId,
-    /// Length and modification time when read from disk; `None` for an overlay's text.
-    disk: Option<(u64, SystemTime)>,
+    /// What the file on disk was when read; `None` for an overlay's text.
+    disk: Option<DiskStamp>,
     loaded: Loaded,
 }
 
@@ -141,9 +165,7 @@ fn load_one(
     // Taken before reading, so a write during the read makes the next run read again.
     let disk = match text {
         Some(_) => None,
-        None => std::fs::metadata(&abs)
-            .ok()
-            .and_then(|m| Some((m.len(), m.modified().ok()?))),
+        None => DiskStamp::of(&abs),
     };
     if let Some(c) = cached {
         let same = c.id == id

@@ -127,6 +127,26 @@ fn cached_relint_reports_what_a_full_check_reports() {
         .set_modified(later)
         .unwrap();
     assert_eq!(repo.relint("same length, newer time").parsed, 1);
+    // Replaced by rename (as editors and `git checkout` write), same length and same time.
+    #[cfg(unix)]
+    {
+        let path = repo.path(app);
+        let time = std::fs::metadata(&path).unwrap().modified().unwrap();
+        let fresh = repo.path("argocd/citation-api/.prod.yaml.new");
+        std::fs::write(
+            &fresh,
+            app_text.replace("selfHeal: true", "selfHeal: False"),
+        )
+        .unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&fresh)
+            .unwrap()
+            .set_modified(time)
+            .unwrap();
+        std::fs::rename(&fresh, &path).unwrap();
+        assert_eq!(repo.relint("replaced, same length and time").parsed, 1);
+    }
 
     // Broken YAML in a buffer: its load findings come from the cache next time too.
     repo.overlay
