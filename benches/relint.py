@@ -148,6 +148,18 @@ def cpu_ms(pid):
     return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
+def peak_rss_mib(pid):
+    """The process's peak resident memory (VmHWM) in MiB, from /proc; None elsewhere."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
 def has_rule(diagnostics):
     return any(d.get("code") == RULE for d in diagnostics)
 
@@ -203,9 +215,10 @@ def measure(exe, repo, values, edits, debounce_ms, config=None):
         cpu1 = cpu_ms(c.proc.pid)
         if cpu0 is not None and cpu1 is not None:
             cpu.append(cpu1 - cpu0)
+    rss = peak_rss_mib(c.proc.pid)
     c.stop()
     # The runs after the edits (the first run read everything).
-    return first, times, c.runs[1:], cpu
+    return first, times, c.runs[1:], cpu, rss
 
 
 def p90(xs):
@@ -233,7 +246,7 @@ def main():
         exe = os.path.join(target_dir(), "release", "gitops-lint")
     print(f"repository: {repo} ({args.apps} apps); binary: {exe}; {args.edits} edits")
     for label, debounce in (("default debounce (200 ms)", None), ("debounceMs: 0", 0)):
-        first, times, runs, cpu = measure(
+        first, times, runs, cpu, rss = measure(
             exe, repo, args.values, args.edits, debounce, args.config and os.path.abspath(args.config)
         )
         ms = [t * 1000 for t in times]
@@ -247,6 +260,8 @@ def main():
                 f"{'':>26}  server CPU time per edit (all threads): median "
                 f"{statistics.median(cpu):,.0f} ms, p90 {p90(cpu):,.0f} ms"
             )
+        if rss:
+            print(f"{'':>26}  server peak memory: {rss:,.0f} MiB")
         if runs:
             parsed = sorted({r[0] for r in runs})
             engine = [r[2] for r in runs]
