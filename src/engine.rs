@@ -18,6 +18,9 @@ use crate::source::{FileId, SourceDb, SourceFile, Span};
 use crate::suppress::{self, Directive};
 use crate::yaml::{self, YamlErrorKind};
 
+mod cache;
+pub use cache::{CacheStats, ParseCache};
+
 /// What to check and how.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -40,6 +43,9 @@ pub struct Options {
     /// The repository root, when the caller found it (the CLI does, upward from the current
     /// directory): `paths` are then files or folders under it whose findings are reported.
     pub root: Option<PathBuf>,
+    /// Parsed files kept between runs of one repository (the language server): unchanged
+    /// files are not read or parsed again.
+    pub cache: Option<std::sync::Arc<ParseCache>>,
 }
 
 /// conftest-compatible policy options of `check`.
@@ -326,8 +332,14 @@ fn prepare(opts: &Options, timer: &mut Timer) -> Result<Prepared, Error> {
     // User policies may read any field of any object; built-in rules do not read the payloads
     // of most ConfigMaps and Secrets.
     let keep_payloads = !opts.policy.paths.is_empty() || !config.policies.is_empty();
-    let (project, load_findings) =
-        load_project(root, found, problems, &opts.overlay, keep_payloads);
+    let (project, load_findings) = load_project(
+        root,
+        found,
+        problems,
+        &opts.overlay,
+        keep_payloads,
+        opts.cache.as_deref(),
+    );
     timer.mark("read, parse, kustomize");
     check_roots(&config, &project)?;
     Ok(Prepared {
@@ -476,6 +488,7 @@ fn load_user_policies(
     }))
 }
 
+#[derive(Clone)]
 struct Loaded {
     source: SourceFile,
     docs: Vec<Document>,
@@ -489,6 +502,7 @@ fn load_project(
     problems: Vec<walk::WalkProblem>,
     overlay: &std::collections::BTreeMap<String, String>,
     keep_payloads: bool,
+    cache: Option<&ParseCache>,
 ) -> (Project, Vec<(&'static str, Finding)>) {
     // (relative path, absolute path, why it cannot be read and whether that is a deliberate skip)
     type Entry = (String, PathBuf, Option<(String, bool)>);
@@ -506,34 +520,17 @@ fn load_project(
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     entries.dedup_by(|a, b| a.0 == b.0);
 
-    let loaded: Vec<Loaded> = entries
-        .into_par_iter()
-        .enumerate()
-        .map(|(i, (rel, abs, problem))| {
-            let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
-            match overlay.get(&rel) {
-                Some(text) => parse_file(id, rel, abs, text.clone()),
-                None => {
-                    let mut l = load_file(id, rel, abs, problem);
-                    if !keep_payloads {
-                        for d in &mut l.docs {
-                            model::k8s::drop_unread_payloads(d);
-                        }
-                    }
-                    // Plain manifests are read through their trees; their text is needed
-                    // again only to show a finding, so it is read again then. Suppression
-                    // comments are parsed from the text, so files with one keep theirs.
-                    if !l.docs.is_empty()
-                        && l.docs.iter().all(|d| d.kind == model::DocKind::K8sObject)
-                        && !l.source.text().contains(suppress::MARKER)
-                    {
-                        l.source.release_text();
-                    }
-                    l
-                }
-            }
-        })
-        .collect();
+    let loaded: Vec<Loaded> = match cache {
+        Some(cache) => cache.load(&root, entries, overlay, keep_payloads),
+        None => entries
+            .into_par_iter()
+            .enumerate()
+            .map(|(i, (rel, abs, problem))| {
+                let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
+                load_one(id, rel, abs, problem, overlay, keep_payloads)
+            })
+            .collect(),
+    };
 
     let mut files = Vec::with_capacity(loaded.len());
     let mut docs = Vec::new();
@@ -548,6 +545,36 @@ fn load_project(
     project.git_origin = git_origin;
     project.on_disk = true;
     (project, findings)
+}
+
+/// One file: its overlay text if it has one, else the file on disk.
+fn load_one(
+    id: FileId,
+    rel: String,
+    abs: PathBuf,
+    problem: Option<(String, bool)>,
+    overlay: &std::collections::BTreeMap<String, String>,
+    keep_payloads: bool,
+) -> Loaded {
+    if let Some(text) = overlay.get(&rel) {
+        return parse_file(id, rel, abs, text.clone());
+    }
+    let mut l = load_file(id, rel, abs, problem);
+    if !keep_payloads {
+        for d in &mut l.docs {
+            model::k8s::drop_unread_payloads(d);
+        }
+    }
+    // Plain manifests are read through their trees; their text is needed again only to show
+    // a finding, so it is read again then. Suppression comments are parsed from the text, so
+    // files with one keep theirs.
+    if !l.docs.is_empty()
+        && l.docs.iter().all(|d| d.kind == model::DocKind::K8sObject)
+        && !l.source.text().contains(suppress::MARKER)
+    {
+        l.source.release_text();
+    }
+    l
 }
 
 fn load_file(id: FileId, rel: String, abs: PathBuf, problem: Option<(String, bool)>) -> Loaded {

@@ -558,6 +558,7 @@ fn plan(args: &RunArgs, parse_only: bool) -> Result<Plan, ExitCode> {
             rego_version: args.rego_version,
             timeout: None,
         },
+        cache: None,
     };
     Ok(Plan {
         opts,

@@ -195,7 +195,7 @@ impl Field {
 }
 
 /// One YAML document of a file, classified.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Document {
     pub file: FileId,
     /// 0-based index in its file.

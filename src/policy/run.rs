@@ -372,6 +372,12 @@ pub struct Runtime {
     fields: data::Fields,
     uses_location: bool,
     engines: OnceLock<(Engine, Option<Engine>, Value)>,
+    /// Whether a per-document pack rule reads `data.gitops`. If none does, they run on
+    /// `doc_pack`, an engine without the model: with the model loaded, every evaluation costs
+    /// more (about 250 ms of CPU per check on 1000 Applications, `BENCHMARKS.md`), and the
+    /// document pass need not wait for the model.
+    pack_documents_read_model: bool,
+    doc_pack: OnceLock<Engine>,
     disabled: Disabled,
     failures: Mutex<BTreeMap<FailingRule, Failures>>,
 }
@@ -440,15 +446,15 @@ impl Runtime {
         pkg: &Package,
         doc: &Document,
     ) -> (Vec<Hit>, Vec<EvalFailure>) {
-        let (pack_engine, user_engine, _) = self.engines(cx.model);
         let key = (doc.file, doc.index);
         WORKER.with(|w| {
             let mut w = w.borrow_mut();
             if w.as_ref().is_none_or(|w| w.run != self.id) {
+                let (pack_engine, user_engine) = self.document_engines(cx.model);
                 *w = Some(Worker {
                     run: self.id,
                     pack: pack_engine.clone(),
-                    user: user_engine.clone(),
+                    user: user_engine.cloned(),
                     input_of: [None, None],
                     input: None,
                 });
@@ -477,6 +483,24 @@ impl Runtime {
             }
             eval_package(engine, set, pkg, &self.disabled)
         })
+    }
+
+    /// The engines per-document rules run on: the pack's (without the model when no such rule
+    /// reads it) and the user's.
+    fn document_engines(&self, model: &Model<'_>) -> (&Engine, Option<&Engine>) {
+        let user = || self.engines(model).1.as_ref();
+        if self.pack_documents_read_model {
+            return (&self.engines(model).0, user());
+        }
+        let pack_engine = self.doc_pack.get_or_init(|| {
+            let mut e = pack::get().set.engine.clone();
+            let _ = e.add_data(Value::from(BTreeMap::from([(
+                Value::from("gitops_lint"),
+                self.options.clone(),
+            )])));
+            e
+        });
+        (pack_engine, self.user.is_some().then(user).flatten())
     }
 
     /// Evaluates `pkg` once with `input` (the repository model, or `--combine`'s array).
@@ -761,6 +785,17 @@ impl Rule for FailureReport {
     }
 }
 
+/// Whether the pack file at `path` reads `data.gitops` (not `data.gitops_lint`, the options).
+fn reads_model(path: &str) -> bool {
+    let text = pack::FILES
+        .iter()
+        .find(|(p, _)| *p == path)
+        .map_or("", |(_, t)| *t);
+    text.match_indices("data.gitops").any(|(i, m)| {
+        !text[i + m.len()..].starts_with(|c: char| c == '_' || c.is_ascii_alphanumeric())
+    })
+}
+
 /// The rules the policies of this run contribute: the enabled shipped rules (`enabled`
 /// tells which), the user's packages, and the report of evaluation failures.
 #[must_use]
@@ -798,6 +833,10 @@ pub fn rules(
         },
         uses_location: pack.set.uses_location || user.is_some_and(|u| u.set.uses_location),
         engines: OnceLock::new(),
+        pack_documents_read_model: pack_rules
+            .iter()
+            .any(|r| r.scope == Scope::Document && reads_model(r.file)),
+        doc_pack: OnceLock::new(),
         disabled: Disabled::default(),
         failures: Mutex::new(BTreeMap::new()),
     });
@@ -852,4 +891,21 @@ pub fn rules(
     }
     out.push(Box::new(FailureReport { rt }));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_the_repository_rule_of_the_pack_reads_the_model() {
+        let reading: Vec<&str> = super::pack::get()
+            .rules
+            .iter()
+            .filter(|r| super::reads_model(r.file))
+            .map(|r| r.meta.id)
+            .collect();
+        assert_eq!(reading, ["argocd/production-target-revision"]);
+        assert!(super::reads_model(
+            "rules/argocd/production_target_revision.rego"
+        ));
+    }
 }

@@ -33,6 +33,21 @@ pub struct SourceFile {
     pub unreadable: Option<String>,
 }
 
+impl Clone for SourceFile {
+    fn clone(&self) -> Self {
+        SourceFile {
+            id: self.id,
+            path: self.path.clone(),
+            abs: self.abs.clone(),
+            text: self.text.clone(),
+            lines: self.lines.clone(),
+            stamp: self.stamp,
+            changed: AtomicBool::new(self.changed.load(Ordering::Relaxed)),
+            unreadable: self.unreadable.clone(),
+        }
+    }
+}
+
 impl SourceFile {
     /// A file whose text stays in memory (`text` is empty when it could not be read).
     #[must_use]

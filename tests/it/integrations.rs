@@ -776,6 +776,7 @@ fn release_workflow_builds_every_target_and_publishes() {
         "completions \"$shell\"",
         "manpage",
         "pypa/gh-action-pypi-publish@",
+        "@vscode/vsce@",
     ] {
         assert!(text.contains(needle), "release.yml lacks `{needle}`");
     }

@@ -744,3 +744,203 @@ fn configuration_errors_show_in_the_configuration_file_until_fixed() {
     c.diagnostics(&uri(&app), |d| !d.is_empty());
     assert_eq!(c.stop(), 0);
 }
+
+/// What the server has published, by URI: each diagnostic's line and rule.
+type Published = std::collections::BTreeMap<String, Vec<(u64, String)>>;
+
+/// Takes every notification until the server has been quiet for a while, keeping the latest
+/// diagnostics of each file; returns the log messages.
+fn settle(c: &mut Client, published: &mut Published) -> Vec<String> {
+    let mut logs = Vec::new();
+    let mut record = |n: &Notification| {
+        if n.method == "window/logMessage" {
+            logs.push(n.params["message"].as_str().unwrap_or("").to_string());
+        }
+        if n.method == "textDocument/publishDiagnostics" {
+            let mut found: Vec<(u64, String)> = n.params["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| {
+                    (
+                        d["range"]["start"]["line"].as_u64().unwrap(),
+                        d["code"].as_str().unwrap_or("").to_string(),
+                    )
+                })
+                .collect();
+            found.sort();
+            let uri = n.params["uri"].as_str().unwrap().to_string();
+            if found.is_empty() {
+                published.remove(&uri);
+            } else {
+                published.insert(uri, found);
+            }
+        }
+    };
+    for n in std::mem::take(&mut c.backlog) {
+        record(&n);
+    }
+    while let Ok(m) = c.incoming.recv_timeout(Duration::from_millis(700)) {
+        if let Message::Notification(n) = m {
+            record(&n);
+        }
+    }
+    logs
+}
+
+/// What a fresh `gitops-lint check` of the files on disk reports, as [`Published`].
+fn fresh_check(root: &Path) -> Published {
+    let out = Command::new(env!("CARGO_BIN_EXE_gitops-lint"))
+        .args(["check", ".", "--format", "json", "--fail-on", "never"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut expected = Published::new();
+    for d in report["diagnostics"].as_array().unwrap() {
+        let file = root.join(d["file"].as_str().unwrap());
+        expected.entry(uri(&file)).or_default().push((
+            d["range"]["start"]["line"].as_u64().unwrap() - 1,
+            d["rule"].as_str().unwrap().to_string(),
+        ));
+    }
+    for found in expected.values_mut() {
+        found.sort();
+    }
+    expected
+}
+
+/// Edits through the server (its re-lints reuse the parsed files that did not change) end with
+/// what a fresh full check of the same files reports, in every file.
+#[test]
+fn relints_after_edits_match_a_fresh_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let copy = Command::new("cp")
+        .arg("-r")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/testdata/examples/cnp-gitops/."
+        ))
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(copy.success());
+    let values = root.join("apps/citation-api/values-prod.yaml");
+    let app = root.join("argocd/citation-api/prod.yaml");
+    let values_text = std::fs::read_to_string(&values).unwrap();
+    let app_text = std::fs::read_to_string(&app).unwrap();
+    let tag = values_text
+        .lines()
+        .find(|l| l.trim_start().starts_with("tag:"))
+        .unwrap();
+
+    let mut c = Client::start(&root);
+    c.initialize(&root);
+    let mut published = Published::new();
+    c.open(&values, &values_text);
+    c.open(&app, &app_text);
+    let mut logs = settle(&mut c, &mut published);
+    assert_eq!(published, fresh_check(&root), "after opening");
+
+    let has = |p: &Published, file: &Path, rule: &str| {
+        p.get(&uri(file))
+            .is_some_and(|f| f.iter().any(|(_, r)| r == rule))
+    };
+    // (file, new text, rule whose presence shows the re-lint ran, expected presence)
+    let edits = [
+        (
+            &values,
+            values_text.replace(tag, "  tag: none"),
+            "argocd/image-tag-none",
+            true,
+        ),
+        (
+            &app,
+            app_text.replace("selfHeal: true", "selfHeal: false"),
+            "argocd/sync-policy",
+            true,
+        ),
+        (&values, values_text.clone(), "argocd/image-tag-none", false),
+        (&app, app_text.clone(), "argocd/sync-policy", false),
+    ];
+    for (version, (file, text, rule, present)) in edits.iter().enumerate() {
+        c.change(file, i32::try_from(version).unwrap() + 2, text);
+        let deadline = Instant::now() + WAIT;
+        loop {
+            logs.extend(settle(&mut c, &mut published));
+            if has(&published, file, rule) == *present {
+                break;
+            }
+            assert!(Instant::now() < deadline, "no re-lint after edit {version}");
+        }
+        // The check reads the disk: give it the buffers' text.
+        std::fs::write(file, text).unwrap();
+        assert_eq!(published, fresh_check(&root), "after edit {version}");
+    }
+    // Re-lints after an edit parsed the edited file only.
+    let relints = logs.iter().filter(|m| m.contains(": 1 parsed, ")).count();
+    assert!(relints >= edits.len(), "{logs:#?}");
+    assert_eq!(c.stop(), 0);
+}
+
+/// The release workflow's packaging of the VS Code extension, run here: `npm ci` then
+/// `vsce package` give a `.vsix` holding the extension and its language client.
+#[test]
+#[ignore = "needs npm and npx with access to the npm registry (scripts/test runs it)"]
+fn vscode_extension_packages_with_vsce() {
+    let have = Command::new("npx")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(have, "npx is not installed (Node.js's npm)");
+    let dir = tempfile::tempdir().unwrap();
+    let ext = dir.path().join("vscode");
+    let copy = Command::new("cp")
+        .arg("-r")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/editors/vscode"))
+        .arg(&ext)
+        .status()
+        .unwrap();
+    assert!(copy.success());
+    let run = |args: &[&str]| {
+        let out = Command::new(args[0])
+            .args(&args[1..])
+            .current_dir(&ext)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(&["npm", "ci", "--no-audit", "--no-fund"]);
+    // The version the release workflow pins.
+    run(&[
+        "npx",
+        "--yes",
+        "@vscode/vsce@4.1.0",
+        "package",
+        "--out",
+        "gitops-lint.vsix",
+    ]);
+    let listing = Command::new("python3")
+        .args(["-m", "zipfile", "-l", "gitops-lint.vsix"])
+        .current_dir(&ext)
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&listing.stdout);
+    for file in [
+        "extension/package.json",
+        "extension/extension.js",
+        "extension/node_modules/vscode-languageclient/package.json",
+    ] {
+        assert!(
+            listing.contains(file),
+            "{file} missing from the .vsix:\n{listing}"
+        );
+    }
+    assert!(!listing.contains("extension/.gitignore"), "{listing}");
+}

@@ -14,6 +14,7 @@ mod kustomize;
 mod lsp;
 mod policies;
 mod registry;
+mod relint;
 mod scope;
 mod security;
 mod support;

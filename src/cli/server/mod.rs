@@ -37,7 +37,7 @@ use gitops_lint::source::walk;
 
 use position::{Lines, path_to_uri, uri_to_path};
 
-/// Quiet time after the last keystroke before a re-lint.
+/// Quiet time after the last keystroke before a re-lint, unless `debounceMs` is set.
 const DEBOUNCE: Duration = Duration::from_millis(200);
 
 /// What the reader thread and the worker send to the main loop.
@@ -54,6 +54,8 @@ pub(crate) struct Linted {
     root: PathBuf,
     generation: u64,
     result: Result<Arc<Report>, Failure>,
+    /// How the run used the parse cache.
+    cache: engine::CacheStats,
 }
 
 /// Why a run gave no report.
@@ -87,12 +89,21 @@ struct RootState {
     report: Option<Arc<Report>>,
 }
 
-/// Settings from `initializationOptions`: `{"config": "path", "policy": ["dir"]}`.
+/// Settings from `initializationOptions`: `{"config": "path", "policy": ["dir"],
+/// "debounceMs": 200}`.
 #[derive(Default, serde::Deserialize)]
 #[serde(default)]
 struct Settings {
     config: Option<PathBuf>,
     policy: Vec<PathBuf>,
+    #[serde(rename = "debounceMs")]
+    debounce_ms: Option<u64>,
+}
+
+impl Settings {
+    fn debounce(&self) -> Duration {
+        self.debounce_ms.map_or(DEBOUNCE, Duration::from_millis)
+    }
 }
 
 pub(crate) struct Server {
@@ -167,16 +178,20 @@ pub(crate) fn serve(
 }
 
 /// The lint worker: runs the newest job of each root, skipping those a newer one replaced.
+/// It keeps each repository's parsed files, so a run after an edit parses only what changed.
 fn spawn_worker(events: mpsc::Sender<Event>) -> mpsc::Sender<LintJob> {
     let (tx, rx) = mpsc::channel::<LintJob>();
     std::thread::spawn(move || {
+        let mut caches: HashMap<PathBuf, Arc<engine::ParseCache>> = HashMap::new();
         while let Ok(first) = rx.recv() {
             let mut pending: BTreeMap<PathBuf, LintJob> = BTreeMap::new();
             pending.insert(first.root.clone(), first);
             while let Ok(newer) = rx.try_recv() {
                 pending.insert(newer.root.clone(), newer);
             }
-            for (_, job) in pending {
+            for (_, mut job) in pending {
+                let cache = caches.entry(job.root.clone()).or_default().clone();
+                job.opts.cache = Some(cache.clone());
                 let result = match std::panic::catch_unwind(|| engine::run(&job.opts)) {
                     Ok(Ok(report)) => Ok(Arc::new(report)),
                     Ok(Err(engine::Error::Config(errors))) => Err(Failure::Files(errors.0)),
@@ -189,6 +204,7 @@ fn spawn_worker(events: mpsc::Sender<Event>) -> mpsc::Sender<LintJob> {
                     root: job.root,
                     generation: job.generation,
                     result,
+                    cache: cache.stats(),
                 };
                 if events.send(Event::Linted(Box::new(done))).is_err() {
                     return;
@@ -359,7 +375,8 @@ impl Server {
                         .rev()
                         .find(|c| c.range.is_none())
                     {
-                        self.set_text(p.text_document.uri, change.text, DEBOUNCE);
+                        let delay = self.settings.debounce();
+                        self.set_text(p.text_document.uri, change.text, delay);
                     }
                 }
             }
@@ -505,7 +522,22 @@ impl Server {
             return;
         }
         let (by_file, report) = match l.result {
-            Ok(r) => (diagnostics_by_file(&r), Some(r)),
+            Ok(r) => {
+                let s = &r.summary;
+                self.notify::<notif::LogMessage>(lsp_types::LogMessageParams {
+                    typ: lsp_types::MessageType::LOG,
+                    message: format!(
+                        "checked {} ({} files: {} parsed, {} unchanged) in {} ms: {} findings",
+                        l.root.display(),
+                        s.files,
+                        l.cache.parsed,
+                        l.cache.reused,
+                        s.elapsed_ms,
+                        r.diagnostics.len()
+                    ),
+                });
+                (diagnostics_by_file(&r), Some(r))
+            }
             Err(Failure::Files(errors)) => (file_errors(&l.root, &errors), None),
             Err(Failure::Message(message)) => {
                 let message = format!("gitops-lint: {message}");

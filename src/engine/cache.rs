@@ -1,0 +1,199 @@
+//! Parsed files kept between runs, for the language server's re-lint after an edit: a file
+//! whose path, id and content are unchanged is not read or parsed again.
+//!
+//! A file is unchanged when its length, modification time and inode are those seen when it was
+//! read (a file on disk), or when its text is the same (an open buffer given as overlay). The walk
+//! runs every time (cheap); only reading and parsing are saved. Spans hold their file's id,
+//! which follows the sorted order of paths, so a file whose id moved (a file was added or
+//! removed before it) is parsed again rather than renumbered.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+use rayon::prelude::*;
+
+use super::Loaded;
+use crate::source::FileId;
+
+/// A file to load: root-relative path, absolute path, and why it cannot be read (and whether
+/// that is a deliberate skip), as `load_project` lists them.
+type WalkEntry = (String, PathBuf, Option<(String, bool)>);
+
+/// Parsed files of one repository, reused by the runs given it in [`super::Options::cache`].
+#[derive(Default)]
+pub struct ParseCache {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    root: PathBuf,
+    /// Whether the cached trees kept ConfigMap/Secret payloads (see `load_one`).
+    keep_payloads: bool,
+    files: HashMap<String, Entry>,
+    last: CacheStats,
+}
+
+/// How the last run used the cache.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Files taken from the cache.
+    pub reused: usize,
+    /// Files read and parsed.
+    pub parsed: usize,
+}
+
+/// A file's length, modification time and (on Unix) inode: a write or a replacement by rename
+/// (editors, `git checkout`) changes one of them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct DiskStamp {
+    len: u64,
+    modified: SystemTime,
+    inode: u64,
+}
+
+impl DiskStamp {
+    fn of(path: &Path) -> Option<DiskStamp> {
+        let meta = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Some(DiskStamp {
+            len: meta.len(),
+            modified: meta.modified().ok()?,
+            inode,
+        })
+    }
+}
+
+struct Entry {
+    id: FileId,
+    /// What the file on disk was when read; `None` for an overlay's text.
+    disk: Option<DiskStamp>,
+    loaded: Loaded,
+}
+
+impl std::fmt::Debug for ParseCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let files = self.inner.lock().map_or(0, |i| i.files.len());
+        f.debug_struct("ParseCache").field("files", &files).finish()
+    }
+}
+
+impl ParseCache {
+    #[must_use]
+    pub fn new() -> Self {
+        ParseCache::default()
+    }
+
+    /// How the last run used the cache.
+    #[must_use]
+    pub fn stats(&self) -> CacheStats {
+        self.inner.lock().map(|i| i.last).unwrap_or_default()
+    }
+
+    /// Loads `entries` (sorted, with their ids in order), reusing unchanged files, and keeps
+    /// what was loaded for the next run. Files no longer walked are forgotten.
+    pub(super) fn load(
+        &self,
+        root: &Path,
+        entries: Vec<WalkEntry>,
+        overlay: &std::collections::BTreeMap<String, String>,
+        keep_payloads: bool,
+    ) -> Vec<Loaded> {
+        // A poisoned lock only means an earlier run panicked: start afresh.
+        let mut inner = self
+            .inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // Trees loaded with payloads dropped cannot serve a run that keeps them.
+        let mut old = if inner.root == root && inner.keep_payloads == keep_payloads {
+            std::mem::take(&mut inner.files)
+        } else {
+            HashMap::new()
+        };
+        let work: Vec<_> = entries
+            .into_iter()
+            .enumerate()
+            .map(|(i, (rel, abs, problem))| {
+                let cached = old.remove(&rel);
+                (i, rel, abs, problem, cached)
+            })
+            .collect();
+        drop(old);
+        let results: Vec<(Loaded, Option<Entry>, bool)> = work
+            .into_par_iter()
+            .map(|(i, rel, abs, problem, cached)| {
+                let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
+                load_one(id, rel, abs, problem, overlay, keep_payloads, cached)
+            })
+            .collect();
+        let mut files = HashMap::with_capacity(results.len());
+        let mut last = CacheStats::default();
+        let mut loaded = Vec::with_capacity(results.len());
+        for (l, entry, reused) in results {
+            if reused {
+                last.reused += 1;
+            } else {
+                last.parsed += 1;
+            }
+            if let Some(e) = entry {
+                files.insert(l.source.path.clone(), e);
+            }
+            loaded.push(l);
+        }
+        inner.root = root.to_path_buf();
+        inner.keep_payloads = keep_payloads;
+        inner.files = files;
+        inner.last = last;
+        loaded
+    }
+}
+
+/// One file: the cached parse when still valid, else a fresh one (kept when cacheable).
+/// Returns whether the cache was used.
+fn load_one(
+    id: FileId,
+    rel: String,
+    abs: PathBuf,
+    problem: Option<(String, bool)>,
+    overlay: &std::collections::BTreeMap<String, String>,
+    keep_payloads: bool,
+    cached: Option<Entry>,
+) -> (Loaded, Option<Entry>, bool) {
+    if problem.is_some() {
+        return (
+            super::load_one(id, rel, abs, problem, overlay, keep_payloads),
+            None,
+            false,
+        );
+    }
+    let text = overlay.get(&rel);
+    // Taken before reading, so a write during the read makes the next run read again.
+    let disk = match text {
+        Some(_) => None,
+        None => DiskStamp::of(&abs),
+    };
+    if let Some(c) = cached {
+        let same = c.id == id
+            && match text {
+                Some(t) => c.loaded.source.text() == t.as_str(),
+                None => disk.is_some() && c.disk == disk,
+            };
+        if same {
+            return (c.loaded.clone(), Some(c), true);
+        }
+    }
+    let loaded = super::load_one(id, rel, abs, None, overlay, keep_payloads);
+    // An unreadable file (or one whose time is unknown) is tried again next time.
+    let cacheable = loaded.source.unreadable.is_none() && (text.is_some() || disk.is_some());
+    let entry = cacheable.then(|| Entry {
+        id,
+        disk,
+        loaded: loaded.clone(),
+    });
+    (loaded, entry, false)
+}

@@ -1,0 +1,180 @@
+//! Re-linting with the parse cache (what `gitops-lint server` does after an edit) reports
+//! exactly what a fresh full check reports, through edits on disk and in open buffers, files
+//! added and removed, and broken YAML.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use gitops_lint::engine::{self, CacheStats, Options, ParseCache};
+
+const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/examples/cnp-gitops");
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Every diagnostic with its file's path (ids are the same when the file lists are).
+fn findings(report: &engine::Report) -> Vec<String> {
+    report
+        .diagnostics
+        .iter()
+        .map(|d| format!("{} {d:?}", report.project.source(d.span.file).path))
+        .collect()
+}
+
+struct Repo {
+    root: std::path::PathBuf,
+    cache: Arc<ParseCache>,
+    overlay: BTreeMap<String, String>,
+}
+
+impl Repo {
+    fn options(&self, cache: bool) -> Options {
+        Options {
+            root: Some(self.root.clone()),
+            overlay: self.overlay.clone(),
+            cache: cache.then(|| self.cache.clone()),
+            ..Options::default()
+        }
+    }
+
+    /// Re-lints through the cache, checks the result against a full run, and returns how the
+    /// cache was used.
+    fn relint(&self, step: &str) -> CacheStats {
+        let cached = engine::run(&self.options(true)).unwrap();
+        let full = engine::run(&self.options(false)).unwrap();
+        assert_eq!(
+            findings(&cached),
+            findings(&full),
+            "{step}: the cached run differs from a full run"
+        );
+        assert!(!full.diagnostics.is_empty());
+        self.cache.stats()
+    }
+
+    fn path(&self, rel: &str) -> std::path::PathBuf {
+        self.root.join(rel)
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel)).unwrap()
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let path = self.path(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+    }
+}
+
+#[test]
+fn cached_relint_reports_what_a_full_check_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    copy_dir(Path::new(EXAMPLE), &root);
+    let mut repo = Repo {
+        root,
+        cache: Arc::new(ParseCache::new()),
+        overlay: BTreeMap::new(),
+    };
+    let files = repo.relint("cold").parsed;
+    assert!(files > 20);
+    assert_eq!(
+        repo.relint("unchanged"),
+        CacheStats {
+            reused: files,
+            parsed: 0
+        }
+    );
+
+    // An open buffer's edit: a values file now deploys `tag: none`.
+    let values = "apps/citation-api/values-prod.yaml";
+    let text = repo.read(values);
+    let tag = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("tag:"))
+        .unwrap();
+    repo.overlay
+        .insert(values.into(), text.replace(tag, "  tag: none"));
+    assert_eq!(repo.relint("buffer edit").parsed, 1);
+    // The same buffer again, then the buffer typed back to what the disk holds.
+    assert_eq!(repo.relint("same buffer").parsed, 0);
+    repo.overlay.insert(values.into(), text.clone());
+    assert_eq!(repo.relint("buffer as on disk").parsed, 1);
+
+    // A file changed on disk: a longer text, then one of the same length with a newer time.
+    let app = "argocd/citation-api/prod.yaml";
+    let app_text = repo.read(app);
+    repo.write(app, &app_text.replace("selfHeal: true", "selfHeal: false"));
+    assert_eq!(repo.relint("disk edit").parsed, 1);
+    repo.write(app, &app_text.replace("selfHeal: true", "selfHeal: FALSE"));
+    let later = SystemTime::now() + Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(repo.path(app))
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    assert_eq!(repo.relint("same length, newer time").parsed, 1);
+    // Replaced by rename (as editors and `git checkout` write), same length and same time.
+    #[cfg(unix)]
+    {
+        let path = repo.path(app);
+        let time = std::fs::metadata(&path).unwrap().modified().unwrap();
+        let fresh = repo.path("argocd/citation-api/.prod.yaml.new");
+        std::fs::write(
+            &fresh,
+            app_text.replace("selfHeal: true", "selfHeal: False"),
+        )
+        .unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&fresh)
+            .unwrap()
+            .set_modified(time)
+            .unwrap();
+        std::fs::rename(&fresh, &path).unwrap();
+        assert_eq!(repo.relint("replaced, same length and time").parsed, 1);
+    }
+
+    // Broken YAML in a buffer: its load findings come from the cache next time too.
+    repo.overlay
+        .insert(values.into(), "image: [unclosed\n  tag: none\n".into());
+    assert_eq!(repo.relint("syntax error").parsed, 1);
+    assert_eq!(repo.relint("syntax error, again").parsed, 0);
+
+    // A file added before the others moves every later file's id: they are parsed again.
+    repo.write("apps/a-first.yaml", "apiVersion: v1\nkind: ConfigMap\n");
+    let moved = repo.relint("file added");
+    assert!(moved.parsed > 1, "{moved:?}");
+    // A new file known only as an open buffer, then one removed from disk.
+    repo.overlay.insert(
+        "argocd/zz-new.yaml".into(),
+        app_text.replace("citation-api-prod", "zz-new"),
+    );
+    repo.relint("buffer of a new file");
+    std::fs::remove_file(repo.path("apps/a-first.yaml")).unwrap();
+    repo.relint("file removed");
+
+    // Buffers closed: the files on disk count again.
+    repo.overlay.clear();
+    repo.relint("buffers closed");
+    assert_eq!(repo.relint("settled").parsed, 0);
+
+    // Another repository given the same cache starts afresh.
+    let other = dir.path().join("other");
+    copy_dir(Path::new(EXAMPLE), &other);
+    repo.root = other;
+    assert_eq!(repo.relint("another root").reused, 0);
+}
