@@ -307,8 +307,12 @@ impl Builder<'_> {
         let Some(frame) = self.stack.pop() else {
             return;
         };
+        // Trees of a large repository stay in memory for the whole run: no spare capacity.
         let value = match frame.kind {
-            FrameKind::Seq(items) => Value::Seq(items),
+            FrameKind::Seq(mut items) => {
+                items.shrink_to_fit();
+                Value::Seq(items)
+            }
             FrameKind::Map { mut entries, key } => {
                 if let Some(k) = key {
                     // A key without a value (`? key` at the end of a flow map).
@@ -320,7 +324,9 @@ impl Builder<'_> {
                     });
                 }
                 self.check_duplicates(&entries);
-                Value::Map(resolve_merges(entries))
+                let mut entries = resolve_merges(entries);
+                entries.shrink_to_fit();
+                Value::Map(entries)
             }
         };
         // Block collections end where their last child ends; the parser's end event points at
