@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 use granit_parser::{Event, Options, Parser, StructureStyle};
 
-pub use node::{Entry, Node, Scalar, ScalarStyle, ScalarText, Value};
+pub use node::{Entry, Node, Scalar, ScalarStyle, ScalarText, Tag, Value};
 pub use scalar::Resolved;
 
 use crate::source::{FileId, Span};
@@ -58,7 +58,7 @@ pub struct ParsedYaml {
 struct Frame {
     start: usize,
     anchor: usize,
-    tag: Option<Box<str>>,
+    tag: Option<Tag>,
     flow: bool,
     kind: FrameKind,
 }
@@ -148,7 +148,7 @@ pub fn parse(file: FileId, text: &str) -> ParsedYaml {
                     Event::Scalar(text, style, anchor, tag) => {
                         let node = Node {
                             span: Span::new(file, start, end),
-                            tag: tag.map(|t| t.original().into_boxed_str()),
+                            tag: tag.map(|t| Tag::new(&t.original())),
                             flow: false,
                             value: Value::Scalar(Scalar {
                                 text: ScalarText::from(text.as_ref()),
@@ -163,14 +163,14 @@ pub fn parse(file: FileId, text: &str) -> ParsedYaml {
                     Event::SequenceStart(style, anchor, tag) => b.stack.push(Frame {
                         start,
                         anchor,
-                        tag: tag.map(|t| t.original().into_boxed_str()),
+                        tag: tag.map(|t| Tag::new(&t.original())),
                         flow: style == StructureStyle::Flow,
                         kind: FrameKind::Seq(Vec::new()),
                     }),
                     Event::MappingStart(style, anchor, tag) => b.stack.push(Frame {
                         start,
                         anchor,
-                        tag: tag.map(|t| t.original().into_boxed_str()),
+                        tag: tag.map(|t| Tag::new(&t.original())),
                         flow: style == StructureStyle::Flow,
                         kind: FrameKind::Map {
                             entries: Vec::new(),
