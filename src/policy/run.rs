@@ -463,7 +463,7 @@ impl Runtime {
                 return (Vec::new(), Vec::new());
             };
             if w.input.as_ref().is_none_or(|(k, _)| *k != key) {
-                w.input = Some((key, Value::from(doc.root.to_json())));
+                w.input = Some((key, input_value(&doc.root)));
                 if self.uses_location {
                     set_location_document(cx.project, doc);
                 }
@@ -893,6 +893,34 @@ pub fn rules(
     out
 }
 
+/// A document as Rego `input`: what `Value::from(node.to_json())` gives, without building the
+/// JSON first (this runs once per document per thread).
+pub(crate) fn input_value(node: &crate::yaml::Node) -> Value {
+    use crate::yaml::{Resolved, Value as Y};
+    match &node.value {
+        Y::Scalar(_) => match node.resolve() {
+            Some(Resolved::Null) | None => Value::Null,
+            Some(Resolved::Bool(b)) => Value::from(b),
+            Some(Resolved::Int(i)) => Value::from(i),
+            Some(Resolved::Float(f)) if f.is_finite() => Value::from(f),
+            Some(Resolved::Float(f)) => Value::from(f.to_string()),
+            Some(Resolved::Str(s)) => Value::from(s),
+        },
+        Y::Seq(items) => Value::from(items.iter().map(input_value).collect::<Vec<_>>()),
+        Y::Map(entries) => {
+            let mut map = BTreeMap::new();
+            for e in entries {
+                let key = match e.key.scalar_text() {
+                    Some(k) => Value::from(k),
+                    None => Value::from(e.key.to_json().to_string()),
+                };
+                map.insert(key, input_value(&e.value));
+            }
+            Value::from(map)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -907,5 +935,16 @@ mod tests {
         assert!(super::reads_model(
             "rules/argocd/production_target_revision.rego"
         ));
+    }
+
+    #[test]
+    fn input_is_what_the_json_conversion_gives() {
+        let text = "a: 1\nb: -2.5\nc: yes\nd: ~\ne: 'x'\nf: [1, {g: .inf}, .nan, 0x1F]\n? [k]\n: complex\nh: &x {i: j}\nk: *x\nl: !!str 12\nm: 1e3\na: dup\n";
+        let parsed = crate::yaml::parse(crate::source::FileId(0), text);
+        let root = &parsed.docs[0].root;
+        assert_eq!(
+            super::input_value(root),
+            regorus::Value::from(root.to_json())
+        );
     }
 }
