@@ -455,11 +455,52 @@ fn load_project(
         docs.extend(l.docs);
         findings.extend(l.findings);
     }
+    let templates = read_templates(&root, &files);
     let git_origin = crate::model::repo::git_origin(&root);
-    let mut project = Project::new(root, SourceDb::new(files), docs);
+    let mut project = Project::new(root, SourceDb::with_templates(files, templates), docs);
     project.git_origin = git_origin;
     project.on_disk = true;
     (project, findings)
+}
+
+/// Folders of the `Chart.yaml` files among `paths`.
+fn chart_dirs<'a>(paths: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    paths
+        .filter_map(|p| {
+            let (dir, name) = p.rsplit_once('/').unwrap_or(("", p));
+            matches!(name, "Chart.yaml" | "Chart.yml").then_some(dir)
+        })
+        .collect()
+}
+
+/// The templates of the discovered charts (see [`walk::chart_templates`]), ids after `files`.
+/// A template that is not UTF-8 text is left out, as Helm's renderer would fail on it.
+fn read_templates(root: &Path, files: &[SourceFile]) -> Vec<SourceFile> {
+    let dirs = chart_dirs(files.iter().map(|f| f.path.as_str()));
+    let mut found = walk::chart_templates(root, &dirs);
+    found.retain(|f| {
+        files
+            .binary_search_by(|x| x.path.as_str().cmp(&f.rel))
+            .is_err()
+    });
+    let texts: Vec<Option<String>> = found
+        .par_iter()
+        .map(|f| crate::source::read_text(&f.abs).ok())
+        .collect();
+    found
+        .into_iter()
+        .zip(texts)
+        .filter_map(|(f, t)| Some((f, t?)))
+        .enumerate()
+        .map(|(i, (f, text))| SourceFile {
+            id: FileId(u32::try_from(files.len() + i).unwrap_or(u32::MAX)),
+            path: f.rel,
+            abs: f.abs,
+            lines: LineIndex::new(&text),
+            text,
+            unreadable: None,
+        })
+        .collect()
 }
 
 fn load_file(id: FileId, rel: String, abs: PathBuf, problem: Option<(String, bool)>) -> Loaded {
@@ -820,7 +861,8 @@ fn apply_suppressions(
 ) -> usize {
     let mut directives: Vec<Vec<Directive>> = project
         .sources
-        .files()
+        .all()
+        .collect::<Vec<_>>()
         .par_iter()
         .map(|f| suppress::parse_directives(f.id, &f.text, &f.lines))
         .collect();
@@ -916,6 +958,20 @@ pub fn check_texts(files: &[(&str, &str)], config: Config) -> Report {
     let started = Instant::now();
     let mut sorted: Vec<(&str, &str)> = files.to_vec();
     sorted.sort_by(|a, b| a.0.cmp(b.0));
+    // Files under a chart's `templates/` are templates, as on disk.
+    let charts = chart_dirs(sorted.iter().map(|f| f.0));
+    let is_template = |rel: &str| {
+        charts.iter().any(|d| {
+            let prefix = if d.is_empty() {
+                "templates/".to_string()
+            } else {
+                format!("{d}/templates/")
+            };
+            rel.starts_with(&prefix)
+        })
+    };
+    let (template_files, sorted): (Vec<_>, Vec<_>) =
+        sorted.into_iter().partition(|f| is_template(f.0));
     let mut sources = Vec::new();
     let mut docs = Vec::new();
     let mut findings = Vec::new();
@@ -931,7 +987,23 @@ pub fn check_texts(files: &[(&str, &str)], config: Config) -> Report {
         docs.extend(l.docs);
         findings.extend(l.findings);
     }
-    let project = Project::new(PathBuf::from("."), SourceDb::new(sources), docs);
+    let templates = template_files
+        .iter()
+        .enumerate()
+        .map(|(i, (rel, text))| SourceFile {
+            id: FileId(u32::try_from(sources.len() + i).unwrap_or(u32::MAX)),
+            path: (*rel).to_string(),
+            abs: PathBuf::from(rel),
+            lines: LineIndex::new(text),
+            text: (*text).to_string(),
+            unreadable: None,
+        })
+        .collect();
+    let project = Project::new(
+        PathBuf::from("."),
+        SourceDb::with_templates(sources, templates),
+        docs,
+    );
     let mut report = check_project((project, findings), config, None, None);
     summarize(&mut report, started);
     report

@@ -18,7 +18,7 @@ use gotmpl::{Limits, Origin, Source, Templates, Value};
 use super::Project;
 use super::repo::join;
 use super::values::Values;
-use crate::source::Span;
+use crate::source::{FileId, SourceDb, Span};
 use crate::yaml::{self, Node};
 
 /// Limits of one chart rendering.
@@ -259,17 +259,35 @@ fn load_at(project: &Project, dir: &str, depth: usize) -> Result<Chart, RenderEr
                 .collect(),
         });
     }
-    if !project.on_disk {
-        return Err(fail("chart templates are only read from disk".into()));
-    }
-    let abs = project.root.join(dir);
-    let mut templates = Vec::new();
-    read_tree(&abs, "templates", &mut templates).map_err(fail)?;
-    let mut crds = Vec::new();
-    read_tree(&abs, "crds", &mut crds).map_err(fail)?;
-    // `.Files`: a chart with too many or too large files just has none readable.
+    // Templates were read with the repository (`SourceDb::templates`); `crds/` holds YAML.
+    let rel_to_chart = |path: &str| -> String {
+        if dir.is_empty() {
+            path.to_string()
+        } else {
+            path.strip_prefix(&format!("{dir}/"))
+                .unwrap_or(path)
+                .to_string()
+        }
+    };
+    let templates_dir = join(dir, "templates").unwrap_or_default();
+    let templates: Vec<(String, String)> = project
+        .sources
+        .templates_under(&templates_dir)
+        .iter()
+        .map(|f| (rel_to_chart(&f.path), f.text.clone()))
+        .collect();
+    let crds_dir = join(dir, "crds").unwrap_or_default();
+    let crds: Vec<(String, String)> = files_under(project, &crds_dir)
+        .map(|f| (rel_to_chart(&f.path), f.text.clone()))
+        .collect();
+    // `.Files`: read from the disk only when a template uses it; a chart with too many or too
+    // large files just has none readable.
     let mut files = Vec::new();
-    if read_tree(&abs, ".", &mut files).is_err() {
+    let abs = project.root.join(dir);
+    if project.on_disk
+        && templates.iter().any(|(_, t)| t.contains("Files"))
+        && read_tree(&abs, ".", &mut files).is_err()
+    {
         files.clear();
     }
     let files: Vec<(String, String)> = files
@@ -292,7 +310,12 @@ fn load_at(project: &Project, dir: &str, depth: usize) -> Result<Chart, RenderEr
         .collect();
     let mut subcharts = Vec::new();
     let mut archives = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(abs.join("charts")) {
+    let listing = if project.on_disk {
+        std::fs::read_dir(abs.join("charts")).ok()
+    } else {
+        None
+    };
+    if let Some(entries) = listing {
         let mut names: Vec<(String, bool)> = entries
             .filter_map(Result::ok)
             .filter_map(|e| {
@@ -326,6 +349,19 @@ fn load_at(project: &Project, dir: &str, depth: usize) -> Result<Chart, RenderEr
         subcharts,
         archives,
     })
+}
+
+/// Discovered (YAML) files under a folder, in path order.
+fn files_under<'p>(
+    project: &'p Project,
+    dir: &str,
+) -> impl Iterator<Item = &'p crate::source::SourceFile> {
+    let prefix = format!("{dir}/");
+    let files = project.sources.files();
+    let start = files.partition_point(|f| f.path.as_str() < prefix.as_str());
+    files[start..]
+        .iter()
+        .take_while(move |f| f.path.starts_with(&prefix))
 }
 
 /// Reads every regular file under `base/sub` (no symlinks), sorted, as (`sub/...`, text).
@@ -845,63 +881,151 @@ impl gotmpl::Object for Files {
     }
 }
 
-/// A rendered document: its root node, with every node's span at its origin (the values node
-/// when the text came from a value, else `anchor`), and where its text starts in the template.
+/// A rendered document: its root node, with every node's span at its origin (see
+/// [`documents`]), and where its text starts in the template.
 #[derive(Debug)]
 pub struct RenderedDoc {
     pub root: Node,
     /// Repository-relative template file and 1-based line of the document's first byte.
     pub template: String,
     pub line: usize,
+    /// The template file's id, when the repository holds it.
+    pub file: Option<FileId>,
+    /// Where the document starts in the template (`anchor` when not known).
+    pub start: Span,
 }
 
-/// Parses each manifest and maps node spans back: a node whose first byte came from a value
-/// gets that value's span; any other node gets `anchor` (template files have no file id).
+/// Where rendered text comes from, as spans of the repository's files: the template files'
+/// ids are looked up in `sources` (see `SourceDb::templates`).
+struct Locator<'a> {
+    rendered: &'a Rendered,
+    sources: &'a SourceDb,
+    anchor: Span,
+}
+
+impl Locator<'_> {
+    fn template_span(&self, path: &str, start: usize, end: usize) -> Option<Span> {
+        let f = self.sources.template_by_path(path)?;
+        let end = end.max(start).min(f.text.len());
+        Some(Span::new(f.id, start.min(end), end))
+    }
+
+    /// The origin of `range` of manifest `m`: the values node when the text is one value's,
+    /// else the template text that wrote it (a literal copy byte for byte, an action whole,
+    /// several pieces of one template covered), else `anchor`.
+    fn span_of(&self, m: &Manifest, range: std::ops::Range<usize>) -> Span {
+        let segs = &m.segments;
+        let i = segs.partition_point(|(r, _)| r.end <= range.start);
+        let within: Vec<&gotmpl::Segment> = segs[i..]
+            .iter()
+            .take_while(|(r, _)| r.start < range.end.max(range.start + 1))
+            .collect();
+        // One value's text, or text built from values and template literals (`printf`, a
+        // `repository:tag` pair): the first value, where the author sets it.
+        if let Some(span) = within.iter().find_map(|(_, src)| match src {
+            Source::Value(Origin(n)) => self.rendered.origins.get(*n as usize),
+            Source::Template { .. } => None,
+        }) {
+            return *span;
+        }
+        let mut pieces = within.iter().filter_map(|(r, src)| match src {
+            Source::Template { name, range: tr } => {
+                let path = self.rendered.paths.get(&**name)?;
+                // The part of the segment inside `range`: exact for a literal copy.
+                let (a, b) = if r.len() == tr.len() {
+                    let a = tr.start + range.start.saturating_sub(r.start);
+                    let hi = range.end.min(r.end).max(r.start);
+                    let b = tr.start + (hi - r.start);
+                    (a, b.max(a))
+                } else {
+                    (tr.start, tr.end)
+                };
+                Some((path.as_str(), a, b))
+            }
+            Source::Value(_) => None,
+        });
+        let Some((path, a, b)) = pieces.next() else {
+            return self.anchor;
+        };
+        // Pieces of the same template after the first extend it (an action between literals).
+        let end = pieces
+            .take_while(|(p, s, _)| *p == path && *s >= a)
+            .last()
+            .map_or(b, |(_, _, e)| e.max(b));
+        self.template_span(path, a, end).unwrap_or(self.anchor)
+    }
+
+    fn remap(&self, node: &mut Node, m: &Manifest) {
+        let (start, end) = (node.span.start as usize, node.span.end as usize);
+        node.span = match &node.value {
+            yaml::Value::Scalar(sc) => {
+                // A quoted scalar's quotes are the template's; its text may be one value.
+                let quoted = matches!(
+                    sc.style,
+                    yaml::ScalarStyle::SingleQuoted | yaml::ScalarStyle::DoubleQuoted
+                ) && end >= start + 2;
+                let content = if quoted {
+                    start + 1..end - 1
+                } else {
+                    start..end
+                };
+                if content.is_empty() {
+                    self.span_of(m, start..end)
+                } else {
+                    self.span_of(m, content)
+                }
+            }
+            // A collection: where its first byte was written.
+            _ => self.span_of(m, start..start),
+        };
+        match &mut node.value {
+            yaml::Value::Scalar(_) => {}
+            yaml::Value::Seq(items) => items.iter_mut().for_each(|n| self.remap(n, m)),
+            yaml::Value::Map(entries) => {
+                for e in entries {
+                    self.remap(&mut e.key, m);
+                    self.remap(&mut e.value, m);
+                }
+            }
+        }
+    }
+}
+
+/// Parses each manifest and maps node spans back to where their text came from: a scalar that
+/// is one value's text points at the values node; anything else at the template text that
+/// wrote it (the template files are in `sources`); `anchor` when neither is known.
 #[must_use]
-pub fn documents(rendered: &Rendered, anchor: Span) -> Vec<RenderedDoc> {
+pub fn documents(rendered: &Rendered, sources: &SourceDb, anchor: Span) -> Vec<RenderedDoc> {
+    let loc = Locator {
+        rendered,
+        sources,
+        anchor,
+    };
     let mut out = Vec::new();
     for m in &rendered.manifests {
         let parsed = yaml::parse(anchor.file, &m.text);
         for d in parsed.docs.into_iter().filter(|d| !d.root.is_null()) {
             let start = d.root.span.start as usize;
-            let (template, line) = match rendered.origin_at(m, start) {
+            let (template, line, at) = match rendered.origin_at(m, start) {
                 Some(RenderOrigin::Template { path, start, .. }) => {
                     let line = rendered.template_line(&path, start);
-                    (path, line)
+                    let at = loc.template_span(&path, start, start);
+                    (path, line, at)
                 }
-                _ => (m.path.clone(), 0),
+                _ => (m.path.clone(), 0, None),
             };
             let mut root = d.root;
-            remap(&mut root, rendered, m, anchor);
+            loc.remap(&mut root, m);
             out.push(RenderedDoc {
                 root,
+                file: sources.template_by_path(&template).map(|f| f.id),
+                start: at.unwrap_or(anchor),
                 template,
                 line,
             });
         }
     }
     out
-}
-
-fn remap(node: &mut Node, rendered: &Rendered, m: &Manifest, anchor: Span) {
-    let (start, end) = (node.span.start as usize, node.span.end as usize);
-    node.span = match rendered.origin_at(m, start) {
-        Some(RenderOrigin::Value(span)) => span,
-        _ if matches!(node.value, yaml::Value::Scalar(_)) => {
-            rendered.value_within(m, start..end).unwrap_or(anchor)
-        }
-        _ => anchor,
-    };
-    match &mut node.value {
-        yaml::Value::Scalar(_) => {}
-        yaml::Value::Seq(items) => items.iter_mut().for_each(|n| remap(n, rendered, m, anchor)),
-        yaml::Value::Map(entries) => {
-            for e in entries {
-                remap(&mut e.key, rendered, m, anchor);
-                remap(&mut e.value, rendered, m, anchor);
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -973,7 +1097,7 @@ pub fn render_argocd(
     let rendered = render(&chart, values, release)?;
     let prefix = format!("{dir}/");
     Ok(Some(
-        documents(&rendered, anchor)
+        documents(&rendered, &project.sources, anchor)
             .into_iter()
             .filter(|d| super::argocd::is_argocd_kind(super::classify(&d.template, &d.root)))
             .map(|mut d| {
