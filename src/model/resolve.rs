@@ -117,6 +117,8 @@ pub struct ResolvedSource {
     pub chart: Option<Field>,
     /// Effective Helm values (Helm sources, when no layer depends on unknown parameters).
     pub values: Option<Values>,
+    /// The release a Helm source of this repository installs (name, namespace, capabilities).
+    pub release: Option<helm::Release>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -470,6 +472,7 @@ impl<'p> Resolver<'p> {
             path: Field::of(src.get("path")),
             chart: Field::of(src.get("chart")),
             values: None,
+            release: None,
         };
         let url = repo_url.as_deref().unwrap_or("");
         let chart = src.get("chart").filter(|c| !c.is_null());
@@ -570,7 +573,9 @@ impl<'p> Resolver<'p> {
                 // A layer that depends on unknown parameters may override any tag.
                 if complete {
                     self.collect_tags(app, &vals);
-                    self.queue_render(app, src, &dir, &vals, path_node.span);
+                    let release = self.release_of(app, src);
+                    self.queue_render(app, &dir, &vals, release.clone(), path_node.span);
+                    out.release = Some(release);
                     out.values = Some(vals);
                 }
             }
@@ -957,7 +962,26 @@ impl<'p> Resolver<'p> {
 
     // ---- Helm: app-of-apps charts rendered in-process (see `model::helm`).
 
-    fn queue_render(&mut self, app: usize, src: &Node, dir: &str, vals: &Values, anchor: Span) {
+    fn queue_render(
+        &mut self,
+        app: usize,
+        dir: &str,
+        vals: &Values,
+        release: helm::Release,
+        anchor: Span,
+    ) {
+        self.pending_renders.push(PendingRender {
+            app,
+            dir: dir.to_string(),
+            values: vals.clone(),
+            release,
+            anchor,
+        });
+    }
+
+    /// The release a Helm source installs: `helm.releaseName` else the Application's name, in
+    /// the destination namespace, with `helm.kubeVersion` and `helm.apiVersions`.
+    fn release_of(&self, app: usize, src: &Node) -> helm::Release {
         let a = &self.model.apps[app];
         let helm_node = src.get("helm");
         let name = helm_node
@@ -981,13 +1005,7 @@ impl<'p> Resolver<'p> {
                 .map(str::to_string)
                 .collect();
         }
-        self.pending_renders.push(PendingRender {
-            app,
-            dir: dir.to_string(),
-            values: vals.clone(),
-            release,
-            anchor,
-        });
+        release
     }
 
     /// Renders the queued Helm sources and the charts no Application installs; the Argo CD

@@ -893,6 +893,47 @@ pub struct RenderedDoc {
     pub file: Option<FileId>,
     /// Where the document starts in the template (`anchor` when not known).
     pub start: Span,
+    /// The container images of a workload (any pod template), in order.
+    pub images: Vec<RenderedImage>,
+}
+
+/// A container's `image:` in a rendered document.
+#[derive(Clone, Debug)]
+pub struct RenderedImage {
+    pub image: String,
+    /// Its tag (`None`: no tag, or a digest only).
+    pub tag: Option<String>,
+    /// Where the tag's text came from: the values node that printed it, else the template text.
+    pub tag_span: Span,
+    /// Where the template writes the `image:` value.
+    pub written: Span,
+}
+
+/// Pod specs of a workload: a Pod, any kind with `spec.template.spec` (Deployment, Job...), a
+/// CronJob's `spec.jobTemplate.spec.template.spec`.
+pub fn pod_specs(root: &Node) -> impl Iterator<Item = &Node> {
+    [
+        &["spec"][..],
+        &["spec", "template", "spec"][..],
+        &["spec", "jobTemplate", "spec", "template", "spec"][..],
+    ]
+    .into_iter()
+    .filter_map(|p| root.path(p))
+    .filter(|n| n.get("containers").is_some() || n.get("initContainers").is_some())
+}
+
+/// The `image:` nodes of a workload's containers and init containers.
+pub fn container_images(root: &Node) -> Vec<&Node> {
+    pod_specs(root)
+        .flat_map(|pod| {
+            ["initContainers", "containers"]
+                .into_iter()
+                .filter_map(|k| pod.get(k))
+                .flat_map(Node::items)
+        })
+        .filter_map(|c| c.get("image"))
+        .filter(|i| i.as_str().is_some())
+        .collect()
 }
 
 /// Where rendered text comes from, as spans of the repository's files: the template files'
@@ -955,6 +996,31 @@ impl Locator<'_> {
         self.template_span(path, a, end).unwrap_or(self.anchor)
     }
 
+    /// The template text that wrote `range` (values printed in it ignored): where a reader
+    /// of the chart sees it written.
+    fn written_at(&self, m: &Manifest, range: std::ops::Range<usize>) -> Span {
+        let segs = &m.segments;
+        let i = segs.partition_point(|(r, _)| r.end <= range.start);
+        let mut pieces = segs[i..]
+            .iter()
+            .take_while(|(r, _)| r.start < range.end)
+            .filter_map(|(_, src)| match src {
+                Source::Template { name, range: tr } => {
+                    Some((self.rendered.paths.get(&**name)?, tr.clone()))
+                }
+                Source::Value(_) => None,
+            });
+        let Some((path, first)) = pieces.next() else {
+            return self.anchor;
+        };
+        let end = pieces
+            .take_while(|(p, r)| *p == path && r.start >= first.start)
+            .last()
+            .map_or(first.end, |(_, r)| r.end.max(first.end));
+        self.template_span(path, first.start, end)
+            .unwrap_or(self.anchor)
+    }
+
     fn remap(&self, node: &mut Node, m: &Manifest) {
         let (start, end) = (node.span.start as usize, node.span.end as usize);
         node.span = match &node.value {
@@ -1014,9 +1080,30 @@ pub fn documents(rendered: &Rendered, sources: &SourceDb, anchor: Span) -> Vec<R
                 }
                 _ => (m.path.clone(), 0, None),
             };
+            let images = container_images(&d.root)
+                .into_iter()
+                .map(|n| {
+                    let image = n.as_str().unwrap_or_default().to_string();
+                    let tag = super::values::tag_of_reference(&image).map(str::to_string);
+                    let (s, e) = (n.span.start as usize, n.span.end as usize);
+                    // The tag's bytes in the manifest: after the last `:` of the written text.
+                    let tag_range = tag.as_ref().and_then(|t| {
+                        let written = m.text.get(s..e)?;
+                        let at = written.rfind(&format!(":{t}"))? + s + 1;
+                        Some(at..at + t.len())
+                    });
+                    RenderedImage {
+                        tag_span: loc.span_of(m, tag_range.unwrap_or(s..e)),
+                        written: loc.written_at(m, s..e),
+                        image,
+                        tag,
+                    }
+                })
+                .collect();
             let mut root = d.root;
             loc.remap(&mut root, m);
             out.push(RenderedDoc {
+                images,
                 root,
                 file: sources.template_by_path(&template).map(|f| f.id),
                 start: at.unwrap_or(anchor),

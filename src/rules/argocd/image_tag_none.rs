@@ -50,7 +50,59 @@ impl Rule for ImageTagNone {
                 e.2.push(t.app);
             }
         }
+        // Rendered workloads: a placeholder printed from a values node already reported gets
+        // a label where it is rendered; one written elsewhere (a template, another values key)
+        // is a finding of its own, at the text that wrote the tag.
+        let mut rendered_at: BTreeMap<Span, Labels> = BTreeMap::new();
+        // Per tag span: the message's subject, the Applications, the rendered places.
+        let mut written: BTreeMap<Span, (String, Vec<usize>, Labels)> = BTreeMap::new();
+        let rendered = cx.model.rendered();
+        for (doc, meta) in rendered.docs.iter().zip(&rendered.meta) {
+            for img in &meta.images {
+                let Some(tag) = img.tag.as_deref() else {
+                    continue;
+                };
+                if !placeholders.iter().any(|p| *p == tag.to_lowercase()) {
+                    continue;
+                }
+                let label = (img.written, meta.label.clone());
+                if by_span.contains_key(&img.tag_span) {
+                    rendered_at.entry(img.tag_span).or_default().push(label);
+                    continue;
+                }
+                let what = format!(
+                    "the tag of image `{}` in {} `{}`",
+                    img.image,
+                    doc.k8s_kind().unwrap_or("object"),
+                    doc.name().unwrap_or("")
+                );
+                let e = written
+                    .entry(img.tag_span)
+                    .or_insert_with(|| (format!("{what} is the placeholder `{tag}`"), Vec::new(), Vec::new()));
+                if !e.1.contains(&meta.app) {
+                    e.1.push(meta.app);
+                }
+                if img.written != img.tag_span {
+                    e.2.push(label);
+                }
+            }
+        }
         let mut out = Vec::new();
+        for (span, (what, apps, labels)) in written {
+            let first = &model.apps[apps[0]];
+            let who = if apps.len() == 1 {
+                format!("Application `{}` deploys", first.name)
+            } else {
+                format!("{} Applications deploy", apps.len())
+            };
+            let mut f = Finding::new(format!("{what}, and {who} it"), span).with_help(
+                "Set a real image tag, or keep this chart out of every Application until the image is built (ADR-0014).",
+            );
+            for (at, label) in dedup_labels(labels) {
+                f = f.with_label(at, label);
+            }
+            out.push(f);
+        }
         for (span, (tag, key, apps)) in by_span {
             let first = &model.apps[apps[0]];
             let who = if apps.len() == 1 {
@@ -80,6 +132,9 @@ impl Rule for ImageTagNone {
                     None => format!("deployed by Application `{}`", app.name),
                 };
                 f = f.with_label(app.name_span, msg);
+            }
+            for (at, label) in dedup_labels(rendered_at.remove(&span).unwrap_or_default()) {
+                f = f.with_label(at, label);
             }
             out.push(f);
         }
@@ -111,4 +166,14 @@ impl Rule for ImageTagNone {
         }
         out
     }
+}
+
+type Labels = Vec<(Span, String)>;
+
+/// Labels once each, at most five (an ApplicationSet may render one template many times).
+fn dedup_labels(mut labels: Labels) -> Labels {
+    let mut seen = std::collections::HashSet::new();
+    labels.retain(|l| seen.insert(l.clone()));
+    labels.truncate(5);
+    labels
 }
