@@ -674,9 +674,22 @@ fn check_project(
         (raw, notes, related)
     };
 
+    // Chart templates are Go templates: no fix edits them (a rendered node's span is where
+    // its text came from, not YAML that can be rewritten).
+    let yaml_files = project.sources.files().len();
     let mut diagnostics: Vec<Diagnostic> = raw
         .into_iter()
-        .map(|e| (e.rule, e.finding))
+        .map(|e| {
+            let mut f = e.finding;
+            if f.fix.as_ref().is_some_and(|fix| {
+                fix.edits
+                    .iter()
+                    .any(|ed| ed.span.file.0 as usize >= yaml_files)
+            }) {
+                f.fix = None;
+            }
+            (e.rule, f)
+        })
         .chain(load_findings)
         .filter_map(|(id, f)| stamp(id, f, &config))
         .collect();

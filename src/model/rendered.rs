@@ -197,7 +197,29 @@ pub fn build(project: &Project, argo: &ArgoModel) -> RenderedObjects {
                         "rendered from `{template}:{}` by Application `{}`",
                         d.line, app.name
                     ),
-                    images: d.images.clone(),
+                    images: d
+                        .images
+                        .iter()
+                        .map(|i| {
+                            let mut i = i.clone();
+                            i.label = match project.sources.templates().get(
+                                (i.written.file.0 as usize)
+                                    .wrapping_sub(project.sources.files().len()),
+                            ) {
+                                Some(t) => format!(
+                                    "rendered from `{}:{}` by Application `{}`",
+                                    t.path.strip_prefix(&prefix).unwrap_or(&t.path),
+                                    t.line_col(i.written.start as usize).line,
+                                    app.name
+                                ),
+                                None => format!(
+                                    "rendered from `{template}:{}` by Application `{}`",
+                                    d.line, app.name
+                                ),
+                            };
+                            i
+                        })
+                        .collect(),
                 });
             }
             out.by_source.insert((a, s), start..out.docs.len());

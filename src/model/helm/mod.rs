@@ -907,6 +907,8 @@ pub struct RenderedImage {
     pub tag_span: Span,
     /// Where the template writes the `image:` value.
     pub written: Span,
+    /// "rendered from `templates/x.yaml:N` by Application `a`" (set by the caller).
+    pub label: String,
 }
 
 /// Pod specs of a workload: a Pod, any kind with `spec.template.spec` (Deployment, Job...), a
@@ -946,7 +948,11 @@ struct Locator<'a> {
 
 impl Locator<'_> {
     fn template_span(&self, path: &str, start: usize, end: usize) -> Option<Span> {
-        let f = self.sources.template_by_path(path)?;
+        // A template, or a `crds/` file (YAML, discovered as such).
+        let f = self
+            .sources
+            .template_by_path(path)
+            .or_else(|| self.sources.by_path(path))?;
         let end = end.max(start).min(f.text.len());
         Some(Span::new(f.id, start.min(end), end))
     }
@@ -996,29 +1002,56 @@ impl Locator<'_> {
         self.template_span(path, a, end).unwrap_or(self.anchor)
     }
 
-    /// The template text that wrote `range` (values printed in it ignored): where a reader
-    /// of the chart sees it written.
+    /// The template text that wrote `range`: a literal copy byte for byte; when values were
+    /// printed in it, the template line that prints them (from its first non-blank character).
+    /// `anchor` when no template text is in it (one value's text, printed by `toYaml`).
     fn written_at(&self, m: &Manifest, range: std::ops::Range<usize>) -> Span {
         let segs = &m.segments;
         let i = segs.partition_point(|(r, _)| r.end <= range.start);
-        let mut pieces = segs[i..]
+        let within: Vec<&gotmpl::Segment> = segs[i..]
             .iter()
             .take_while(|(r, _)| r.start < range.end)
-            .filter_map(|(_, src)| match src {
-                Source::Template { name, range: tr } => {
-                    Some((self.rendered.paths.get(&**name)?, tr.clone()))
+            .collect();
+        let with_values = within.iter().any(|(_, s)| matches!(s, Source::Value(_)));
+        let mut pieces = within.iter().filter_map(|(r, src)| match src {
+            Source::Template { name, range: tr } => {
+                let path = self.rendered.paths.get(&**name)?;
+                if r.len() == tr.len() {
+                    let lo = range.start.max(r.start);
+                    let hi = range.end.min(r.end).max(lo);
+                    Some((path, tr.start + (lo - r.start)..tr.start + (hi - r.start)))
+                } else {
+                    Some((path, tr.clone()))
                 }
-                Source::Value(_) => None,
-            });
+            }
+            Source::Value(_) => None,
+        });
         let Some((path, first)) = pieces.next() else {
             return self.anchor;
         };
-        let end = pieces
-            .take_while(|(p, r)| *p == path && r.start >= first.start)
-            .last()
-            .map_or(first.end, |(_, r)| r.end.max(first.end));
-        self.template_span(path, first.start, end)
-            .unwrap_or(self.anchor)
+        let (mut start, mut end) = (first.start, first.end);
+        for (p, r) in pieces {
+            if p != path || r.start < start {
+                break;
+            }
+            end = end.max(r.end);
+        }
+        if with_values {
+            if let Some(t) = self.rendered.texts.get(path) {
+                let line_start = t
+                    .get(..start)
+                    .and_then(|b| b.rfind('\n'))
+                    .map_or(0, |i| i + 1);
+                let line_end = t
+                    .get(start..)
+                    .and_then(|a| a.find('\n'))
+                    .map_or(t.len(), |i| start + i);
+                let line = t.get(line_start..line_end).unwrap_or("");
+                start = line_start + (line.len() - line.trim_start().len());
+                end = line_start + line.trim_end().len();
+            }
+        }
+        self.template_span(path, start, end).unwrap_or(self.anchor)
     }
 
     fn remap(&self, node: &mut Node, m: &Manifest) {
@@ -1095,6 +1128,7 @@ pub fn documents(rendered: &Rendered, sources: &SourceDb, anchor: Span) -> Vec<R
                     RenderedImage {
                         tag_span: loc.span_of(m, tag_range.unwrap_or(s..e)),
                         written: loc.written_at(m, s..e),
+                        label: String::new(),
                         image,
                         tag,
                     }
@@ -1105,7 +1139,10 @@ pub fn documents(rendered: &Rendered, sources: &SourceDb, anchor: Span) -> Vec<R
             out.push(RenderedDoc {
                 images,
                 root,
-                file: sources.template_by_path(&template).map(|f| f.id),
+                file: sources
+                    .template_by_path(&template)
+                    .or_else(|| sources.by_path(&template))
+                    .map(|f| f.id),
                 start: at.unwrap_or(anchor),
                 template,
                 line,
