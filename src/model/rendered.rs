@@ -140,49 +140,79 @@ pub fn build(project: &Project, argo: &ArgoModel) -> RenderedObjects {
         .par_iter()
         .filter_map(|d| Some((*d, helm::load(project, d).ok()?)))
         .collect();
-    let results: Vec<(Vec<String>, Vec<helm::RenderedDoc>)> = jobs
+    // The renderings of one chart folder run in one task, so its templates are parsed once.
+    let groups: Vec<&Vec<usize>> = by_dir.values().collect();
+    let (jobs_ref, charts_ref) = (&jobs, &charts);
+    let mut results: Vec<(usize, Vec<String>, Vec<helm::RenderedDoc>)> = groups
         .par_iter()
-        .map(|job| {
-            let Some(chart) = charts.get(job.dir) else {
-                return (Vec::new(), Vec::new());
-            };
-            let mut names = Vec::new();
-            chart_names(chart, &mut names);
-            if !has_templates(chart) {
-                return (names, Vec::new());
-            }
-            // A chart that cannot be rendered deploys nothing the rules can see; app-of-apps
-            // charts report it (`argocd/not-rendered`).
-            match helm::render(chart, job.vals, job.release) {
-                Ok(r) => (names, helm::documents(&r, &project.sources, job.anchor)),
-                Err(_) => (Vec::new(), Vec::new()),
-            }
+        .flat_map_iter(|group| {
+            let chart = charts_ref.get(jobs_ref[group[0]].dir);
+            let mut parsed = None;
+            group.iter().map(move |&j| {
+                let job = &jobs_ref[j];
+                let Some(chart) = chart else {
+                    return (j, Vec::new(), Vec::new());
+                };
+                let mut names = Vec::new();
+                chart_names(chart, &mut names);
+                if !has_templates(chart) {
+                    return (j, names, Vec::new());
+                }
+                // A chart that cannot be rendered deploys nothing the rules can see;
+                // app-of-apps charts report it (`argocd/not-rendered`).
+                match helm::render_with(chart, job.vals, job.release, &mut parsed) {
+                    Ok(r) => {
+                        let docs = helm::documents(&r, &project.sources, job.anchor)
+                            .into_iter()
+                            .filter(|d| read_by_rules(&d.root, &job.release.namespace))
+                            .collect();
+                        (j, names, docs)
+                    }
+                    Err(_) => (j, Vec::new(), Vec::new()),
+                }
+            })
         })
         .collect();
+    results.sort_by_key(|r| r.0);
     let mut out = RenderedObjects::default();
-    for (job, (names, docs)) in jobs.iter().zip(results) {
-        let kept: Vec<helm::RenderedDoc> = docs
+    for (job, (_, names, docs)) in jobs.iter().zip(results) {
+        let mut kept: Vec<helm::RenderedDoc> = docs
             .into_iter()
             .filter(|d| {
                 let kind = classify(&d.template, &d.root);
                 kind == DocKind::K8sObject && !argocd::is_argocd_kind(kind)
             })
             .collect();
-        for &(a, s) in &job.users {
+        for (u, &(a, s)) in job.users.iter().enumerate() {
+            // The last user takes the trees; the others copy them.
+            let last = u + 1 == job.users.len();
             out.charts.insert((a, s), names.clone());
             let start = out.docs.len();
             let app = &argo.apps[a];
             let prefix = format!("{}/", job.dir);
-            for d in &kept {
+            for d in &mut kept {
                 let template = d.template.strip_prefix(&prefix).unwrap_or(&d.template);
+                let root = if last {
+                    std::mem::replace(
+                        &mut d.root,
+                        crate::yaml::Node {
+                            span: job.anchor,
+                            tag: None,
+                            flow: false,
+                            value: crate::yaml::Value::Seq(Vec::new()),
+                        },
+                    )
+                } else {
+                    d.root.clone()
+                };
                 out.docs.push(Document {
                     file: d.file.unwrap_or(job.anchor.file),
                     index: 0,
                     span: d.start,
-                    root: d.root.clone(),
+                    root,
                     kind: DocKind::K8sObject,
                 });
-                let written = d
+                let written = out.docs[out.docs.len() - 1]
                     .root
                     .path(&["metadata", "namespace"])
                     .and_then(crate::yaml::Node::as_str)
@@ -226,4 +256,44 @@ pub fn build(project: &Project, argo: &ArgoModel) -> RenderedObjects {
         }
     }
     out
+}
+
+/// Whether a rule reads a rendered object of this kind: workloads (images, argocd-server),
+/// ConfigMaps and Secrets (Argo CD's configuration, tunnels, clusters), Services, routes and
+/// gateways (edge TLS), CRDs, Namespaces, `ArgoCD` instances and OLM Subscriptions; or any
+/// object placed in another namespace than the release's (`argocd/infra-boundary`). The others
+/// (RBAC, ServiceAccounts, PodDisruptionBudgets...) are not kept.
+fn read_by_rules(root: &crate::yaml::Node, release_namespace: &str) -> bool {
+    const KINDS: &[&str] = &[
+        "Deployment",
+        "StatefulSet",
+        "DaemonSet",
+        "ReplicaSet",
+        "Pod",
+        "Job",
+        "CronJob",
+        "ConfigMap",
+        "Secret",
+        "Service",
+        "Ingress",
+        "Route",
+        "HTTPRoute",
+        "GRPCRoute",
+        "TLSRoute",
+        "TCPRoute",
+        "Gateway",
+        "GatewayClass",
+        "ReferenceGrant",
+        "VirtualService",
+        "TunnelBinding",
+        "CustomResourceDefinition",
+        "Namespace",
+        "ArgoCD",
+        "Subscription",
+    ];
+    root.get_str("kind").is_some_and(|k| KINDS.contains(&k))
+        || root
+            .path(&["metadata", "namespace"])
+            .and_then(crate::yaml::Node::as_str)
+            .is_some_and(|n| !n.is_empty() && n != release_namespace)
 }

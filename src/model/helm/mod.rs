@@ -426,13 +426,38 @@ impl Release {
 /// Renders `chart` with `values` (the effective values: the chart's `values.yaml` merged with the
 /// Application's layers, as the resolver computes them).
 pub fn render(chart: &Chart, values: &Values, release: &Release) -> Result<Rendered, RenderError> {
+    render_with(chart, values, release, &mut None)
+}
+
+/// The templates of a chart parsed for one set of enabled subcharts, to render the chart again
+/// with other values (see [`render_with`]).
+pub struct Parsed {
+    /// The enabled charts (template name prefixes) the set was parsed for.
+    units: Vec<String>,
+    set: Templates,
+}
+
+/// [`render`], reusing `parsed` when the same subcharts are enabled (templates are parsed once
+/// per chart, not once per rendering); `parsed` is filled or replaced otherwise. Not shared
+/// between threads (parsed templates hold `Rc`s).
+pub fn render_with(
+    chart: &Chart,
+    values: &Values,
+    release: &Release,
+    parsed: &mut Option<Parsed>,
+) -> Result<Rendered, RenderError> {
     let mut out = Rendered::default();
     let top = to_value(values, &mut out.origins);
     coalesce_deps(chart, &top, &mut out.origins);
     // Every template of every enabled chart, named as Helm names them.
     let mut units: Vec<Unit> = Vec::new();
     collect_units(chart, &chart.name, &top, &mut units);
-    let mut set = Templates::helm();
+    let prefixes: Vec<String> = units.iter().map(|u| u.prefix.clone()).collect();
+    let reuse = parsed.as_ref().is_some_and(|p| p.units == prefixes);
+    let mut set = match parsed.take() {
+        Some(p) if reuse => p.set,
+        _ => Templates::helm(),
+    };
     let mut order: Vec<(String, usize, usize)> = Vec::new();
     for (u, unit) in units.iter().enumerate() {
         for (t, (rel, text)) in unit.chart.templates.iter().enumerate() {
@@ -448,10 +473,12 @@ pub fn render(chart: &Chart, values: &Values, release: &Release) -> Result<Rende
         let (da, db) = (a.0.matches('/').count(), b.0.matches('/').count());
         db.cmp(&da).then_with(|| b.0.cmp(&a.0))
     });
-    for (name, u, t) in &order {
-        let text = &units[*u].chart.templates[*t].1;
-        if let Err(e) = set.add(name, text) {
-            return Err(error(&out, &e));
+    if !reuse {
+        for (name, u, t) in &order {
+            let text = &units[*u].chart.templates[*t].1;
+            if let Err(e) = set.add(name, text) {
+                return Err(error(&out, &e));
+            }
         }
     }
     for (name, u, _) in &order {
@@ -495,6 +522,10 @@ pub fn render(chart: &Chart, values: &Values, release: &Release) -> Result<Rende
         }
     }
     out.manifests.sort_by(|a, b| a.path.cmp(&b.path));
+    *parsed = Some(Parsed {
+        units: prefixes,
+        set,
+    });
     Ok(out)
 }
 
@@ -942,17 +973,14 @@ pub fn container_images(root: &Node) -> Vec<&Node> {
 /// ids are looked up in `sources` (see `SourceDb::templates`).
 struct Locator<'a> {
     rendered: &'a Rendered,
-    sources: &'a SourceDb,
+    /// The rendering's template (and `crds/`) files by repository-relative path.
+    files: BTreeMap<&'a str, &'a crate::source::SourceFile>,
     anchor: Span,
 }
 
 impl Locator<'_> {
     fn template_span(&self, path: &str, start: usize, end: usize) -> Option<Span> {
-        // A template, or a `crds/` file (YAML, discovered as such).
-        let f = self
-            .sources
-            .template_by_path(path)
-            .or_else(|| self.sources.by_path(path))?;
+        let f = self.files.get(path)?;
         let end = end.max(start).min(f.text.len());
         Some(Span::new(f.id, start.min(end), end))
     }
@@ -1095,9 +1123,18 @@ impl Locator<'_> {
 /// wrote it (the template files are in `sources`); `anchor` when neither is known.
 #[must_use]
 pub fn documents(rendered: &Rendered, sources: &SourceDb, anchor: Span) -> Vec<RenderedDoc> {
+    // A template, or a `crds/` file (YAML, discovered as such).
+    let files = rendered
+        .paths
+        .values()
+        .filter_map(|p| {
+            let f = sources.template_by_path(p).or_else(|| sources.by_path(p))?;
+            Some((p.as_str(), f))
+        })
+        .collect();
     let loc = Locator {
         rendered,
-        sources,
+        files,
         anchor,
     };
     let mut out = Vec::new();
@@ -1139,10 +1176,7 @@ pub fn documents(rendered: &Rendered, sources: &SourceDb, anchor: Span) -> Vec<R
             out.push(RenderedDoc {
                 images,
                 root,
-                file: sources
-                    .template_by_path(&template)
-                    .or_else(|| sources.by_path(&template))
-                    .map(|f| f.id),
+                file: loc.files.get(template.as_str()).map(|f| f.id),
                 start: at.unwrap_or(anchor),
                 template,
                 line,
