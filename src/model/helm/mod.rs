@@ -991,10 +991,11 @@ impl Locator<'_> {
     fn span_of(&self, m: &Manifest, range: std::ops::Range<usize>) -> Span {
         let segs = &m.segments;
         let i = segs.partition_point(|(r, _)| r.end <= range.start);
-        let within: Vec<&gotmpl::Segment> = segs[i..]
+        let n = segs[i..]
             .iter()
             .take_while(|(r, _)| r.start < range.end.max(range.start + 1))
-            .collect();
+            .count();
+        let within = &segs[i..i + n];
         // One value's text, or text built from values and template literals (`printf`, a
         // `repository:tag` pair): the first value, where the author sets it.
         if let Some(span) = within.iter().find_map(|(_, src)| match src {
@@ -1036,10 +1037,11 @@ impl Locator<'_> {
     fn written_at(&self, m: &Manifest, range: std::ops::Range<usize>) -> Span {
         let segs = &m.segments;
         let i = segs.partition_point(|(r, _)| r.end <= range.start);
-        let within: Vec<&gotmpl::Segment> = segs[i..]
+        let n = segs[i..]
             .iter()
             .take_while(|(r, _)| r.start < range.end)
-            .collect();
+            .count();
+        let within = &segs[i..i + n];
         let with_values = within.iter().any(|(_, s)| matches!(s, Source::Value(_)));
         let mut pieces = within.iter().filter_map(|(r, src)| match src {
             Source::Template { name, range: tr } => {
