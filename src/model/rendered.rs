@@ -153,11 +153,12 @@ pub fn build(project: &Project, argo: &ArgoModel) -> RenderedObjects {
                 let Some(chart) = chart else {
                     return (j, Vec::new(), Vec::new());
                 };
+                // A chart without templates renders nothing (and names no chart it renders).
+                if !has_templates(chart) {
+                    return (j, Vec::new(), Vec::new());
+                }
                 let mut names = Vec::new();
                 chart_names(chart, &mut names);
-                if !has_templates(chart) {
-                    return (j, names, Vec::new());
-                }
                 // A chart that cannot be rendered deploys nothing the rules can see;
                 // app-of-apps charts report it (`argocd/not-rendered`).
                 match helm::render_with(chart, job.vals, job.release, &mut parsed) {
