@@ -540,8 +540,9 @@ fn load_project(
         docs.extend(l.docs);
         findings.extend(l.findings);
     }
+    let templates = read_templates(&root, &files);
     let git_origin = crate::model::repo::git_origin(&root);
-    let mut project = Project::new(root, SourceDb::new(files), docs);
+    let mut project = Project::new(root, SourceDb::with_templates(files, templates), docs);
     project.git_origin = git_origin;
     project.on_disk = true;
     (project, findings)
@@ -575,6 +576,42 @@ fn load_one(
         l.source.release_text();
     }
     l
+}
+
+/// Folders of the `Chart.yaml` files among `paths`.
+fn chart_dirs<'a>(paths: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    paths
+        .filter_map(|p| {
+            let (dir, name) = p.rsplit_once('/').unwrap_or(("", p));
+            matches!(name, "Chart.yaml" | "Chart.yml").then_some(dir)
+        })
+        .collect()
+}
+
+/// The templates of the discovered charts (see [`walk::chart_templates`]), ids after `files`.
+/// A template that is not UTF-8 text is left out, as Helm's renderer would fail on it.
+fn read_templates(root: &Path, files: &[SourceFile]) -> Vec<SourceFile> {
+    let dirs = chart_dirs(files.iter().map(|f| f.path.as_str()));
+    let mut found = walk::chart_templates(root, &dirs);
+    found.retain(|f| {
+        files
+            .binary_search_by(|x| x.path.as_str().cmp(&f.rel))
+            .is_err()
+    });
+    let texts: Vec<Option<String>> = found
+        .par_iter()
+        .map(|f| crate::source::read_text(&f.abs).ok())
+        .collect();
+    found
+        .into_iter()
+        .zip(texts)
+        .filter_map(|(f, t)| Some((f, t?)))
+        .enumerate()
+        .map(|(i, (f, text))| {
+            let id = FileId(u32::try_from(files.len() + i).unwrap_or(u32::MAX));
+            SourceFile::new(id, f.rel, f.abs, text)
+        })
+        .collect()
 }
 
 fn load_file(id: FileId, rel: String, abs: PathBuf, problem: Option<(String, bool)>) -> Loaded {
@@ -742,9 +779,22 @@ fn check_project(
     };
     timer.mark("rules: repository");
 
+    // Chart templates are Go templates: no fix edits them (a rendered node's span is where
+    // its text came from, not YAML that can be rewritten).
+    let yaml_files = project.sources.files().len();
     let mut diagnostics: Vec<Diagnostic> = raw
         .into_iter()
-        .map(|e| (e.rule, e.finding))
+        .map(|e| {
+            let mut f = e.finding;
+            if f.fix.as_ref().is_some_and(|fix| {
+                fix.edits
+                    .iter()
+                    .any(|ed| ed.span.file.0 as usize >= yaml_files)
+            }) {
+                f.fix = None;
+            }
+            (e.rule, f)
+        })
         .chain(load_findings)
         .filter_map(|(id, f)| stamp(id, f, &config))
         .collect();
@@ -930,7 +980,8 @@ fn apply_suppressions(
 ) -> usize {
     let mut directives: Vec<Vec<Directive>> = project
         .sources
-        .files()
+        .all()
+        .collect::<Vec<_>>()
         .par_iter()
         .map(|f| {
             if f.text_was_released() {
@@ -1033,6 +1084,20 @@ pub fn check_texts(files: &[(&str, &str)], config: Config) -> Report {
     let started = Instant::now();
     let mut sorted: Vec<(&str, &str)> = files.to_vec();
     sorted.sort_by(|a, b| a.0.cmp(b.0));
+    // Files under a chart's `templates/` are templates, as on disk.
+    let charts = chart_dirs(sorted.iter().map(|f| f.0));
+    let is_template = |rel: &str| {
+        charts.iter().any(|d| {
+            let prefix = if d.is_empty() {
+                "templates/".to_string()
+            } else {
+                format!("{d}/templates/")
+            };
+            rel.starts_with(&prefix)
+        })
+    };
+    let (template_files, sorted): (Vec<_>, Vec<_>) =
+        sorted.into_iter().partition(|f| is_template(f.0));
     let mut sources = Vec::new();
     let mut docs = Vec::new();
     let mut findings = Vec::new();
@@ -1048,7 +1113,24 @@ pub fn check_texts(files: &[(&str, &str)], config: Config) -> Report {
         docs.extend(l.docs);
         findings.extend(l.findings);
     }
-    let project = Project::new(PathBuf::from("."), SourceDb::new(sources), docs);
+    let templates = template_files
+        .iter()
+        .enumerate()
+        .map(|(i, (rel, text))| {
+            let id = FileId(u32::try_from(sources.len() + i).unwrap_or(u32::MAX));
+            SourceFile::new(
+                id,
+                (*rel).to_string(),
+                PathBuf::from(rel),
+                (*text).to_string(),
+            )
+        })
+        .collect();
+    let project = Project::new(
+        PathBuf::from("."),
+        SourceDb::with_templates(sources, templates),
+        docs,
+    );
     let mut report = check_project(
         (project, findings),
         config,

@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 
 use super::kustomize::Kustomizations;
+use super::rendered::RenderedObjects;
 use super::{DocKind, Document};
 use crate::source::FileId;
 use crate::yaml::Node;
@@ -87,9 +88,13 @@ pub fn group_of(api_version: &str) -> &str {
 }
 
 /// Indexes the objects among `docs` (manifests and Argo CD objects; kustomizations, charts and
-/// CI files are not objects).
+/// CI files are not objects), then the `rendered` ones (numbered after `docs`).
 #[must_use]
-pub fn index(docs: &[Document], kustomize: &Kustomizations) -> K8sIndex {
+pub fn index(
+    docs: &[Document],
+    kustomize: &Kustomizations,
+    rendered: Option<&RenderedObjects>,
+) -> K8sIndex {
     let namespaces: HashMap<FileId, Option<String>> = kustomize.namespaces_by_file();
     let mut objects: Vec<Indexed> = docs
         .iter()
@@ -118,6 +123,20 @@ pub fn index(docs: &[Document], kustomize: &Kustomizations) -> K8sIndex {
             })
         })
         .collect();
+    if let Some(r) = rendered {
+        for (i, (d, meta)) in r.docs.iter().zip(&r.meta).enumerate() {
+            let (Some(api), Some(kind)) = (d.api_version(), d.k8s_kind()) else {
+                continue;
+            };
+            objects.push(Indexed {
+                doc: docs.len() + i,
+                group: group_of(api).to_string(),
+                kind: kind.to_string(),
+                name: d.name().unwrap_or("").to_string(),
+                namespace: meta.namespace.clone(),
+            });
+        }
+    }
     objects.sort_by(|a, b| (&a.group, &a.kind, a.doc).cmp(&(&b.group, &b.kind, b.doc)));
     K8sIndex { objects }
 }
@@ -126,6 +145,7 @@ pub fn index(docs: &[Document], kustomize: &Kustomizations) -> K8sIndex {
 #[derive(Clone, Copy)]
 pub struct Objects<'p> {
     docs: &'p [Document],
+    rendered: &'p [Document],
     index: &'p K8sIndex,
 }
 
@@ -133,7 +153,8 @@ pub struct Objects<'p> {
 #[derive(Clone, Copy, Debug)]
 pub struct Object<'p> {
     pub doc: &'p Document,
-    /// Index of `doc` in `Project::docs`.
+    /// Index of `doc` in `Project::docs`; a rendered object's is `Project::docs.len()` plus its
+    /// index in `RenderedObjects::docs`.
     pub doc_index: usize,
     pub group: &'p str,
     pub kind: &'p str,
@@ -152,8 +173,12 @@ impl<'p> Object<'p> {
 
 impl<'p> Objects<'p> {
     #[must_use]
-    pub fn new(docs: &'p [Document], index: &'p K8sIndex) -> Self {
-        Objects { docs, index }
+    pub fn new(docs: &'p [Document], rendered: &'p [Document], index: &'p K8sIndex) -> Self {
+        Objects {
+            docs,
+            rendered,
+            index,
+        }
     }
 
     /// Objects of one kind, in document order.
@@ -163,9 +188,11 @@ impl<'p> Objects<'p> {
         let end = start
             + all[start..]
                 .partition_point(|o| (o.group.as_str(), o.kind.as_str()) <= (group, kind));
-        let docs = self.docs;
+        let (docs, rendered) = (self.docs, self.rendered);
         all[start..end].iter().map(move |o| Object {
-            doc: &docs[o.doc],
+            doc: docs
+                .get(o.doc)
+                .unwrap_or_else(|| &rendered[o.doc - docs.len()]),
             doc_index: o.doc,
             group: &o.group,
             kind: &o.kind,
@@ -213,8 +240,8 @@ mod tests {
     /// The object index of a leaked test project.
     fn objects(project: &'static crate::model::Project) -> Objects<'static> {
         let graph = Box::leak(Box::new(crate::model::kustomize::build(project)));
-        let index = Box::leak(Box::new(index(&project.docs, graph)));
-        Objects::new(&project.docs, index)
+        let index = Box::leak(Box::new(index(&project.docs, graph, None)));
+        Objects::new(&project.docs, &[], index)
     }
     use crate::model::kustomize::tests::test_project;
 

@@ -13,6 +13,7 @@ pub mod kinds;
 pub mod kustomize;
 pub mod patch;
 pub mod project;
+pub mod rendered;
 pub mod repo;
 pub mod resolve;
 pub mod settings;
@@ -35,6 +36,7 @@ pub struct Model<'p> {
     argocd: OnceLock<resolve::ArgoModel>,
     ci: OnceLock<ci::CiModel>,
     k8s: OnceLock<k8s::K8sIndex>,
+    rendered: OnceLock<rendered::RenderedObjects>,
 }
 
 impl<'p> Model<'p> {
@@ -46,6 +48,7 @@ impl<'p> Model<'p> {
             argocd: OnceLock::new(),
             ci: OnceLock::new(),
             k8s: OnceLock::new(),
+            rendered: OnceLock::new(),
         }
     }
 
@@ -65,12 +68,21 @@ impl<'p> Model<'p> {
         &self.project.kustomize
     }
 
-    /// Every Kubernetes object, by group, kind, namespace and name.
+    /// Every Kubernetes object, by group, kind, namespace and name: the repository's manifests
+    /// and the objects live Applications render from its charts.
     pub fn k8s(&self) -> k8s::Objects<'_> {
+        let rendered = self.rendered();
         let index = self
             .k8s
-            .get_or_init(|| k8s::index(&self.project.docs, self.kustomize()));
-        k8s::Objects::new(&self.project.docs, index)
+            .get_or_init(|| k8s::index(&self.project.docs, self.kustomize(), Some(rendered)));
+        k8s::Objects::new(&self.project.docs, &rendered.docs, index)
+    }
+
+    /// The Kubernetes objects live Applications deploy from this repository's Helm charts,
+    /// rendered on first use.
+    pub fn rendered(&self) -> &rendered::RenderedObjects {
+        self.rendered
+            .get_or_init(|| rendered::build(self.project, self.argocd()))
     }
 
     /// The assembled CI pipelines (GitLab) and workflows (GitHub).

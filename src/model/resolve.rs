@@ -121,6 +121,8 @@ pub struct ResolvedSource {
     pub chart: Option<Field>,
     /// Effective Helm values (Helm sources, when no layer depends on unknown parameters).
     pub values: Option<Values>,
+    /// The release a Helm source of this repository installs (name, namespace, capabilities).
+    pub release: Option<helm::Release>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -493,6 +495,7 @@ impl<'p> Resolver<'p> {
             path: Field::of(src.get("path")),
             chart: Field::of(src.get("chart")),
             values: None,
+            release: None,
         };
         let url = repo_url.as_deref().unwrap_or("");
         let chart = src.get("chart").filter(|c| !c.is_null());
@@ -513,7 +516,8 @@ impl<'p> Resolver<'p> {
                     let form =
                         argocd_apps::form_of(src.get("targetRevision").and_then(Node::scalar_text));
                     let anchor = chart.map_or(src.span, |c| c.span);
-                    self.queue_render(app, src, argocd_apps::CHART, Some(form), &vals, anchor);
+                    let release = self.release_of(app, src);
+                    self.queue_render(app, argocd_apps::CHART, Some(form), &vals, release, anchor);
                 }
                 out.values = Some(vals);
             }
@@ -600,7 +604,9 @@ impl<'p> Resolver<'p> {
                 // A layer that depends on unknown parameters may override any tag.
                 if complete {
                     self.collect_tags(app, &vals);
-                    self.queue_render(app, src, &dir, None, &vals, path_node.span);
+                    let release = self.release_of(app, src);
+                    self.queue_render(app, &dir, None, &vals, release.clone(), path_node.span);
+                    out.release = Some(release);
                     out.values = Some(vals);
                 }
             }
@@ -1016,12 +1022,25 @@ impl<'p> Resolver<'p> {
     fn queue_render(
         &mut self,
         app: usize,
-        src: &Node,
         dir: &str,
         argocd_apps: Option<argocd_apps::Form>,
         vals: &Values,
+        release: helm::Release,
         anchor: Span,
     ) {
+        self.pending_renders.push(PendingRender {
+            app,
+            dir: dir.to_string(),
+            argocd_apps,
+            values: vals.clone(),
+            release,
+            anchor,
+        });
+    }
+
+    /// The release a Helm source installs: `helm.releaseName` else the Application's name, in
+    /// the destination namespace, with `helm.kubeVersion` and `helm.apiVersions`.
+    fn release_of(&self, app: usize, src: &Node) -> helm::Release {
         let a = &self.model.apps[app];
         let helm_node = src.get("helm");
         let name = helm_node
@@ -1040,14 +1059,7 @@ impl<'p> Resolver<'p> {
                 .map(str::to_string)
                 .collect();
         }
-        self.pending_renders.push(PendingRender {
-            app,
-            dir: dir.to_string(),
-            argocd_apps,
-            values: vals.clone(),
-            release,
-            anchor,
-        });
+        release
     }
 
     /// The namespace an Application deploys to (Helm's `.Release.Namespace`).

@@ -135,21 +135,74 @@ impl SourceFile {
     }
 }
 
-/// All files of one run, indexed by [`FileId`].
+/// All files of one run, indexed by [`FileId`]: the YAML files checked, then the Helm chart
+/// templates (Go templates, not YAML: never parsed or checked, but findings on rendered objects
+/// point into them).
 #[derive(Debug, Default)]
 pub struct SourceDb {
     files: Vec<SourceFile>,
+    /// Sorted by path; ids follow `files`.
+    templates: Vec<SourceFile>,
 }
 
 impl SourceDb {
     #[must_use]
     pub fn new(files: Vec<SourceFile>) -> Self {
-        SourceDb { files }
+        SourceDb {
+            files,
+            templates: Vec::new(),
+        }
+    }
+
+    /// With chart templates, whose ids must be `files.len()`, `files.len() + 1`... in path
+    /// order.
+    #[must_use]
+    pub fn with_templates(files: Vec<SourceFile>, templates: Vec<SourceFile>) -> Self {
+        SourceDb { files, templates }
     }
 
     #[must_use]
     pub fn get(&self, id: FileId) -> &SourceFile {
-        &self.files[id.0 as usize]
+        let i = id.0 as usize;
+        match self.files.get(i) {
+            Some(f) => f,
+            None => &self.templates[i - self.files.len()],
+        }
+    }
+
+    /// Every file, YAML files then templates (ids `0..`).
+    pub fn all(&self) -> impl Iterator<Item = &SourceFile> {
+        self.files.iter().chain(&self.templates)
+    }
+
+    /// Chart template files (see [`SourceDb::with_templates`]).
+    #[must_use]
+    pub fn templates(&self) -> &[SourceFile] {
+        &self.templates
+    }
+
+    /// The template file at this repository-relative path.
+    #[must_use]
+    pub fn template_by_path(&self, rel: &str) -> Option<&SourceFile> {
+        self.templates
+            .binary_search_by(|f| f.path.as_str().cmp(rel))
+            .ok()
+            .map(|i| &self.templates[i])
+    }
+
+    /// Template files under a folder (`dir/...`), in path order.
+    #[must_use]
+    pub fn templates_under(&self, dir: &str) -> &[SourceFile] {
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        let start = self
+            .templates
+            .partition_point(|f| f.path.as_str() < prefix.as_str());
+        let len = self.templates[start..].partition_point(|f| f.path.starts_with(&prefix));
+        &self.templates[start..start + len]
     }
 
     #[must_use]

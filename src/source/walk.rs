@@ -197,6 +197,49 @@ pub fn discover(root: &Path, filter: &Filter) -> (Vec<Found>, Vec<WalkProblem>) 
     (found, problems)
 }
 
+/// Files of one chart's `templates/` folder kept for rendering, at most.
+pub const MAX_CHART_TEMPLATES: usize = 2000;
+
+/// The files under `<dir>/templates/` of each chart folder `dirs` (root-relative, from the
+/// discovered `Chart.yaml` files): regular files only, no symbolic links, sorted. Helm reads
+/// them as Go templates; they are kept so findings on rendered objects can point into them.
+#[must_use]
+pub fn chart_templates(root: &Path, dirs: &[&str]) -> Vec<Found> {
+    let mut out = Vec::new();
+    for dir in dirs {
+        let base = if dir.is_empty() {
+            "templates".to_string()
+        } else {
+            format!("{dir}/templates")
+        };
+        let mut stack = vec![base];
+        let mut found = 0;
+        while let Some(rel) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(root.join(&rel)) else {
+                continue;
+            };
+            for e in entries.filter_map(Result::ok) {
+                let Ok(meta) = std::fs::symlink_metadata(e.path()) else {
+                    continue;
+                };
+                let child = format!("{rel}/{}", e.file_name().to_string_lossy());
+                if meta.is_dir() {
+                    stack.push(child);
+                } else if meta.is_file() && found < MAX_CHART_TEMPLATES {
+                    found += 1;
+                    out.push(Found {
+                        abs: root.join(&child),
+                        rel: child,
+                    });
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// `path` relative to `root` with `/` separators (lossy for non-UTF-8 names).
 #[must_use]
 pub fn relative(root: &Path, path: &Path) -> String {

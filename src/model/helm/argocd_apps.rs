@@ -170,7 +170,7 @@ pub fn render_objects(
 ) -> Result<Vec<RenderedDoc>, RenderError> {
     let chart = chart(CHART, form);
     let rendered = render(&chart, values, release)?;
-    let mut docs: Vec<RenderedDoc> = documents(&rendered, anchor)
+    let mut docs: Vec<RenderedDoc> = documents(&rendered, &project.sources, anchor)
         .into_iter()
         .filter(|d| {
             crate::model::argocd::is_argocd_kind(crate::model::classify(&d.template, &d.root))

@@ -7,8 +7,10 @@
 //! `_*` and `NOTES.txt` not rendered). Every byte of a rendered manifest knows where it came
 //! from: a values node (its span) or a template range ([`Manifest::origin_at`]).
 //!
-//! Templates are Go templates, not YAML, so discovery skips them: they are read here, from the
-//! disk under the root, confined to it, and only when the project is on disk.
+//! Templates are Go templates, not YAML, so discovery skips them: they are read with the
+//! repository as template sources (`SourceDb::templates`). `charts/*.tgz` archives and `.Files`
+//! are read here, from the disk under the root, confined to it, and only when the project is
+//! on disk.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -20,7 +22,7 @@ pub mod argocd_apps;
 use super::Project;
 use super::repo::join;
 use super::values::Values;
-use crate::source::Span;
+use crate::source::{FileId, SourceDb, Span};
 use crate::yaml::{self, Node};
 
 /// Limits of one chart rendering.
@@ -470,17 +472,35 @@ fn load_at(project: &Project, dir: &str, depth: usize) -> Result<Chart, RenderEr
         .map_or(Values::Map(Vec::new()), |d| {
             Values::from_node(&d.root, None)
         });
-    if !project.on_disk {
-        return Err(fail("chart templates are only read from disk".into()));
-    }
-    let abs = project.root.join(dir);
-    let mut templates = Vec::new();
-    read_tree(&abs, "templates", &mut templates).map_err(fail)?;
-    let mut crds = Vec::new();
-    read_tree(&abs, "crds", &mut crds).map_err(fail)?;
-    // `.Files`: a chart with too many or too large files just has none readable.
+    // Templates were read with the repository (`SourceDb::templates`); `crds/` holds YAML.
+    let rel_to_chart = |path: &str| -> String {
+        if dir.is_empty() {
+            path.to_string()
+        } else {
+            path.strip_prefix(&format!("{dir}/"))
+                .unwrap_or(path)
+                .to_string()
+        }
+    };
+    let templates_dir = join(dir, "templates").unwrap_or_default();
+    let templates: Vec<(String, String)> = project
+        .sources
+        .templates_under(&templates_dir)
+        .iter()
+        .map(|f| (rel_to_chart(&f.path), f.text().to_string()))
+        .collect();
+    let crds_dir = join(dir, "crds").unwrap_or_default();
+    let crds: Vec<(String, String)> = files_under(project, &crds_dir)
+        .map(|f| (rel_to_chart(&f.path), f.text().to_string()))
+        .collect();
+    // `.Files`: read from the disk only when a template uses it; a chart with too many or too
+    // large files just has none readable.
     let mut files = Vec::new();
-    if read_tree(&abs, ".", &mut files).is_err() {
+    let abs = project.root.join(dir);
+    if project.on_disk
+        && templates.iter().any(|(_, t)| t.contains("Files"))
+        && read_tree(&abs, ".", &mut files).is_err()
+    {
         files.clear();
     }
     let files: Vec<(String, String)> = files
@@ -503,7 +523,12 @@ fn load_at(project: &Project, dir: &str, depth: usize) -> Result<Chart, RenderEr
         .collect();
     let mut subcharts = Vec::new();
     let mut archives = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(abs.join("charts")) {
+    let listing = if project.on_disk {
+        std::fs::read_dir(abs.join("charts")).ok()
+    } else {
+        None
+    };
+    if let Some(entries) = listing {
         let mut names: Vec<(String, bool)> = entries
             .filter_map(Result::ok)
             .filter_map(|e| {
@@ -605,6 +630,19 @@ fn metadata_and_dependencies(
     (metadata, dependencies)
 }
 
+/// Discovered (YAML) files under a folder, in path order.
+fn files_under<'p>(
+    project: &'p Project,
+    dir: &str,
+) -> impl Iterator<Item = &'p crate::source::SourceFile> {
+    let prefix = format!("{dir}/");
+    let files = project.sources.files();
+    let start = files.partition_point(|f| f.path.as_str() < prefix.as_str());
+    files[start..]
+        .iter()
+        .take_while(move |f| f.path.starts_with(&prefix))
+}
+
 /// Reads every regular file under `base/sub` (no symlinks), sorted, as (`sub/...`, text).
 fn read_tree(base: &Path, sub: &str, out: &mut Vec<(String, String)>) -> Result<(), String> {
     let mut stack = vec![sub.to_string()];
@@ -667,6 +705,26 @@ impl Release {
 /// Renders `chart` with `values` (the effective values: the chart's `values.yaml` merged with the
 /// Application's layers, as the resolver computes them).
 pub fn render(chart: &Chart, values: &Values, release: &Release) -> Result<Rendered, RenderError> {
+    render_with(chart, values, release, &mut None)
+}
+
+/// The templates of a chart parsed for one set of enabled subcharts, to render the chart again
+/// with other values (see [`render_with`]).
+pub struct Parsed {
+    /// The enabled charts (template name prefixes) the set was parsed for.
+    units: Vec<String>,
+    set: Templates,
+}
+
+/// [`render`], reusing `parsed` when the same subcharts are enabled (templates are parsed once
+/// per chart, not once per rendering); `parsed` is filled or replaced otherwise. Not shared
+/// between threads (parsed templates hold `Rc`s).
+pub fn render_with(
+    chart: &Chart,
+    values: &Values,
+    release: &Release,
+    parsed: &mut Option<Parsed>,
+) -> Result<Rendered, RenderError> {
     let mut out = Rendered::default();
     let top = to_value(values, &mut out.origins);
     coalesce_deps(chart, &top, &top, &mut out.origins);
@@ -677,7 +735,12 @@ pub fn render(chart: &Chart, values: &Values, release: &Release) -> Result<Rende
     // Every template of every enabled chart, named as Helm names them.
     let mut units: Vec<Unit> = Vec::new();
     collect_units(chart, &chart.name, &top, &mut units);
-    let mut set = Templates::helm();
+    let prefixes: Vec<String> = units.iter().map(|u| u.prefix.clone()).collect();
+    let reuse = parsed.as_ref().is_some_and(|p| p.units == prefixes);
+    let mut set = match parsed.take() {
+        Some(p) if reuse => p.set,
+        _ => Templates::helm(),
+    };
     let mut order: Vec<(String, usize, usize)> = Vec::new();
     for (u, unit) in units.iter().enumerate() {
         for (t, (rel, text)) in unit.chart.templates.iter().enumerate() {
@@ -696,10 +759,12 @@ pub fn render(chart: &Chart, values: &Values, release: &Release) -> Result<Rende
         let (da, db) = (a.0.matches('/').count(), b.0.matches('/').count());
         db.cmp(&da).then_with(|| b.0.cmp(&a.0))
     });
-    for (name, u, t) in &order {
-        let text = &units[*u].chart.templates[*t].1;
-        if let Err(e) = set.add(name, text) {
-            return Err(error(&out, &e));
+    if !reuse {
+        for (name, u, t) in &order {
+            let text = &units[*u].chart.templates[*t].1;
+            if let Err(e) = set.add(name, text) {
+                return Err(error(&out, &e));
+            }
         }
     }
     for (name, u, _) in &order {
@@ -743,6 +808,10 @@ pub fn render(chart: &Chart, values: &Values, release: &Release) -> Result<Rende
         }
     }
     out.manifests.sort_by(|a, b| a.path.cmp(&b.path));
+    *parsed = Some(Parsed {
+        units: prefixes,
+        set,
+    });
     Ok(out)
 }
 
@@ -1191,8 +1260,8 @@ impl gotmpl::Object for Files {
     }
 }
 
-/// A rendered document: its root node, with every node's span at its origin (the values node
-/// when the text came from a value, else `anchor`), and where its text starts in the template.
+/// A rendered document: its root node, with every node's span at its origin (see
+/// [`documents`]), and where its text starts in the template.
 #[derive(Debug)]
 pub struct RenderedDoc {
     pub root: Node,
@@ -1201,56 +1270,275 @@ pub struct RenderedDoc {
     pub line: usize,
     /// The built-in chart whose template wrote it (`argocd-apps`), if any.
     pub builtin: Option<&'static str>,
+    /// The template file's id, when the repository holds it.
+    pub file: Option<FileId>,
+    /// Where the document starts in the template (`anchor` when not known).
+    pub start: Span,
+    /// The container images of a workload (any pod template), in order.
+    pub images: Vec<RenderedImage>,
 }
 
-/// Parses each manifest and maps node spans back: a node whose first byte came from a value
-/// gets that value's span; any other node gets `anchor` (template files have no file id).
+/// A container's `image:` in a rendered document.
+#[derive(Clone, Debug)]
+pub struct RenderedImage {
+    pub image: String,
+    /// Its tag (`None`: no tag, or a digest only).
+    pub tag: Option<String>,
+    /// Where the tag's text came from: the values node that printed it, else the template text.
+    pub tag_span: Span,
+    /// Where the template writes the `image:` value.
+    pub written: Span,
+    /// "rendered from `templates/x.yaml:N` by Application `a`" (set by the caller).
+    pub label: String,
+}
+
+/// Pod specs of a workload: a Pod, any kind with `spec.template.spec` (Deployment, Job...), a
+/// CronJob's `spec.jobTemplate.spec.template.spec`.
+pub fn pod_specs(root: &Node) -> impl Iterator<Item = &Node> {
+    [
+        &["spec"][..],
+        &["spec", "template", "spec"][..],
+        &["spec", "jobTemplate", "spec", "template", "spec"][..],
+    ]
+    .into_iter()
+    .filter_map(|p| root.path(p))
+    .filter(|n| n.get("containers").is_some() || n.get("initContainers").is_some())
+}
+
+/// The `image:` nodes of a workload's containers and init containers.
+pub fn container_images(root: &Node) -> Vec<&Node> {
+    pod_specs(root)
+        .flat_map(|pod| {
+            ["initContainers", "containers"]
+                .into_iter()
+                .filter_map(|k| pod.get(k))
+                .flat_map(Node::items)
+        })
+        .filter_map(|c| c.get("image"))
+        .filter(|i| i.as_str().is_some())
+        .collect()
+}
+
+/// Where rendered text comes from, as spans of the repository's files: the template files'
+/// ids are looked up in `sources` (see `SourceDb::templates`).
+struct Locator<'a> {
+    rendered: &'a Rendered,
+    /// The rendering's template (and `crds/`) files by repository-relative path.
+    files: BTreeMap<&'a str, &'a crate::source::SourceFile>,
+    anchor: Span,
+}
+
+impl Locator<'_> {
+    fn template_span(&self, path: &str, start: usize, end: usize) -> Option<Span> {
+        let f = self.files.get(path)?;
+        let end = end.max(start).min(f.text().len());
+        Some(Span::new(f.id, start.min(end), end))
+    }
+
+    /// The origin of `range` of manifest `m`: the values node when the text is one value's,
+    /// else the template text that wrote it (a literal copy byte for byte, an action whole,
+    /// several pieces of one template covered), else `anchor`.
+    fn span_of(&self, m: &Manifest, range: std::ops::Range<usize>) -> Span {
+        let segs = &m.segments;
+        let i = segs.partition_point(|(r, _)| r.end <= range.start);
+        let n = segs[i..]
+            .iter()
+            .take_while(|(r, _)| r.start < range.end.max(range.start + 1))
+            .count();
+        let within = &segs[i..i + n];
+        // One value's text, or text built from values and template literals (`printf`, a
+        // `repository:tag` pair): the first value, where the author sets it.
+        if let Some(span) = within.iter().find_map(|(_, src)| match src {
+            Source::Value(Origin(n)) => self.rendered.origins.get(*n as usize),
+            Source::Template { .. } => None,
+        }) {
+            return *span;
+        }
+        let mut pieces = within.iter().filter_map(|(r, src)| match src {
+            Source::Template { name, range: tr } => {
+                let path = self.rendered.paths.get(&**name)?;
+                // The part of the segment inside `range`: exact for a literal copy.
+                let (a, b) = if r.len() == tr.len() {
+                    let a = tr.start + range.start.saturating_sub(r.start);
+                    let hi = range.end.min(r.end).max(r.start);
+                    let b = tr.start + (hi - r.start);
+                    (a, b.max(a))
+                } else {
+                    (tr.start, tr.end)
+                };
+                Some((path.as_str(), a, b))
+            }
+            Source::Value(_) => None,
+        });
+        let Some((path, a, b)) = pieces.next() else {
+            return self.anchor;
+        };
+        // Pieces of the same template after the first extend it (an action between literals).
+        let end = pieces
+            .take_while(|(p, s, _)| *p == path && *s >= a)
+            .last()
+            .map_or(b, |(_, _, e)| e.max(b));
+        self.template_span(path, a, end).unwrap_or(self.anchor)
+    }
+
+    /// The template text that wrote `range`: a literal copy byte for byte; when values were
+    /// printed in it, the template line that prints them (from its first non-blank character).
+    /// `anchor` when no template text is in it (one value's text, printed by `toYaml`).
+    fn written_at(&self, m: &Manifest, range: std::ops::Range<usize>) -> Span {
+        let segs = &m.segments;
+        let i = segs.partition_point(|(r, _)| r.end <= range.start);
+        let n = segs[i..]
+            .iter()
+            .take_while(|(r, _)| r.start < range.end)
+            .count();
+        let within = &segs[i..i + n];
+        let with_values = within.iter().any(|(_, s)| matches!(s, Source::Value(_)));
+        let mut pieces = within.iter().filter_map(|(r, src)| match src {
+            Source::Template { name, range: tr } => {
+                let path = self.rendered.paths.get(&**name)?;
+                if r.len() == tr.len() {
+                    let lo = range.start.max(r.start);
+                    let hi = range.end.min(r.end).max(lo);
+                    Some((path, tr.start + (lo - r.start)..tr.start + (hi - r.start)))
+                } else {
+                    Some((path, tr.clone()))
+                }
+            }
+            Source::Value(_) => None,
+        });
+        let Some((path, first)) = pieces.next() else {
+            return self.anchor;
+        };
+        let (mut start, mut end) = (first.start, first.end);
+        for (p, r) in pieces {
+            if p != path || r.start < start {
+                break;
+            }
+            end = end.max(r.end);
+        }
+        if with_values {
+            if let Some(t) = self.rendered.texts.get(path) {
+                let line_start = t
+                    .get(..start)
+                    .and_then(|b| b.rfind('\n'))
+                    .map_or(0, |i| i + 1);
+                let line_end = t
+                    .get(start..)
+                    .and_then(|a| a.find('\n'))
+                    .map_or(t.len(), |i| start + i);
+                let line = t.get(line_start..line_end).unwrap_or("");
+                start = line_start + (line.len() - line.trim_start().len());
+                end = line_start + line.trim_end().len();
+            }
+        }
+        self.template_span(path, start, end).unwrap_or(self.anchor)
+    }
+
+    fn remap(&self, node: &mut Node, m: &Manifest) {
+        let (start, end) = (node.span.start as usize, node.span.end as usize);
+        node.span = match &node.value {
+            yaml::Value::Scalar(sc) => {
+                // A quoted scalar's quotes are the template's; its text may be one value.
+                let quoted = matches!(
+                    sc.style,
+                    yaml::ScalarStyle::SingleQuoted | yaml::ScalarStyle::DoubleQuoted
+                ) && end >= start + 2;
+                let content = if quoted {
+                    start + 1..end - 1
+                } else {
+                    start..end
+                };
+                if content.is_empty() {
+                    self.span_of(m, start..end)
+                } else {
+                    self.span_of(m, content)
+                }
+            }
+            // A collection: where its first byte was written.
+            _ => self.span_of(m, start..start),
+        };
+        match &mut node.value {
+            yaml::Value::Scalar(_) => {}
+            yaml::Value::Seq(items) => items.iter_mut().for_each(|n| self.remap(n, m)),
+            yaml::Value::Map(entries) => {
+                for e in entries {
+                    self.remap(&mut e.key, m);
+                    self.remap(&mut e.value, m);
+                }
+            }
+        }
+    }
+}
+
+/// Parses each manifest and maps node spans back to where their text came from: a scalar that
+/// is one value's text points at the values node; anything else at the template text that
+/// wrote it (the template files are in `sources`); `anchor` when neither is known.
 #[must_use]
-pub fn documents(rendered: &Rendered, anchor: Span) -> Vec<RenderedDoc> {
+pub fn documents(rendered: &Rendered, sources: &SourceDb, anchor: Span) -> Vec<RenderedDoc> {
+    // A template, or a `crds/` file (YAML, discovered as such); a built-in chart's templates
+    // are no file of the repository, even at the same path.
+    let files = rendered
+        .paths
+        .values()
+        .filter(|p| !rendered.builtin.contains_key(*p))
+        .filter_map(|p| {
+            let f = sources.template_by_path(p).or_else(|| sources.by_path(p))?;
+            Some((p.as_str(), f))
+        })
+        .collect();
+    let loc = Locator {
+        rendered,
+        files,
+        anchor,
+    };
     let mut out = Vec::new();
     for m in &rendered.manifests {
         let parsed = yaml::parse(anchor.file, &m.text);
         for d in parsed.docs.into_iter().filter(|d| !d.root.is_null()) {
             let start = d.root.span.start as usize;
-            let (template, line) = match rendered.origin_at(m, start) {
+            let (template, line, at) = match rendered.origin_at(m, start) {
                 Some(RenderOrigin::Template { path, start, .. }) => {
                     let line = rendered.template_line(&path, start);
-                    (path, line)
+                    let at = loc.template_span(&path, start, start);
+                    (path, line, at)
                 }
-                _ => (m.path.clone(), 0),
+                _ => (m.path.clone(), 0, None),
             };
+            let images = container_images(&d.root)
+                .into_iter()
+                .map(|n| {
+                    let image = n.as_str().unwrap_or_default().to_string();
+                    let tag = super::values::tag_of_reference(&image).map(str::to_string);
+                    let (s, e) = (n.span.start as usize, n.span.end as usize);
+                    // The tag's bytes in the manifest: after the last `:` of the written text.
+                    let tag_range = tag.as_ref().and_then(|t| {
+                        let written = m.text.get(s..e)?;
+                        let at = written.rfind(&format!(":{t}"))? + s + 1;
+                        Some(at..at + t.len())
+                    });
+                    RenderedImage {
+                        tag_span: loc.span_of(m, tag_range.unwrap_or(s..e)),
+                        written: loc.written_at(m, s..e),
+                        label: String::new(),
+                        image,
+                        tag,
+                    }
+                })
+                .collect();
             let mut root = d.root;
-            remap(&mut root, rendered, m, anchor);
+            loc.remap(&mut root, m);
             out.push(RenderedDoc {
+                images,
                 root,
                 builtin: rendered.builtin.get(&m.path).copied(),
+                file: loc.files.get(template.as_str()).map(|f| f.id),
+                start: at.unwrap_or(anchor),
                 template,
                 line,
             });
         }
     }
     out
-}
-
-fn remap(node: &mut Node, rendered: &Rendered, m: &Manifest, anchor: Span) {
-    let (start, end) = (node.span.start as usize, node.span.end as usize);
-    node.span = match rendered.origin_at(m, start) {
-        Some(RenderOrigin::Value(span)) => span,
-        _ if matches!(node.value, yaml::Value::Scalar(_)) => {
-            rendered.value_within(m, start..end).unwrap_or(anchor)
-        }
-        _ => anchor,
-    };
-    match &mut node.value {
-        yaml::Value::Scalar(_) => {}
-        yaml::Value::Seq(items) => items.iter_mut().for_each(|n| remap(n, rendered, m, anchor)),
-        yaml::Value::Map(entries) => {
-            for e in entries {
-                remap(&mut e.key, rendered, m, anchor);
-                remap(&mut e.value, rendered, m, anchor);
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -1344,7 +1632,7 @@ pub fn render_argocd(
     let values = values.unwrap_or(&chart.defaults);
     let rendered = render(&chart, values, release)?;
     let prefix = format!("{dir}/");
-    let mut docs: Vec<RenderedDoc> = documents(&rendered, anchor)
+    let mut docs: Vec<RenderedDoc> = documents(&rendered, &project.sources, anchor)
         .into_iter()
         .filter(|d| super::argocd::is_argocd_kind(super::classify(&d.template, &d.root)))
         .map(|mut d| {

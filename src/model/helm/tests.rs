@@ -5,18 +5,33 @@ use crate::model::{Document, classify};
 use crate::source::{FileId, SourceDb, SourceFile};
 
 /// Writes `files` under a temporary root and builds the project discovery would: YAML files
-/// outside `templates/` are parsed; templates stay on disk.
+/// outside `templates/` are parsed; templates are kept as template sources.
 fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Project) {
     let dir = tempfile::tempdir().unwrap();
     let mut sources = Vec::new();
+    let mut templates = Vec::new();
     let mut docs = Vec::new();
     let mut sorted = files.to_vec();
     sorted.sort();
-    for (rel, text) in sorted {
+    for (rel, text) in &sorted {
         let abs = dir.path().join(rel);
         std::fs::create_dir_all(abs.parent().unwrap()).unwrap();
         std::fs::write(&abs, text).unwrap();
-        if rel.contains("templates/") || !(rel.ends_with(".yaml") || rel.ends_with(".yml")) {
+    }
+    let yaml_count = sorted
+        .iter()
+        .filter(|(rel, _)| {
+            !rel.contains("templates/") && (rel.ends_with(".yaml") || rel.ends_with(".yml"))
+        })
+        .count();
+    for (rel, text) in sorted {
+        let abs = dir.path().join(rel);
+        if rel.contains("templates/") {
+            let id = FileId((yaml_count + templates.len()) as u32);
+            templates.push(SourceFile::new(id, rel.to_string(), abs, text.to_string()));
+            continue;
+        }
+        if !(rel.ends_with(".yaml") || rel.ends_with(".yml")) {
             continue;
         }
         let id = FileId(sources.len() as u32);
@@ -31,7 +46,11 @@ fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Project) {
         }
         sources.push(SourceFile::new(id, rel.to_string(), abs, text.to_string()));
     }
-    let mut p = Project::new(dir.path().to_path_buf(), SourceDb::new(sources), docs);
+    let mut p = Project::new(
+        dir.path().to_path_buf(),
+        SourceDb::with_templates(sources, templates),
+        docs,
+    );
     p.on_disk = true;
     (dir, p)
 }
@@ -75,7 +94,7 @@ fn renders_an_app_of_apps_chart_with_provenance() {
     assert_eq!(r.manifests.len(), 1);
     assert_eq!(r.manifests[0].path, "apps/templates/applications.yaml");
     let anchor = Span::new(FileId(0), 0, 0);
-    let docs = documents(&r, anchor);
+    let docs = documents(&r, &p.sources, anchor);
     assert_eq!(docs.len(), 2);
     let names: Vec<&str> = docs
         .iter()
@@ -87,9 +106,15 @@ fn renders_an_app_of_apps_chart_with_provenance() {
     let name = docs[1].root.path(&["metadata", "name"]).unwrap();
     assert_eq!(name.span.file, values_file.id);
     assert_eq!(values_file.slice(name.span), "helm-guestbook");
-    // Literal text points at the anchor; the document starts at line 3 of the template.
+    // Literal text points at the template; the document starts at line 3 of it.
     let kind = docs[0].root.get("kind").unwrap();
-    assert_eq!(kind.span, anchor);
+    let template = p
+        .sources
+        .template_by_path("apps/templates/applications.yaml")
+        .unwrap();
+    assert_eq!(kind.span.file, template.id);
+    assert_eq!(template.slice(kind.span), "Application");
+    assert_eq!(template.line_col(kind.span.start as usize).line, 4);
     assert_eq!(docs[0].template, "apps/templates/applications.yaml");
     assert_eq!(docs[0].line, 3);
 }

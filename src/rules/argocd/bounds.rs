@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use crate::diagnostic::Finding;
 use crate::model::appproject::{AppDest, ProjectDest};
 use crate::model::kustomize::Kustomization;
+use crate::model::rendered::RenderedMeta;
 use crate::model::resolve::{App, ArgoModel, Field, ResolvedSource};
 use crate::model::template::is_unknown;
 use crate::model::{DocKind, Document};
@@ -161,36 +162,66 @@ impl Clusters {
     }
 }
 
-/// One Argo CD object of the repository (a Kubernetes manifest) an Application's source
-/// deploys.
+/// One Kubernetes object an Application's source deploys: a manifest of the repository, or an
+/// object rendered from one of its charts.
 pub struct Deployed<'p> {
     pub doc: &'p Document,
     pub kind: &'p str,
     pub api_version: &'p str,
+    /// For a rendered object: where it comes from.
+    pub rendered: Option<&'p RenderedMeta>,
 }
 
-/// The Kubernetes objects in the files a directory or kustomize source renders (Helm sources
-/// read values files, not manifests).
-pub fn deployed<'p>(project: &'p Project, src: &ResolvedSource) -> Vec<Deployed<'p>> {
-    use crate::model::resolve::SourceKind;
-    if !matches!(src.kind, SourceKind::Directory | SourceKind::Kustomize) {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    for &f in &src.files {
-        for d in project.file_docs(f) {
-            if !matches!(d.kind, DocKind::K8sObject) {
-                continue;
-            }
-            let (Some(kind), Some(api_version)) = (d.k8s_kind(), d.api_version()) else {
-                continue;
-            };
-            out.push(Deployed {
-                doc: d,
-                kind,
-                api_version,
-            });
+impl Deployed<'_> {
+    /// `what`, with "rendered from `templates/x.yaml:N`" for a rendered object (its nodes may
+    /// point at a values file).
+    #[must_use]
+    pub fn describe(&self, what: String) -> String {
+        match self.rendered {
+            Some(m) => format!("{what} rendered from `{}`", m.template),
+            None => what,
         }
+    }
+}
+
+/// The Kubernetes objects source `source` of Application `app` deploys: those in the files a
+/// directory or kustomize source reads, and those a Helm chart of this repository renders.
+pub fn deployed<'p>(
+    model: &'p Model<'_>,
+    app: usize,
+    source: usize,
+    src: &ResolvedSource,
+) -> Vec<Deployed<'p>> {
+    use crate::model::resolve::{Location, SourceKind};
+    let project = model.project;
+    let mut out = Vec::new();
+    let object = |d: &'p Document, rendered: Option<&'p RenderedMeta>| {
+        let (Some(kind), Some(api_version)) = (d.k8s_kind(), d.api_version()) else {
+            return None;
+        };
+        Some(Deployed {
+            doc: d,
+            kind,
+            api_version,
+            rendered,
+        })
+    };
+    match (src.kind, &src.location) {
+        (SourceKind::Directory | SourceKind::Kustomize, _) => {
+            for &f in &src.files {
+                for d in project.file_docs(f) {
+                    if matches!(d.kind, DocKind::K8sObject) {
+                        out.extend(object(d, None));
+                    }
+                }
+            }
+        }
+        (SourceKind::Helm, Location::InRepo(_)) => {
+            for (d, meta) in model.rendered().with_meta(app, source) {
+                out.extend(object(d, Some(meta)));
+            }
+        }
+        _ => {}
     }
     out
 }

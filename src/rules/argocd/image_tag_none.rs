@@ -50,7 +50,63 @@ impl Rule for ImageTagNone {
                 e.2.push(t.app);
             }
         }
+        // Rendered workloads: a placeholder printed from a values node already reported gets
+        // a label where it is rendered; one written elsewhere (a template, another values key)
+        // is a finding of its own, at the text that wrote the tag.
+        let mut rendered_at: BTreeMap<Span, Labels> = BTreeMap::new();
+        // Per tag span: the message's subject, the Applications, the rendered places.
+        let mut written: BTreeMap<Span, (String, Vec<usize>, Labels)> = BTreeMap::new();
+        let rendered = cx.model.rendered();
+        for (doc, meta) in rendered.docs.iter().zip(&rendered.meta) {
+            for img in &meta.images {
+                let Some(tag) = img.tag.as_deref() else {
+                    continue;
+                };
+                if !placeholders.iter().any(|p| *p == tag.to_lowercase()) {
+                    continue;
+                }
+                let label = (img.written, img.label.clone());
+                if by_span.contains_key(&img.tag_span) {
+                    rendered_at.entry(img.tag_span).or_default().push(label);
+                    continue;
+                }
+                let what = format!(
+                    "the tag of image `{}` in {} `{}`",
+                    img.image,
+                    doc.k8s_kind().unwrap_or("object"),
+                    doc.name().unwrap_or("")
+                );
+                let e = written
+                    .entry(img.tag_span)
+                    .or_insert_with(|| (format!("{what} is the placeholder `{tag}`"), Vec::new(), Vec::new()));
+                if !e.1.contains(&meta.app) {
+                    e.1.push(meta.app);
+                }
+                // A tag written in the template line is its own place.
+                let same_place = img.written.file == img.tag_span.file
+                    && img.written.start <= img.tag_span.end
+                    && img.tag_span.start <= img.written.end;
+                if !same_place {
+                    e.2.push(label);
+                }
+            }
+        }
         let mut out = Vec::new();
+        for (span, (what, apps, labels)) in written {
+            let first = &model.apps[apps[0]];
+            let who = if apps.len() == 1 {
+                format!("Application `{}` deploys", first.name)
+            } else {
+                format!("{} Applications deploy", apps.len())
+            };
+            let mut f = Finding::new(format!("{what}, and {who} it"), span).with_help(
+                "Set a real image tag, or keep this chart out of every Application until the image is built (ADR-0014).",
+            );
+            for (at, label) in dedup_labels(labels) {
+                f = f.with_label(at, label);
+            }
+            out.push(f);
+        }
         for (span, (tag, key, apps)) in by_span {
             let first = &model.apps[apps[0]];
             let who = if apps.len() == 1 {
@@ -81,6 +137,9 @@ impl Rule for ImageTagNone {
                 };
                 f = f.with_label(app.name_span, msg);
             }
+            for (at, label) in dedup_labels(rendered_at.remove(&span).unwrap_or_default()) {
+                f = f.with_label(at, label);
+            }
             out.push(f);
         }
         for u in &model.unexpandable {
@@ -110,5 +169,78 @@ impl Rule for ImageTagNone {
             );
         }
         out
+    }
+}
+
+type Labels = Vec<(Span, String)>;
+
+/// Labels once each, at most five (an ApplicationSet may render one template many times).
+fn dedup_labels(mut labels: Labels) -> Labels {
+    let mut seen = std::collections::HashSet::new();
+    labels.retain(|l| seen.insert(l.clone()));
+    labels.truncate(5);
+    labels
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Config;
+    use crate::engine::check_texts;
+
+    const APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: charts/web\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: web\n";
+    const CHART: &str = "apiVersion: v2\nname: web\nversion: 1.0.0\n";
+
+    /// (file:line:col, message) of the finding and of each label.
+    fn findings(template: &str, values: &str) -> Vec<Vec<String>> {
+        let report = check_texts(
+            &[
+                ("argocd/web.yaml", APP),
+                ("charts/web/Chart.yaml", CHART),
+                ("charts/web/values.yaml", values),
+                ("charts/web/templates/deployment.yaml", template),
+            ],
+            Config::default(),
+        );
+        let at = |span: crate::source::Span| {
+            let f = report.project.source(span.file);
+            let lc = f.line_col(span.start as usize);
+            format!("{}:{}:{} `{}`", f.path, lc.line, lc.column, f.slice(span))
+        };
+        report
+            .diagnostics
+            .iter()
+            .filter(|d| d.rule == "argocd/image-tag-none")
+            .map(|d| {
+                std::iter::once(format!("{} {}", at(d.span), d.message))
+                    .chain(d.labels.iter().map(|l| format!("{} {}", at(l.span), l.message)))
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_placeholder_from_values_is_one_finding_labelled_where_it_is_rendered() {
+        let template = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n        - name: web\n          image: \"{{ .Values.image.repository }}:{{ .Values.image.tag }}\"\n";
+        let found = findings(template, "image:\n  repository: nginx\n  tag: none\n");
+        assert_eq!(
+            found,
+            vec![vec![
+                "charts/web/values.yaml:3:8 `none` `image.tag` is the placeholder `none`, and Application `web` deploys it".to_string(),
+                "argocd/web.yaml:4:9 `web` deployed by Application `web`".to_string(),
+                "charts/web/templates/deployment.yaml:10:11 `image: \"{{ .Values.image.repository }}:{{ .Values.image.tag }}\"` rendered from `templates/deployment.yaml:10` by Application `web`".to_string(),
+            ]]
+        );
+    }
+
+    #[test]
+    fn a_placeholder_written_in_a_template_is_reported_there() {
+        let template = "\u{feff}apiVersion: apps/v1\r\nkind: Deployment\r\nmetadata:\r\n  name: web\r\nspec:\r\n  template:\r\n    spec:\r\n      containers:\r\n        - name: web\r\n          image: \"{{ .Values.image.repository }}:none\"\r\n";
+        let found = findings(template, "image:\n  repository: nginx\n");
+        assert_eq!(
+            found,
+            vec![vec![
+                "charts/web/templates/deployment.yaml:10:50 `none` the tag of image `nginx:none` in Deployment `web` is the placeholder `none`, and Application `web` deploys it".to_string(),
+            ]]
+        );
     }
 }

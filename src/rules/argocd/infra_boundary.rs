@@ -128,7 +128,7 @@ impl Rule for InfraBoundary {
                 .and_then(|ns| Some((bounds::concrete(ns)?, ns.span)))
                 .filter(|(v, _)| namespaces.contains(v));
             let mut source_reported = false;
-            for src in &app.sources {
+            for (s, src) in app.sources.iter().enumerate() {
                 let mut found: Vec<(String, Span)> = Vec::new();
                 if let Some(chart) = src.chart.as_ref().and_then(bounds::concrete) {
                     let short = chart.rsplit('/').next().unwrap_or(chart);
@@ -152,7 +152,7 @@ impl Rule for InfraBoundary {
                         ));
                     }
                 }
-                for d in bounds::deployed(project, src) {
+                for d in bounds::deployed(cx.model, i, s, src) {
                     let name = d.doc.name().unwrap_or("");
                     let name_span = d
                         .doc
@@ -166,36 +166,44 @@ impl Rule for InfraBoundary {
                         if d.doc.root.path(&["spec", "group"]).and_then(Node::as_str)
                             != Some("argoproj.io")
                         {
-                            found.push((format!("CustomResourceDefinition `{name}`"), name_span));
+                            found.push((
+                                d.describe(format!("CustomResourceDefinition `{name}`")),
+                                name_span,
+                            ));
                         }
                     } else if d.kind == "Namespace"
                         && d.api_version == "v1"
                         && namespaces.contains(&name)
                     {
-                        found.push((format!("the infrastructure namespace `{name}`"), name_span));
+                        found.push((
+                            d.describe(format!("the infrastructure namespace `{name}`")),
+                            name_span,
+                        ));
                     } else if let Some(pkg) = kinds::olm_subscription_package(d.doc)
                         .filter(|p| p.as_str().is_some_and(is_infra_chart))
                     {
                         found.push((
-                            format!(
+                            d.describe(format!(
                                 "the OLM Subscription to the operator `{}`",
                                 pkg.as_str().unwrap_or_default()
-                            ),
+                            )),
                             pkg.span,
                         ));
                     } else if let Some(ns) =
                         d.doc.root.path(&["metadata", "namespace"]).filter(|n| {
-                            // Custom resources of the operators are applications.
+                            // Custom resources of the operators are applications; a chart's
+                            // objects in its release namespace are the destination's.
                             kinds::is_builtin_group(kinds::group_of(d.api_version))
                                 && n.as_str().is_some_and(|s| namespaces.contains(&s))
+                                && d.rendered.is_none_or(|m| n.as_str() != Some(&m.release_namespace))
                         })
                     {
                         found.push((
-                            format!(
+                            d.describe(format!(
                                 "{} `{name}` in the infrastructure namespace `{}`",
                                 d.kind,
                                 ns.as_str().unwrap_or("")
-                            ),
+                            )),
                             ns.span,
                         ));
                     }

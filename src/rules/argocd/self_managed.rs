@@ -67,7 +67,7 @@ impl Rule for SelfManaged {
             if !app.live {
                 continue;
             }
-            for src in &app.sources {
+            for (s, src) in app.sources.iter().enumerate() {
                 // (what, where) of the first components found.
                 let mut found: Vec<(String, Span)> = Vec::new();
                 if let Some(chart) = src.chart.as_ref().and_then(bounds::concrete) {
@@ -95,7 +95,7 @@ impl Rule for SelfManaged {
                         ));
                     }
                 }
-                for d in bounds::deployed(project, src) {
+                for d in bounds::deployed(cx.model, i, s, src) {
                     let name = d.doc.name().unwrap_or("");
                     let is_component = matches!(d.kind, "Deployment" | "StatefulSet" | "ConfigMap")
                         && COMPONENTS.contains(&name);
@@ -108,19 +108,22 @@ impl Rule for SelfManaged {
                         .path(&["metadata", "name"])
                         .map_or(d.doc.anchor_span(), |n| n.span);
                     if is_component || is_crd {
-                        found.push((format!("{} `{name}`", d.kind), name_span));
+                        found.push((d.describe(format!("{} `{name}`", d.kind)), name_span));
                     } else if d.kind == "ArgoCD" && kinds::group_of(d.api_version) == "argoproj.io"
                     {
                         // The operator turns this into a whole Argo CD installation.
-                        found.push((format!("the `ArgoCD` instance `{name}`"), name_span));
+                        found.push((
+                            d.describe(format!("the `ArgoCD` instance `{name}`")),
+                            name_span,
+                        ));
                     } else if let Some(pkg) = kinds::olm_subscription_package(d.doc)
                         .filter(|p| p.as_str().is_some_and(|p| OPERATOR_PACKAGES.contains(&p)))
                     {
                         found.push((
-                            format!(
+                            d.describe(format!(
                                 "the OLM Subscription to `{}`",
                                 pkg.as_str().unwrap_or_default()
-                            ),
+                            )),
                             pkg.span,
                         ));
                     }

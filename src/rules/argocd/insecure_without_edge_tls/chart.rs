@@ -167,7 +167,7 @@ pub(super) fn chart_values(cx: &Context<'_>, service: &str, out: &mut Vec<Insecu
     let project = cx.project;
     let model = cx.model.argocd();
     let mut deployed_dirs: HashSet<&str> = HashSet::new();
-    for app in model.apps.iter().filter(|a| a.live) {
+    for (a, app) in model.apps.iter().enumerate().filter(|(_, a)| a.live) {
         let doc = &project.docs[app.doc];
         let spec = crate::model::argocd::application_specs(doc)
             .into_iter()
@@ -177,10 +177,21 @@ pub(super) fn chart_values(cx: &Context<'_>, service: &str, out: &mut Vec<Insecu
             .and_then(Node::as_str)
             .filter(|s| !s.contains("{{"))
             .map(str::to_string);
-        for src in &app.sources {
+        for (s, src) in app.sources.iter().enumerate() {
             if let Location::InRepo(dir) = &src.location {
                 if src.kind == SourceKind::Helm {
                     deployed_dirs.insert(dir.as_str());
+                    // The argo-cd chart is in the repository: its rendered objects are in the
+                    // object index, values are not read again.
+                    if cx
+                        .model
+                        .rendered()
+                        .charts_of(a, s)
+                        .iter()
+                        .any(|c| c == ARGO_CD_CHART)
+                    {
+                        continue;
+                    }
                 }
             }
             let Some(values) = &src.values else { continue };

@@ -52,6 +52,20 @@ pub(super) fn find_insecure(cx: &Context<'_>, objs: Objects<'_>, service: &str) 
         chart: None,
         context: None,
     };
+    // An object of the repository, or rendered from one of its charts: then the Application
+    // that renders it, and the Service names that chart gives argocd-server, are known.
+    let of_object = |o: &Object<'_>, span: Span, what: String| {
+        let mut s = plain(span, what, o.namespace.map(str::to_string));
+        if let Some((label, services)) = rendered_context(cx, o) {
+            s.context = Some(label);
+            for name in services {
+                if !s.services.contains(&name) {
+                    s.services.push(name);
+                }
+            }
+        }
+        s
+    };
     // The argocd-cmd-params-cm ConfigMap.
     for cm in objs.named("", "ConfigMap", PARAMS_CM) {
         if let Some(e) = cm
@@ -61,13 +75,19 @@ pub(super) fn find_insecure(cx: &Context<'_>, objs: Objects<'_>, service: &str) 
             .and_then(|d| d.entry("server.insecure"))
             .filter(|e| e.value.scalar_text().is_some_and(is_true))
         {
-            out.push(plain(
-                e.key.span.cover(e.value.span),
+            // A rendered entry's key and value may come from different files.
+            let span = if e.key.span.file == e.value.span.file {
+                e.key.span.cover(e.value.span)
+            } else {
+                e.value.span
+            };
+            out.push(of_object(
+                &cm,
+                span,
                 format!(
                     "`server.insecure: {}` in ConfigMap `{PARAMS_CM}`",
                     value_text(&e.value)
                 ),
-                cm.namespace.map(str::to_string),
             ));
         }
     }
@@ -75,13 +95,13 @@ pub(super) fn find_insecure(cx: &Context<'_>, objs: Objects<'_>, service: &str) 
     for kind in ["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"] {
         for o in objs.of("apps", kind) {
             workload(&o, service, &mut |span, what| {
-                out.push(plain(span, what, o.namespace.map(str::to_string)));
+                out.push(of_object(&o, span, what));
             });
         }
     }
     for o in objs.of("", "Pod") {
         workload(&o, service, &mut |span, what| {
-            out.push(plain(span, what, o.namespace.map(str::to_string)));
+            out.push(of_object(&o, span, what));
         });
     }
     // kustomize: configMapGenerator literals, helmCharts and inline patches.
@@ -112,6 +132,29 @@ pub(super) fn find_insecure(cx: &Context<'_>, objs: Objects<'_>, service: &str) 
     }
     chart_values(cx, service, &mut out);
     out
+}
+
+/// For an object rendered from a chart: "rendered from `templates/x.yaml:N` by Application `a`"
+/// at its first line, and the Services of that rendering that front argocd-server (the chart
+/// names them after the release: `<release>-argocd-server`).
+fn rendered_context(cx: &Context<'_>, o: &Object<'_>) -> Option<((Span, String), Vec<String>)> {
+    let rendered = cx.model.rendered();
+    let meta = rendered.meta.get(o.doc_index.checked_sub(cx.project.docs.len())?)?;
+    let services = rendered
+        .of_source(meta.app, meta.source)
+        .iter()
+        .filter(|d| d.api_version() == Some("v1") && d.k8s_kind() == Some("Service"))
+        .filter_map(|d| {
+            let name = d.name()?;
+            let component = d
+                .root
+                .path(&["metadata", "labels", "app.kubernetes.io/component"])
+                .and_then(Node::as_str);
+            (name.ends_with("-server") && (name.contains("argocd") || component == Some("server")))
+                .then(|| name.to_string())
+        })
+        .collect();
+    Some(((o.doc.span, meta.label.clone()), services))
 }
 
 pub(super) fn value_text(n: &Node) -> String {

@@ -1,0 +1,300 @@
+//! The Kubernetes objects that live Applications deploy from this repository's Helm charts,
+//! rendered in-process ([`super::helm`]) with each source's effective values and release.
+//!
+//! Built on first use ([`super::Model::rendered`]), after the reachability model, only when a
+//! rule asks: every distinct (chart, values, release) is rendered once, in parallel. Argo CD
+//! kinds are not kept here (the resolver renders app-of-apps charts itself). A rendered object
+//! is a [`Document`] whose `file` is the template that wrote it; its nodes point at the values
+//! node that printed them, else at the template text.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use super::helm::{self, Chart, RenderedImage};
+use super::resolve::{ArgoModel, Location, SourceKind};
+use super::{DocKind, Document, Project, argocd, classify};
+
+/// Rendered objects of every live in-repository Helm source.
+#[derive(Debug, Default)]
+pub struct RenderedObjects {
+    /// The objects, grouped by source.
+    pub docs: Vec<Document>,
+    /// Per document (same index): which Application deploys it and how.
+    pub meta: Vec<RenderedMeta>,
+    /// `(app, source)` → its documents' range in `docs`.
+    by_source: HashMap<(usize, usize), Range<usize>>,
+    /// `(app, source)` → the charts its rendering read (the chart and its subcharts), when it
+    /// could be rendered.
+    charts: HashMap<(usize, usize), Vec<String>>,
+}
+
+/// Where a rendered object comes from.
+#[derive(Debug, Clone)]
+pub struct RenderedMeta {
+    /// Index in `ArgoModel::apps`.
+    pub app: usize,
+    /// Index in the Application's sources.
+    pub source: usize,
+    /// `metadata.namespace` when rendered, else the release's (the destination namespace).
+    pub namespace: Option<String>,
+    /// The release's namespace (where Argo CD applies objects that name none).
+    pub release_namespace: String,
+    /// The template and line that wrote it, relative to the chart: `templates/x.yaml:12`.
+    pub template: String,
+    /// "rendered from `templates/x.yaml:12` by Application `a`".
+    pub label: String,
+    /// The container images of a workload.
+    pub images: Vec<RenderedImage>,
+}
+
+impl RenderedObjects {
+    /// The objects one source of one Application renders.
+    #[must_use]
+    pub fn of_source(&self, app: usize, source: usize) -> &[Document] {
+        self.by_source
+            .get(&(app, source))
+            .map_or(&[][..], |r| &self.docs[r.clone()])
+    }
+
+    /// With their metadata.
+    pub fn with_meta(
+        &self,
+        app: usize,
+        source: usize,
+    ) -> impl Iterator<Item = (&Document, &RenderedMeta)> {
+        let r = self.by_source.get(&(app, source)).cloned().unwrap_or(0..0);
+        self.docs[r.clone()].iter().zip(&self.meta[r])
+    }
+
+    /// The names of the charts a source's rendering read.
+    #[must_use]
+    pub fn charts_of(&self, app: usize, source: usize) -> &[String] {
+        self.charts.get(&(app, source)).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// One distinct rendering.
+struct Job<'m> {
+    dir: &'m str,
+    release: &'m helm::Release,
+    vals: &'m super::values::Values,
+    anchor: crate::source::Span,
+    /// `(app, source)` pairs that share it.
+    users: Vec<(usize, usize)>,
+}
+
+fn chart_names(c: &Chart, out: &mut Vec<String>) {
+    out.push(c.name.clone());
+    for s in &c.subcharts {
+        chart_names(s, out);
+    }
+}
+
+fn has_templates(c: &Chart) -> bool {
+    !c.templates.is_empty() || !c.crds.is_empty() || c.subcharts.iter().any(has_templates)
+}
+
+fn same_release(a: &helm::Release, b: &helm::Release) -> bool {
+    a.name == b.name
+        && a.namespace == b.namespace
+        && a.kube_version == b.kube_version
+        && a.api_versions == b.api_versions
+}
+
+/// Renders every live Application's in-repository Helm sources.
+#[must_use]
+pub fn build(project: &Project, argo: &ArgoModel) -> RenderedObjects {
+    // Distinct renderings: same chart folder, release and effective values.
+    let mut jobs: Vec<Job<'_>> = Vec::new();
+    let mut by_dir: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (a, app) in argo.apps.iter().enumerate().filter(|(_, a)| a.live) {
+        for (s, src) in app.sources.iter().enumerate() {
+            let (SourceKind::Helm, Location::InRepo(dir), Some(vals), Some(release)) =
+                (src.kind, &src.location, &src.values, &src.release)
+            else {
+                continue;
+            };
+            let same = by_dir.entry(dir.as_str()).or_default();
+            if let Some(&j) = same
+                .iter()
+                .find(|&&j| same_release(jobs[j].release, release) && jobs[j].vals == vals)
+            {
+                jobs[j].users.push((a, s));
+                continue;
+            }
+            same.push(jobs.len());
+            jobs.push(Job {
+                dir,
+                release,
+                vals,
+                anchor: src.path.as_ref().map_or(src.span, |p| p.span),
+                users: vec![(a, s)],
+            });
+        }
+    }
+    // Each chart folder is read once.
+    let dirs: Vec<&str> = by_dir.keys().copied().collect();
+    let charts: HashMap<&str, Chart> = dirs
+        .par_iter()
+        .filter_map(|d| Some((*d, helm::load(project, d).ok()?)))
+        .collect();
+    // The renderings of one chart folder run in one task, so its templates are parsed once.
+    let groups: Vec<&Vec<usize>> = by_dir.values().collect();
+    let (jobs_ref, charts_ref) = (&jobs, &charts);
+    let mut results: Vec<(usize, Vec<String>, Vec<helm::RenderedDoc>)> = groups
+        .par_iter()
+        .flat_map_iter(|group| {
+            let chart = charts_ref.get(jobs_ref[group[0]].dir);
+            let mut parsed = None;
+            group.iter().map(move |&j| {
+                let job = &jobs_ref[j];
+                let Some(chart) = chart else {
+                    return (j, Vec::new(), Vec::new());
+                };
+                // A chart without templates renders nothing (and names no chart it renders).
+                if !has_templates(chart) {
+                    return (j, Vec::new(), Vec::new());
+                }
+                let mut names = Vec::new();
+                chart_names(chart, &mut names);
+                // A chart that cannot be rendered deploys nothing the rules can see;
+                // app-of-apps charts report it (`argocd/not-rendered`).
+                match helm::render_with(chart, job.vals, job.release, &mut parsed) {
+                    Ok(r) => {
+                        let docs = helm::documents(&r, &project.sources, job.anchor)
+                            .into_iter()
+                            .filter(|d| read_by_rules(&d.root, &job.release.namespace))
+                            .collect();
+                        (j, names, docs)
+                    }
+                    Err(_) => (j, Vec::new(), Vec::new()),
+                }
+            })
+        })
+        .collect();
+    results.sort_by_key(|r| r.0);
+    let mut out = RenderedObjects::default();
+    for (job, (_, names, docs)) in jobs.iter().zip(results) {
+        let mut kept: Vec<helm::RenderedDoc> = docs
+            .into_iter()
+            .filter(|d| {
+                let kind = classify(&d.template, &d.root);
+                kind == DocKind::K8sObject && !argocd::is_argocd_kind(kind)
+            })
+            .collect();
+        for (u, &(a, s)) in job.users.iter().enumerate() {
+            // The last user takes the trees; the others copy them.
+            let last = u + 1 == job.users.len();
+            out.charts.insert((a, s), names.clone());
+            let start = out.docs.len();
+            let app = &argo.apps[a];
+            let prefix = format!("{}/", job.dir);
+            for d in &mut kept {
+                let template = d.template.strip_prefix(&prefix).unwrap_or(&d.template);
+                let root = if last {
+                    std::mem::replace(
+                        &mut d.root,
+                        crate::yaml::Node {
+                            span: job.anchor,
+                            tag: None,
+                            flow: false,
+                            value: crate::yaml::Value::Seq(Vec::new()),
+                        },
+                    )
+                } else {
+                    d.root.clone()
+                };
+                out.docs.push(Document {
+                    file: d.file.unwrap_or(job.anchor.file),
+                    index: 0,
+                    span: d.start,
+                    root,
+                    kind: DocKind::K8sObject,
+                });
+                let written = out.docs[out.docs.len() - 1]
+                    .root
+                    .path(&["metadata", "namespace"])
+                    .and_then(crate::yaml::Node::as_str)
+                    .filter(|n| !n.is_empty());
+                out.meta.push(RenderedMeta {
+                    app: a,
+                    source: s,
+                    namespace: Some(written.unwrap_or(&job.release.namespace).to_string()),
+                    release_namespace: job.release.namespace.clone(),
+                    template: format!("{template}:{}", d.line),
+                    label: format!(
+                        "rendered from `{template}:{}` by Application `{}`",
+                        d.line, app.name
+                    ),
+                    images: d
+                        .images
+                        .iter()
+                        .map(|i| {
+                            let mut i = i.clone();
+                            i.label = match project.sources.templates().get(
+                                (i.written.file.0 as usize)
+                                    .wrapping_sub(project.sources.files().len()),
+                            ) {
+                                Some(t) => format!(
+                                    "rendered from `{}:{}` by Application `{}`",
+                                    t.path.strip_prefix(&prefix).unwrap_or(&t.path),
+                                    t.line_col(i.written.start as usize).line,
+                                    app.name
+                                ),
+                                None => format!(
+                                    "rendered from `{template}:{}` by Application `{}`",
+                                    d.line, app.name
+                                ),
+                            };
+                            i
+                        })
+                        .collect(),
+                });
+            }
+            out.by_source.insert((a, s), start..out.docs.len());
+        }
+    }
+    out
+}
+
+/// Whether a rule reads a rendered object of this kind: workloads (images, argocd-server),
+/// ConfigMaps and Secrets (Argo CD's configuration, tunnels, clusters), Services, routes and
+/// gateways (edge TLS), CRDs, Namespaces, `ArgoCD` instances and OLM Subscriptions; or any
+/// object placed in another namespace than the release's (`argocd/infra-boundary`). The others
+/// (RBAC, ServiceAccounts, PodDisruptionBudgets...) are not kept.
+fn read_by_rules(root: &crate::yaml::Node, release_namespace: &str) -> bool {
+    const KINDS: &[&str] = &[
+        "Deployment",
+        "StatefulSet",
+        "DaemonSet",
+        "ReplicaSet",
+        "Pod",
+        "Job",
+        "CronJob",
+        "ConfigMap",
+        "Secret",
+        "Service",
+        "Ingress",
+        "Route",
+        "HTTPRoute",
+        "GRPCRoute",
+        "TLSRoute",
+        "TCPRoute",
+        "Gateway",
+        "GatewayClass",
+        "ReferenceGrant",
+        "VirtualService",
+        "TunnelBinding",
+        "CustomResourceDefinition",
+        "Namespace",
+        "ArgoCD",
+        "Subscription",
+    ];
+    root.get_str("kind").is_some_and(|k| KINDS.contains(&k))
+        || root
+            .path(&["metadata", "namespace"])
+            .and_then(crate::yaml::Node::as_str)
+            .is_some_and(|n| !n.is_empty() && n != release_namespace)
+}

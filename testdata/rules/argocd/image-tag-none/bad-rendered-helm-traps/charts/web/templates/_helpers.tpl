@@ -1,0 +1,4 @@
+{{- define "web.container" -}}
+- name: web
+  image: {{ .Values.image.repository }}:{{ .Values.image.tag }}
+{{- end -}}
