@@ -269,6 +269,15 @@ impl Exec<'_> {
             }
         };
         if items.is_empty() {
+            // Go binds the declared variables to the collection itself before iterating, so
+            // `{{else}}` sees them with that value (and `=` leaves it assigned).
+            for name in &decl {
+                if b.pipe.is_assign {
+                    self.set_var(name, v.clone());
+                } else {
+                    self.vars.push((name.clone(), v.clone()));
+                }
+            }
             let r = match &b.else_list {
                 Some(e) => self.walk_list(dot, e, out),
                 None => Ok(()),

@@ -4,11 +4,14 @@
 //! helm-python-sdk pyyaml`; `scripts/test` installs it), so a plain `cargo test` lists it as
 //! ignored.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+mod common;
 
-use gotmpl::{Limits, Templates, Value};
+use std::path::PathBuf;
+
+use common::{oracle_available, render_ours, run_oracle, write_chart};
+
+const VALUES: &str = include_str!("charts/values.yaml");
+const HELPERS: &str = include_str!("charts/_helpers.tpl");
 
 /// Cases where this engine knowingly differs from Helm (documented in the crate's README).
 const KNOWN_DIFFERENCES: &[&str] = &[
@@ -37,103 +40,6 @@ fn cases() -> Vec<Case> {
     out
 }
 
-fn map(entries: &[(&str, Value)]) -> Value {
-    Value::map(
-        entries
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect::<BTreeMap<_, _>>(),
-    )
-}
-
-/// What Helm gives a chart named `c` with release `rel` in namespace `ns`.
-fn helm_data(values: Value) -> Value {
-    map(&[
-        ("Values", values),
-        (
-            "Release",
-            map(&[
-                ("Name", Value::str("rel")),
-                ("Namespace", Value::str("ns")),
-                ("Service", Value::str("Helm")),
-                ("Revision", Value::Int(1, None)),
-                ("IsInstall", Value::Bool(false, None)),
-                ("IsUpgrade", Value::Bool(false, None)),
-            ]),
-        ),
-        (
-            "Chart",
-            map(&[
-                ("Name", Value::str("c")),
-                ("Version", Value::str("0.1.0")),
-                ("AppVersion", Value::str("1.0")),
-                ("APIVersion", Value::str("v2")),
-            ]),
-        ),
-        (
-            "Template",
-            map(&[
-                ("Name", Value::str("c/templates/t.yaml")),
-                ("BasePath", Value::str("c/templates")),
-            ]),
-        ),
-    ])
-}
-
-fn write_chart(dir: &Path, template: &str) {
-    let t = dir.join("templates");
-    std::fs::create_dir_all(&t).unwrap();
-    std::fs::write(
-        dir.join("Chart.yaml"),
-        "apiVersion: v2\nname: c\nversion: 0.1.0\nappVersion: \"1.0\"\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join("values.yaml"), include_str!("charts/values.yaml")).unwrap();
-    std::fs::write(t.join("_helpers.tpl"), include_str!("charts/_helpers.tpl")).unwrap();
-    std::fs::write(t.join("t.yaml"), template).unwrap();
-}
-
-fn render_ours(template: &str) -> Result<String, String> {
-    let values =
-        gotmpl::yaml::from_yaml(include_str!("charts/values.yaml")).map_err(|e| e.to_string())?;
-    let mut set = Templates::helm();
-    set.add(
-        "c/templates/_helpers.tpl",
-        include_str!("charts/_helpers.tpl"),
-    )
-    .map_err(|e| e.to_string())?;
-    set.add("c/templates/t.yaml", template)
-        .map_err(|e| e.to_string())?;
-    let limits = Limits {
-        steps: 1_000_000,
-        depth: 200,
-        output_bytes: 1 << 20,
-    };
-    let out = set
-        .render("c/templates/t.yaml", &helm_data(values), &limits)
-        .map_err(|e| e.to_string())?;
-    // Provenance segments: sorted, disjoint, inside the text, on character boundaries.
-    let mut at = 0;
-    for (r, _) in &out.segments {
-        assert!(
-            r.start >= at && r.start < r.end && r.end <= out.text.len(),
-            "{r:?}"
-        );
-        assert!(out.text.is_char_boundary(r.start) && out.text.is_char_boundary(r.end));
-        at = r.end;
-    }
-    Ok(out.text)
-}
-
-fn oracle_available() -> bool {
-    Command::new("python3")
-        .args(["-c", "import helm_python, yaml"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 #[test]
 fn the_suite_has_enough_cases() {
     assert!(cases().len() >= 200, "only {} cases", cases().len());
@@ -153,8 +59,8 @@ fn differential_against_helm() {
     let mut ours = Vec::new();
     for (i, c) in cases.iter().enumerate() {
         let dir = root.join(format!("{i:03}"));
-        write_chart(&dir, &c.template);
-        let r = render_ours(&c.template);
+        write_chart(&dir, &c.template, VALUES, HELPERS);
+        let r = render_ours(&c.template, VALUES, HELPERS);
         batch.push(serde_json::json!({
             "dir": dir.to_string_lossy(),
             "ours": r.as_ref().ok(),
@@ -162,22 +68,7 @@ fn differential_against_helm() {
         }));
         ours.push(r);
     }
-    let mut child = Command::new("python3")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oracle.py"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("python3 runs");
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin
-            .write_all(serde_json::to_string(&batch).unwrap().as_bytes())
-            .unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "oracle failed");
-    let results: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let results = run_oracle(&batch);
     let mut failures = Vec::new();
     let mut same_text = 0;
     for ((c, r), ours) in cases.iter().zip(&results).zip(&ours) {
