@@ -143,7 +143,9 @@ fn format_arg(out: &mut TextBuf, arg: &Value, verb: char, sp: &Spec) {
     out.push_plain(&s);
 }
 
-fn bad_verb(out: &mut String, v: &Value, verb: char) {
+/// Go's `%!verb(type=value)`: the value is printed with `%v` and the same flags, width and
+/// precision (`%5.2f` of "mode" is `%!f(string=   mo)`).
+fn bad_verb(out: &mut String, v: &Value, verb: char, sp: &Spec) {
     out.push_str("%!");
     out.push(verb);
     out.push('(');
@@ -152,7 +154,7 @@ fn bad_verb(out: &mut String, v: &Value, verb: char) {
         _ => {
             out.push_str(&v.type_name());
             out.push('=');
-            write_verb(out, v, 'v', &Spec::default(), 0);
+            write_verb(out, v, 'v', sp, 0);
         }
     }
     out.push(')');
@@ -179,6 +181,10 @@ fn pad(out: &mut String, s: &str, sp: &Spec, numeric: bool) {
         }
         out.extend(std::iter::repeat_n('0', fill));
         out.push_str(rest);
+    } else if sp.zero {
+        // Go pads strings, booleans and `<nil>` with zeros too (`%05s` of "ab" is `000ab`).
+        out.extend(std::iter::repeat_n('0', fill));
+        out.push_str(s);
     } else {
         out.extend(std::iter::repeat_n(' ', fill));
         out.push_str(s);
@@ -195,12 +201,12 @@ fn write_verb(out: &mut String, v: &Value, verb: char, sp: &Spec, depth: usize) 
             if verb == 'v' || depth > 0 {
                 pad(out, "<nil>", sp, false);
             } else {
-                bad_verb(out, v, verb);
+                bad_verb(out, v, verb, sp);
             }
         }
         Value::Bool(b, _) => match verb {
             'v' | 't' => pad(out, if *b { "true" } else { "false" }, sp, false),
-            _ => bad_verb(out, v, verb),
+            _ => bad_verb(out, v, verb, sp),
         },
         Value::Int(i, _) => {
             let i = *i;
@@ -260,7 +266,7 @@ fn write_verb(out: &mut String, v: &Value, verb: char, sp: &Spec, depth: usize) 
                 }
                 'U' => format!("U+{a:04X}"),
                 _ => {
-                    bad_verb(out, v, verb);
+                    bad_verb(out, v, verb, sp);
                     return;
                 }
             };
@@ -268,7 +274,12 @@ fn write_verb(out: &mut String, v: &Value, verb: char, sp: &Spec, depth: usize) 
                 Some(p) if body.len() < p => format!("{}{body}", "0".repeat(p - body.len())),
                 _ => body,
             };
-            pad(out, &format!("{sign}{body}"), sp, sp.prec.is_none());
+            // With a precision, Go ignores the `0` flag and pads with spaces.
+            let sp = Spec {
+                zero: sp.zero && sp.prec.is_none(),
+                ..*sp
+            };
+            pad(out, &format!("{sign}{body}"), &sp, true);
         }
         Value::Float(f, _) => {
             let s = match verb {
@@ -279,7 +290,7 @@ fn write_verb(out: &mut String, v: &Value, verb: char, sp: &Spec, depth: usize) 
                 'f' | 'F' => format!("{:.*}", sp.prec.unwrap_or(6), f),
                 'e' | 'E' => format_e(*f, sp.prec.unwrap_or(6)),
                 _ => {
-                    bad_verb(out, v, verb);
+                    bad_verb(out, v, verb, sp);
                     return;
                 }
             };
@@ -328,7 +339,7 @@ fn write_verb(out: &mut String, v: &Value, verb: char, sp: &Spec, depth: usize) 
                     }
                     pad(out, &h, sp, false);
                 }
-                _ => bad_verb(out, v, verb),
+                _ => bad_verb(out, v, verb, sp),
             }
         }
         Value::List(l) => {

@@ -915,9 +915,18 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
         }
         "nospace" => {
             arity(name, a, 1)?;
-            s(&st(&a[0])?
-                .chars()
-                .filter(|c| !c.is_whitespace())
+            // goutils' DeleteWhiteSpace reads bytes as Latin-1 runes: when it removes any,
+            // non-ASCII text comes out re-encoded ("ü" is "Ã¼"), and the bytes 0x85 and 0xA0
+            // count as spaces. With nothing to remove, the string is returned as it is.
+            let text = st(&a[0])?;
+            let is_space = |b: &u8| matches!(b, b'\t'..=b'\r' | b' ' | 0x85 | 0xa0);
+            if !text.bytes().any(|b| is_space(&b)) {
+                return Ok(a[0].clone());
+            }
+            s(&text
+                .bytes()
+                .filter(|b| !is_space(b))
+                .map(char::from)
                 .collect::<String>())
         }
         "cat" => {
@@ -1110,7 +1119,8 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
             arity(name, a, 1)?;
             let l = list_items("rest", &a[0])?;
             if l.is_empty() {
-                return Ok(Value::Nil);
+                // Sprig returns a nil `[]interface{}`: it prints as `[]`, not as nil.
+                return Ok(Value::list(Vec::new()));
             }
             Ok(Value::list(l[1..].to_vec()))
         }
@@ -1118,7 +1128,8 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
             arity(name, a, 1)?;
             let l = list_items("initial", &a[0])?;
             if l.is_empty() {
-                return Ok(Value::Nil);
+                // Sprig returns a nil `[]interface{}`: it prints as `[]`, not as nil.
+                return Ok(Value::list(Vec::new()));
             }
             Ok(Value::list(l[..l.len() - 1].to_vec()))
         }
@@ -1482,23 +1493,27 @@ fn range_list(start: i64, stop: i64, step: i64) -> F {
 }
 
 fn merge_into(dst: &crate::value::MapRef, src: &BTreeMap<String, Value>, overwrite: bool) {
+    // mergo's rules: a nil source value is skipped (`mergeOverwrite` copies it), maps merge
+    // key by key, and anything else fills a missing or empty destination (or any, when
+    // overwriting).
     for (k, sv) in src {
         let dv = dst.borrow().get(k).cloned();
-        match dv {
-            None => {
-                dst.borrow_mut().insert(k.clone(), sv.clone());
-            }
-            Some(Value::Map(dm)) => {
-                if let Value::Map(sm) = sv {
-                    if !std::rc::Rc::ptr_eq(&dm, sm) {
-                        let sm = sm.borrow().clone();
-                        merge_into(&dm, &sm, overwrite);
-                    }
-                } else if overwrite && !sv.is_empty() {
-                    dst.borrow_mut().insert(k.clone(), sv.clone());
+        match (dv, sv) {
+            (_, Value::Nil) => {
+                if overwrite {
+                    dst.borrow_mut().insert(k.clone(), Value::Nil);
                 }
             }
-            Some(d) => {
+            (Some(Value::Map(dm)), Value::Map(sm)) => {
+                if !std::rc::Rc::ptr_eq(&dm, sm) {
+                    let sm = sm.borrow().clone();
+                    merge_into(&dm, &sm, overwrite);
+                }
+            }
+            (None, sv) => {
+                dst.borrow_mut().insert(k.clone(), sv.clone());
+            }
+            (Some(d), sv) => {
                 if overwrite || d.is_empty() {
                     dst.borrow_mut().insert(k.clone(), sv.clone());
                 }

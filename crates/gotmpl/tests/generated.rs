@@ -398,7 +398,7 @@ impl TemplateGen<'_> {
             ty
         };
         match ty {
-            Ty::Str => match self.rng.below(22) {
+            Ty::Str => match self.rng.below(40) {
                 0 => format!("upper {}", self.arg(Ty::Str, d)),
                 1 => format!("lower {}", self.arg(Ty::Str, d)),
                 2 => format!("trim {}", self.arg(Ty::Str, d)),
@@ -413,7 +413,8 @@ impl TemplateGen<'_> {
                 ),
                 8 => format!("default \"dflt\" {}", self.arg(Ty::Str, d)),
                 9 => format!("toJson {}", self.arg(Ty::Any, d)),
-                10 => format!("toYaml {}", self.arg(Ty::Any, d)),
+                // An atom: go-yaml folds strings longer than 80 columns (README).
+                10 => format!("toYaml {}", self.atom(Ty::Any)),
                 11 => format!("join \",\" {}", self.arg(Ty::List, d)),
                 12 => format!(
                     "ternary {} {} {}",
@@ -441,18 +442,65 @@ impl TemplateGen<'_> {
                     format!("include {} {arg}", json_string(&name))
                 }
                 20 => format!("{} | toYaml | indent 2", self.expr(Ty::Map, d)),
+                21 => format!(
+                    "replace {} {} {}",
+                    self.arg(Ty::Str, 0),
+                    self.arg(Ty::Str, 0),
+                    self.arg(Ty::Str, d)
+                ),
+                22 => format!("trimSuffix \"-\" {}", self.arg(Ty::Str, d)),
+                23 => format!("repeat 2 {}", self.arg(Ty::Str, d)),
+                24 => format!("b64enc {}", self.arg(Ty::Str, d)),
+                25 => format!("sha256sum {}", self.arg(Ty::Str, d)),
+                26 => format!("cat {} {}", self.arg(Ty::Any, d), self.arg(Ty::Any, d)),
+                27 => format!("print {} {}", self.arg(Ty::Any, d), self.arg(Ty::Any, d)),
+                28 => {
+                    // `%x` of a float (hex mantissa) is a known difference: integers only.
+                    if self.rng.chance(20) {
+                        format!("printf \"%x\" {}", self.arg(Ty::Int, d))
+                    } else {
+                        let f = self
+                            .rng
+                            .word(&["%q", "%5.2f", "%t", "%-4s|", "%03d", "%05s"]);
+                        // Not integers: a bad verb names their Go type (`int` or `int64`).
+                        let t = *self
+                            .rng
+                            .pick(&[Ty::Str, Ty::Float, Ty::Bool, Ty::List, Ty::Map]);
+                        format!("printf \"{f}\" {}", self.arg(t, d))
+                    }
+                }
+                29 if self.dollar_is_root => {
+                    let t = self.rng.word(&[
+                        "{{ .Release.Name }}-x",
+                        "{{ .Values | len }}",
+                        "{{ range $k, $v := .Values }}{{ $k }},{{ end }}",
+                    ]);
+                    format!("tpl {} $", json_string(t))
+                }
+                30 => format!("title {}", self.arg(Ty::Str, d)),
+                // Not `snakecase`/`kebabcase`: see the README's known differences.
+                31 => format!("trimPrefix \" \" {}", self.arg(Ty::Str, d)),
+                32 => format!("trunc 3 {}", self.arg(Ty::Str, d)),
+                33 => format!("squote {}", self.arg(Ty::Any, d)),
+                34 => format!("{} | toYaml", self.expr(Ty::List, d)),
+                35 => format!("toString (int {})", self.arg(Ty::Float, d)),
+                36 => format!("nospace {}", self.arg(Ty::Str, d)),
                 _ => format!("toString {}", self.arg(Ty::Any, d)),
             },
-            Ty::Int => match self.rng.below(6) {
+            Ty::Int => match self.rng.below(10) {
                 0 => format!("len {}", self.arg(Ty::List, d)),
                 1 => format!("len {}", self.arg(Ty::Map, d)),
                 2 => format!("len {}", self.arg(Ty::Str, d)),
                 3 => format!("add {} {}", self.arg(Ty::Int, d), self.arg(Ty::Float, d)),
                 4 => format!("sub {} {}", self.arg(Ty::Int, d), self.arg(Ty::Int, d)),
+                5 => format!("int {}", self.arg(Ty::Float, d)),
+                6 => format!("max {} {}", self.arg(Ty::Int, d), self.arg(Ty::Float, d)),
+                7 => format!("atoi {}", self.arg(Ty::Str, d)),
+                8 => format!("int64 {}", self.arg(Ty::Any, d)),
                 _ => format!("mul {} {}", self.arg(Ty::Int, d), self.arg(Ty::Int, d)),
             },
             Ty::Float => self.atom(Ty::Float),
-            Ty::Bool => match self.rng.below(9) {
+            Ty::Bool => match self.rng.below(14) {
                 0 | 1 => {
                     let t = *self.rng.pick(&[Ty::Str, Ty::Int, Ty::Float, Ty::Bool]);
                     let op = self.rng.pick(&["eq", "ne"]);
@@ -467,14 +515,44 @@ impl TemplateGen<'_> {
                 5 => format!("hasKey {} {}", self.arg(Ty::Map, d), self.key()),
                 6 => format!("empty {}", self.arg(Ty::Any, d)),
                 7 => format!("{} | not", self.expr(Ty::Bool, d)),
+                8 => format!("contains \"a\" {}", self.arg(Ty::Str, d)),
+                9 => format!("hasPrefix \"h\" {}", self.arg(Ty::Str, d)),
+                10 => format!("has {} {}", self.arg(Ty::Any, d), self.arg(Ty::List, d)),
+                11 => {
+                    let op = self.rng.word(&["le", "ge"]);
+                    format!("{op} {} {}", self.arg(Ty::Int, d), self.arg(Ty::Int, d))
+                }
+                12 => format!("regexMatch \"^[a-h]\" {}", self.arg(Ty::Str, d)),
                 _ => self.atom(Ty::Bool),
             },
-            Ty::List => match self.rng.below(4) {
+            Ty::List => match self.rng.below(11) {
                 0 => format!("list {} {}", self.arg(Ty::Any, d), self.arg(Ty::Str, d)),
                 1 => format!("keys {} | sortAlpha", self.arg(Ty::Map, d)),
+                2 => format!("splitList \",\" {}", self.arg(Ty::Str, d)),
+                3 => format!("uniq {}", self.arg(Ty::List, d)),
+                // Never empty: Sprig's `concat` of empty lists is a nil list (`null` in `toYaml`).
+                4 => format!(
+                    "concat {} (list {})",
+                    self.arg(Ty::List, d),
+                    self.arg(Ty::Any, d)
+                ),
+                5 => format!("append {} {}", self.arg(Ty::List, d), self.arg(Ty::Any, d)),
+                // Never the `rest` of an empty list: Sprig's nil list is `null` in `toJson`.
+                6 => format!(
+                    "rest (prepend {} {})",
+                    self.arg(Ty::List, d),
+                    self.arg(Ty::Any, d)
+                ),
+                7 => format!("compact {}", self.arg(Ty::List, d)),
+                8 => format!(
+                    "pluck {} {} {}",
+                    self.key(),
+                    self.arg(Ty::Map, d),
+                    self.arg(Ty::Map, d)
+                ),
                 _ => self.atom(Ty::List),
             },
-            Ty::Map => match self.rng.below(3) {
+            Ty::Map => match self.rng.below(8) {
                 0 => format!(
                     "dict {} {} {} {}",
                     self.key(),
@@ -482,9 +560,19 @@ impl TemplateGen<'_> {
                     self.key(),
                     self.arg(Ty::Any, d)
                 ),
+                1 => format!("fromYaml (toYaml {})", self.arg(Ty::Map, d)),
+                2 => format!("fromJson (toJson {})", self.arg(Ty::Map, d)),
+                3 => format!("deepCopy {}", self.arg(Ty::Map, d)),
+                4 => format!(
+                    "merge (dict {} {}) {}",
+                    self.key(),
+                    self.arg(Ty::Any, d),
+                    self.arg(Ty::Map, d)
+                ),
+                5 => format!("omit {} {}", self.arg(Ty::Map, d), self.key()),
                 _ => self.atom(Ty::Map),
             },
-            Ty::Any => match self.rng.below(8) {
+            Ty::Any => match self.rng.below(11) {
                 0 => format!("first {}", self.arg(Ty::List, d)),
                 1 => format!("last {}", self.arg(Ty::List, d)),
                 2 => format!("get {} {}", self.arg(Ty::Map, d), self.key()),
@@ -492,6 +580,15 @@ impl TemplateGen<'_> {
                 4 => format!("coalesce {} {}", self.arg(Ty::Any, d), self.arg(Ty::Any, d)),
                 5 => format!("and {} {}", self.arg(Ty::Bool, d), self.arg(Ty::Any, d)),
                 6 => format!("or {} {}", self.arg(Ty::Any, d), self.arg(Ty::Any, d)),
+                7 => format!("index {} {}", self.arg(Ty::Map, d), self.key()),
+                8 => format!(
+                    // Helm's `dig` fails on `.Values` itself (README, known differences).
+                    "dig {} {} \"dflt\" (fromYaml (toYaml {}))",
+                    self.key(),
+                    self.key(),
+                    self.arg(Ty::Map, d)
+                ),
+                9 => format!("pick {} {}", self.arg(Ty::Map, d), self.key()),
                 _ => self.atom(Ty::Any),
             },
         }
