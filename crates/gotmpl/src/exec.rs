@@ -279,7 +279,12 @@ impl Exec<'_> {
                 }
             }
             let r = match &b.else_list {
-                Some(e) => self.walk_list(dot, e, out),
+                // Go's `range` recovers `{{break}}` even in its `{{else}}` (the parser lets an
+                // enclosing range's `break` be there): it ends the else list, no more.
+                Some(e) => match self.walk_list(dot, e, out) {
+                    Err(Flow::Break) => Ok(()),
+                    r => r,
+                },
                 None => Ok(()),
             };
             self.vars.truncate(mark);

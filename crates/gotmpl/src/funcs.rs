@@ -1313,7 +1313,9 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
                 if std::rc::Rc::ptr_eq(&dst, src) {
                     continue;
                 }
-                merge_into(&dst, &src.borrow(), name.contains("Overwrite"));
+                // A snapshot: `src` may also be reachable from `dst`, which is mutated.
+                let src = src.borrow().clone();
+                merge_into(&dst, &src, name.contains("Overwrite"));
             }
             Ok(Value::Map(dst))
         }

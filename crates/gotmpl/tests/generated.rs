@@ -270,6 +270,8 @@ struct TemplateGen<'a> {
     defines: Vec<(String, bool)>,
     next_var: usize,
     next_line: usize,
+    /// How many `range` bodies enclose the current statement (`break`/`continue` need one).
+    in_range: u32,
 }
 
 impl TemplateGen<'_> {
@@ -517,7 +519,8 @@ impl TemplateGen<'_> {
                 7 => format!("{} | not", self.expr(Ty::Bool, d)),
                 8 => format!("contains \"a\" {}", self.arg(Ty::Str, d)),
                 9 => format!("hasPrefix \"h\" {}", self.arg(Ty::Str, d)),
-                10 => format!("has {} {}", self.arg(Ty::Any, d), self.arg(Ty::List, d)),
+                // A string needle: `int` vs `int64` is a known difference for `has`.
+                10 => format!("has {} {}", self.arg(Ty::Str, d), self.arg(Ty::List, d)),
                 11 => {
                     let op = self.rng.word(&["le", "ge"]);
                     format!("{op} {} {}", self.arg(Ty::Int, d), self.arg(Ty::Int, d))
@@ -623,7 +626,7 @@ impl TemplateGen<'_> {
         let roll = if depth == 0 {
             self.rng.below(4)
         } else {
-            self.rng.below(10)
+            self.rng.below(14)
         };
         match roll {
             0 | 1 => {
@@ -695,7 +698,9 @@ impl TemplateGen<'_> {
                 out.push_str(&self.action(&head));
                 out.push('\n');
                 self.dot.push(Dot::Of(elem, Ty::Any));
+                self.in_range += 1;
                 self.block(depth - 1, out);
+                self.in_range -= 1;
                 self.dot.pop();
                 if self.rng.chance(20) {
                     out.push_str(&self.action("else"));
@@ -715,12 +720,70 @@ impl TemplateGen<'_> {
                 self.block(depth - 1, out);
                 self.dot.pop();
                 if self.rng.chance(30) {
+                    let e = self.expr(ty, 2);
+                    out.push_str(&self.action(&format!("else with {e}")));
+                    out.push('\n');
+                    self.dot.push(Dot::Of(ty, Ty::Any));
+                    self.block(depth - 1, out);
+                    self.dot.pop();
+                }
+                if self.rng.chance(30) {
                     out.push_str(&self.action("else"));
                     out.push('\n');
                     self.block(depth - 1, out);
                 }
                 out.push_str(&self.action("end"));
                 out.push('\n');
+            }
+            9 => {
+                // Go 1.22's range over an integer.
+                let n = self.rng.below(4);
+                self.scopes.push(Vec::new());
+                let head = if self.rng.chance(50) {
+                    format!("range {n}")
+                } else {
+                    let v = self.new_var(Ty::Int, Ty::Any);
+                    format!("range {v} := {n}")
+                };
+                out.push_str(&self.action(&head));
+                out.push('\n');
+                self.dot.push(Dot::Of(Ty::Int, Ty::Any));
+                self.in_range += 1;
+                self.block(depth - 1, out);
+                self.in_range -= 1;
+                self.dot.pop();
+                self.scopes.pop();
+                out.push_str(&self.action("end"));
+                out.push('\n');
+            }
+            10 if self.in_range > 0 => {
+                let c = self.expr(Ty::Bool, 1);
+                let flow = self.rng.word(&["break", "continue"]);
+                let _ = writeln!(out, "{{{{ if {c} }}}}{{{{ {flow} }}}}{{{{ end }}}}");
+            }
+            11 => {
+                // A comment touches its delimiters, or is separated from trim markers.
+                let comment = *self.rng.pick(&[
+                    "{{/* a comment */}}",
+                    "{{- /* a comment */}}",
+                    "{{/* a comment */ -}}",
+                    "{{- /* a comment */ -}}",
+                ]);
+                let _ = writeln!(out, "{comment}");
+            }
+            12 if !self.defines.is_empty() => {
+                let (name, wants_root) = self.rng.pick(&self.defines).clone();
+                let arg = if wants_root {
+                    if self.dollar_is_root {
+                        "$".to_string()
+                    } else {
+                        "dict".to_string()
+                    }
+                } else {
+                    self.arg(Ty::Any, 1)
+                };
+                let a = self.action(&format!("template {} {arg}", json_string(&name)));
+                let _ = writeln!(out, "{a}");
             }
             _ => {
                 let _ = writeln!(
@@ -757,6 +820,7 @@ fn generate(seed: u64) -> Case {
         defines: Vec::new(),
         next_var: 0,
         next_line: 0,
+        in_range: 0,
     };
     let mut template = String::new();
     for n in 0..g.rng.below(3) {
