@@ -983,3 +983,34 @@ fn rego_syntax_errors_show_the_message_and_suggest_the_other_syntax_only_when_it
         Some(0)
     );
 }
+
+#[test]
+fn verbose_prints_each_phase_with_its_memory_and_a_released_text_still_shows_its_finding() {
+    // A plain manifest's text is released after the load and read again to show its finding.
+    let dirty = repo(&[
+        ("app.yaml", BAD_APP),
+        (
+            "deploy.yaml",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {a: 1, a: 2}\n",
+        ),
+    ]);
+    let out = run(&["check", "--verbose", "--fail-on", "never"], dirty.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for phase in [
+        "walk",
+        "read, parse, kustomize",
+        "rules: documents",
+        "rules: repository",
+    ] {
+        assert!(
+            stderr.contains(&format!("timing: {phase} ")),
+            "no `{phase}` line in:\n{stderr}"
+        );
+    }
+    assert!(stderr.contains(" MiB"), "no memory figure in:\n{stderr}");
+    let text = stdout(&out);
+    assert!(
+        text.contains("deploy.yaml:4:") && text.contains("spec: {a: 1, a: 2}"),
+        "the released file's finding shows its source line:\n{text}"
+    );
+}
