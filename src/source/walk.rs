@@ -212,31 +212,43 @@ pub fn chart_templates(root: &Path, dirs: &[&str]) -> Vec<Found> {
         } else {
             format!("{dir}/templates")
         };
-        let mut stack = vec![base];
-        let mut found = 0;
-        while let Some(rel) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(root.join(&rel)) else {
-                continue;
-            };
-            for e in entries.filter_map(Result::ok) {
-                let Ok(meta) = std::fs::symlink_metadata(e.path()) else {
-                    continue;
-                };
-                let child = format!("{rel}/{}", e.file_name().to_string_lossy());
-                if meta.is_dir() {
-                    stack.push(child);
-                } else if meta.is_file() && found < MAX_CHART_TEMPLATES {
-                    found += 1;
-                    out.push(Found {
-                        abs: root.join(&child),
-                        rel: child,
-                    });
-                }
-            }
+        for (rel, _) in regular_files_under(root, &base, MAX_CHART_TEMPLATES) {
+            out.push(Found {
+                abs: root.join(&rel),
+                rel,
+            });
         }
     }
     out.sort();
     out.dedup();
+    out
+}
+
+/// The regular files under `root/rel` (symbolic links not followed), as (`rel/...`, size), at
+/// most `limit` of them, in no particular order.
+#[must_use]
+pub fn regular_files_under(root: &Path, rel: &str, limit: usize) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut stack = vec![rel.to_string()];
+    while let Some(rel) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(root.join(&rel)) else {
+            continue;
+        };
+        for e in entries.filter_map(Result::ok) {
+            let Ok(meta) = std::fs::symlink_metadata(e.path()) else {
+                continue;
+            };
+            let child = format!("{rel}/{}", e.file_name().to_string_lossy());
+            if meta.is_dir() {
+                stack.push(child);
+            } else if meta.is_file() {
+                if out.len() == limit {
+                    return out;
+                }
+                out.push((child, meta.len()));
+            }
+        }
+    }
     out
 }
 

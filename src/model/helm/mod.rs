@@ -645,30 +645,14 @@ fn files_under<'p>(
 
 /// Reads every regular file under `base/sub` (no symlinks), sorted, as (`sub/...`, text).
 fn read_tree(base: &Path, sub: &str, out: &mut Vec<(String, String)>) -> Result<(), String> {
-    let mut stack = vec![sub.to_string()];
-    let mut found = Vec::new();
-    while let Some(rel) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(base.join(&rel)) else {
-            continue;
-        };
-        for e in entries.filter_map(Result::ok) {
-            let Ok(meta) = std::fs::symlink_metadata(e.path()) else {
-                continue;
-            };
-            let child = format!("{rel}/{}", e.file_name().to_string_lossy());
-            if meta.is_dir() {
-                stack.push(child);
-            } else if meta.is_file() {
-                if meta.len() > MAX_TEMPLATE_BYTES {
-                    return Err(format!("{child} is larger than {MAX_TEMPLATE_BYTES} bytes"));
-                }
-                found.push(child);
-                if found.len() > MAX_TEMPLATE_FILES {
-                    return Err(format!("more than {MAX_TEMPLATE_FILES} files in {sub}/"));
-                }
-            }
-        }
+    let listed = crate::source::walk::regular_files_under(base, sub, MAX_TEMPLATE_FILES + 1);
+    if listed.len() > MAX_TEMPLATE_FILES {
+        return Err(format!("more than {MAX_TEMPLATE_FILES} files in {sub}/"));
     }
+    if let Some((child, _)) = listed.iter().find(|(_, len)| *len > MAX_TEMPLATE_BYTES) {
+        return Err(format!("{child} is larger than {MAX_TEMPLATE_BYTES} bytes"));
+    }
+    let mut found: Vec<String> = listed.into_iter().map(|(rel, _)| rel).collect();
     found.sort();
     for rel in found {
         // A file that is not UTF-8 text (an image under templates/) is skipped, as a template.
