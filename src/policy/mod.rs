@@ -234,8 +234,6 @@ pub struct PolicySet {
     pub uses_location: bool,
     /// Some policy mentions `gitops` (`data.gitops`, a `gitops.repo` package): the model is built.
     pub mentions_gitops: bool,
-    /// Some policy mentions `values`: the model includes effective Helm values.
-    pub mentions_values: bool,
     /// The keys of `data.gitops` objects these policies can read (see [`data::Fields`]).
     pub fields: data::Fields,
 }
@@ -470,7 +468,6 @@ impl PolicySet {
         let mut packages: BTreeMap<String, Package> = BTreeMap::new();
         let mut uses_location = false;
         let mut mentions_gitops = false;
-        let mut mentions_values = false;
         let mut fields = data::Fields::none();
         for f in files {
             if let Some((at, name, why)) = forbidden_call(&f.text) {
@@ -513,7 +510,6 @@ impl PolicySet {
             // Tests do not run in `check`: what they mention does not count.
             if !f.path.ends_with("_test.rego") {
                 mentions_gitops |= f.text.contains("gitops");
-                mentions_values |= f.text.contains("values");
                 fields.add_policy_text(&f.text);
             }
             let mut rules: BTreeSet<String> = p.rules.iter().cloned().collect();
@@ -546,7 +542,6 @@ impl PolicySet {
             packages,
             uses_location,
             mentions_gitops,
-            mentions_values,
             fields,
         })
     }
