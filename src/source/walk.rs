@@ -93,16 +93,16 @@ pub fn is_yaml_name(name: &str) -> bool {
 #[must_use]
 pub fn discover(root: &Path, filter: &Filter) -> (Vec<Found>, Vec<WalkProblem>) {
     let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let mut found = Vec::new();
-    let mut problems = Vec::new();
     let filter_for_dirs = filter.clone();
     let root_for_filter = root.to_path_buf();
+    // The walk runs on as many threads as the rest of the run (`-j`); the order of what it
+    // finds does not matter, both lists are sorted.
     let walker = ignore::WalkBuilder::new(root)
         .hidden(false)
         .require_git(false)
         .follow_links(false)
         .git_global(false)
-        .sort_by_file_name(std::cmp::Ord::cmp)
+        .threads(rayon::current_num_threads())
         .filter_entry(move |e| {
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());
             if !is_dir {
@@ -125,76 +125,98 @@ pub fn discover(root: &Path, filter: &Filter) -> (Vec<Found>, Vec<WalkProblem>) 
             let rel = relative(&root_for_filter, e.path());
             rel.is_empty() || !filter_for_dirs.excludes_dir(&rel)
         })
-        .build();
-    for entry in walker {
-        let entry = match entry {
-            Ok(e) => e,
-            Err(err) => {
-                let path = error_path(&err).unwrap_or_else(|| root.to_path_buf());
-                problems.push(WalkProblem {
-                    rel: relative(root, &path),
-                    abs: path,
-                    reason: walk_reason(&err),
-                    skipped: false,
-                });
-                continue;
+        .build_parallel();
+    let out = std::sync::Mutex::new((Vec::new(), Vec::new()));
+    walker.run(|| {
+        let out = &out;
+        let canonical_root = &canonical_root;
+        Box::new(move |entry| {
+            let seen = visit(root, canonical_root, filter, entry);
+            if let Some(seen) = seen {
+                let mut lists = out
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                match seen {
+                    Ok(found) => lists.0.push(found),
+                    Err(problem) => lists.1.push(problem),
+                }
             }
-        };
-        let Some(ft) = entry.file_type() else {
-            continue;
-        };
-        let name = entry.file_name().to_string_lossy();
-        if ft.is_dir() || !is_yaml_name(&name) {
-            continue;
+            ignore::WalkState::Continue
+        })
+    });
+    let (mut found, mut problems): (Vec<Found>, Vec<WalkProblem>) = out
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    found.sort();
+    problems.sort_by(|a, b| a.rel.cmp(&b.rel));
+    (found, problems)
+}
+
+/// One entry of the walk: a YAML file to read, a problem to report, or nothing.
+fn visit(
+    root: &Path,
+    canonical_root: &Path,
+    filter: &Filter,
+    entry: Result<ignore::DirEntry, ignore::Error>,
+) -> Option<Result<Found, WalkProblem>> {
+    let entry = match entry {
+        Ok(e) => e,
+        Err(err) => {
+            let path = error_path(&err).unwrap_or_else(|| root.to_path_buf());
+            return Some(Err(WalkProblem {
+                rel: relative(root, &path),
+                abs: path,
+                reason: walk_reason(&err),
+                skipped: false,
+            }));
         }
-        let rel = relative(root, entry.path());
-        if rel.is_empty() || !filter.accepts(&rel) {
-            continue;
-        }
-        let problem = |reason: String, skipped: bool| WalkProblem {
+    };
+    let ft = entry.file_type()?;
+    let name = entry.file_name().to_string_lossy();
+    if ft.is_dir() || !is_yaml_name(&name) {
+        return None;
+    }
+    let rel = relative(root, entry.path());
+    if rel.is_empty() || !filter.accepts(&rel) {
+        return None;
+    }
+    let problem = |reason: String, skipped: bool| {
+        Some(Err(WalkProblem {
             rel: rel.clone(),
             abs: entry.path().to_path_buf(),
             reason,
             skipped,
-        };
-        if ft.is_symlink() {
-            // Follow a file link only when its target stays inside the root.
-            match entry.path().canonicalize() {
-                Ok(target) if !target.starts_with(&canonical_root) => {
-                    problems.push(problem(
-                        "symbolic link to a file outside the repository root; not followed".into(),
-                        true,
-                    ));
-                    continue;
-                }
-                Ok(target) if target.is_file() => {}
-                Ok(_) => {
-                    problems.push(problem(
-                        "symbolic link to something that is not a regular file".into(),
-                        false,
-                    ));
-                    continue;
-                }
-                Err(e) => {
-                    problems.push(problem(format!("broken symbolic link ({e})"), false));
-                    continue;
-                }
+        }))
+    };
+    if ft.is_symlink() {
+        // Follow a file link only when its target stays inside the root.
+        match entry.path().canonicalize() {
+            Ok(target) if !target.starts_with(canonical_root) => {
+                return problem(
+                    "symbolic link to a file outside the repository root; not followed".into(),
+                    true,
+                );
             }
-        } else if !ft.is_file() {
-            // Reading a FIFO would block forever; devices and sockets are not files either.
-            problems.push(problem(
-                "not a regular file (a FIFO, socket or device)".into(),
-                false,
-            ));
-            continue;
+            Ok(target) if target.is_file() => {}
+            Ok(_) => {
+                return problem(
+                    "symbolic link to something that is not a regular file".into(),
+                    false,
+                );
+            }
+            Err(e) => return problem(format!("broken symbolic link ({e})"), false),
         }
-        found.push(Found {
-            rel,
-            abs: entry.path().to_path_buf(),
-        });
+    } else if !ft.is_file() {
+        // Reading a FIFO would block forever; devices and sockets are not files either.
+        return problem(
+            "not a regular file (a FIFO, socket or device)".into(),
+            false,
+        );
     }
-    found.sort();
-    (found, problems)
+    Some(Ok(Found {
+        abs: entry.path().to_path_buf(),
+        rel,
+    }))
 }
 
 /// Files of one chart's `templates/` folder kept for rendering, at most.
