@@ -271,13 +271,34 @@ fn archives_and_import_values_render() {
     );
 }
 
+/// Runs the Python `script` (the Helm oracle) on `batch` as JSON on its standard input and
+/// returns its JSON answer, one result per case.
+fn run_oracle(script: &str, batch: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(serde_json::to_string(batch).unwrap().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "oracle failed");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// Each chart case rendered by Helm (the `helm-python-sdk` wheel) and by us: the same YAML
 /// documents.
 #[test]
 #[ignore = "needs helm-python-sdk (scripts/test installs it)"]
 fn archives_and_import_values_agree_with_helm() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
+    use std::process::Command;
     let ok = Command::new("python3")
         .args(["-c", "import helm_python, yaml"])
         .status()
@@ -317,21 +338,7 @@ for case in json.load(sys.stdin):
     out.append({"same": same, "helm": helm, "helm_error": err})
 json.dump(out, sys.stdout)
 "#;
-    let mut child = Command::new("python3")
-        .args(["-c", script])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(serde_json::to_string(&batch).unwrap().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "oracle failed");
-    let results: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let results = run_oracle(script, &batch);
     // The resolver merges the user's layers before rendering, so a user's `null` has already
     // deleted its key and cannot delete a default that a subchart or an import adds later.
     const KNOWN_DIFFERENCES: &[&str] = &["user-null-deletes-an-imported-key"];
@@ -546,8 +553,6 @@ fn built_in_argocd_apps_renders_every_case() {
 #[test]
 #[ignore = "needs helm-python-sdk (scripts/test installs it)"]
 fn built_in_argocd_apps_agrees_with_helm() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/model/helm/argocd_apps");
     let mut keep = Vec::new();
     let mut batch = Vec::new();
@@ -600,21 +605,7 @@ for case in json.load(sys.stdin):
     out.append({"same": same, "helm": helm, "helm_error": err})
 json.dump(out, sys.stdout)
 "#;
-    let mut child = Command::new("python3")
-        .args(["-c", script])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(serde_json::to_string(&batch).unwrap().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "oracle failed");
-    let results: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let results = run_oracle(script, &batch);
     let failures: Vec<String> = results
         .iter()
         .zip(&batch)

@@ -266,15 +266,7 @@ fn from_files(
             templates.push((p.clone(), t));
         } else if p.starts_with("crds/") {
             crds.push((p.clone(), t));
-        } else if !matches!(
-            p.as_str(),
-            "Chart.yaml"
-                | "Chart.lock"
-                | "values.yaml"
-                | "values.schema.json"
-                | "requirements.yaml"
-                | "requirements.lock"
-        ) {
+        } else if !is_chart_metadata(p) {
             other.push((p.clone(), t));
         }
     }
@@ -507,17 +499,8 @@ fn load_at(project: &Project, dir: &str, depth: usize) -> Result<Chart, RenderEr
         .into_iter()
         .filter_map(|(p, t)| {
             let p = p.strip_prefix("./").unwrap_or(&p).to_string();
-            let hidden = p.starts_with("templates/")
-                || p.starts_with("charts/")
-                || matches!(
-                    p.as_str(),
-                    "Chart.yaml"
-                        | "Chart.lock"
-                        | "values.yaml"
-                        | "values.schema.json"
-                        | "requirements.yaml"
-                        | "requirements.lock"
-                );
+            let hidden =
+                p.starts_with("templates/") || p.starts_with("charts/") || is_chart_metadata(&p);
             (!hidden).then_some((p, t))
         })
         .collect();
@@ -641,6 +624,19 @@ fn files_under<'p>(
     files[start..]
         .iter()
         .take_while(move |f| f.path.starts_with(&prefix))
+}
+
+/// A chart's own description and defaults, which `.Files` does not list.
+fn is_chart_metadata(path: &str) -> bool {
+    matches!(
+        path,
+        "Chart.yaml"
+            | "Chart.lock"
+            | "values.yaml"
+            | "values.schema.json"
+            | "requirements.yaml"
+            | "requirements.lock"
+    )
 }
 
 /// Reads every regular file under `base/sub` (no symlinks), sorted, as (`sub/...`, text).
