@@ -504,7 +504,7 @@ impl<'p> Resolver<'p> {
             out.location = Location::External;
             out.kind = SourceKind::Chart;
             // Value files of an external chart: only `$ref` ones can be in this repository.
-            let mut vals = Values::Map(Vec::new());
+            let mut vals = Values::empty_map();
             let complete = match src.get("helm") {
                 Some(helm) => self.helm_values(app, helm, None, refs, &mut vals, &mut out.files),
                 None => true,
@@ -557,7 +557,7 @@ impl<'p> Resolver<'p> {
                         (src.get("helm"), &explicit_kinds(src)[..])
                     {
                         out.kind = SourceKind::Helm;
-                        let mut vals = Values::Map(Vec::new());
+                        let mut vals = Values::empty_map();
                         if self.helm_values(app, helm, None, refs, &mut vals, &mut out.files) {
                             self.collect_tags(app, &vals);
                             out.values = Some(vals);
@@ -589,7 +589,7 @@ impl<'p> Resolver<'p> {
         out.kind = self.source_kind(src, &dir);
         match out.kind {
             SourceKind::Helm => {
-                let mut vals = Values::Map(Vec::new());
+                let mut vals = Values::empty_map();
                 let default = join(&dir, "values.yaml").unwrap_or_default();
                 if let Some(f) = self.project.file_by_path(&default) {
                     out.files.push(f.id);
@@ -649,9 +649,9 @@ impl<'p> Resolver<'p> {
             .project
             .file_docs(file)
             .first()
-            .map_or(Values::Map(Vec::new()), |d| {
+            .map_or(Values::empty_map(), |d| {
                 match Values::from_node(&d.root, None) {
-                    Values::Null => Values::Map(Vec::new()),
+                    Values::Null => Values::empty_map(),
                     v => v,
                 }
             });
@@ -1091,11 +1091,11 @@ impl<'p> Resolver<'p> {
                 join(&k.dir, rel)
                     .and_then(|p| r.project.file_by_path(&p))
                     .map(|f| f.id)
-                    .map_or(Values::Map(Vec::new()), |id| r.values_of(id))
+                    .map_or(Values::empty_map(), |id| r.values_of(id))
             };
             let mut vals = hc
                 .get_str("valuesFile")
-                .map_or(Values::Map(Vec::new()), |f| file_values(self, f));
+                .map_or(Values::empty_map(), |f| file_values(self, f));
             if let Some(inline) = hc.get("valuesInline").filter(|n| n.as_map().is_some()) {
                 let inline = Values::from_node(inline, None);
                 match hc.get_str("valuesMerge").unwrap_or("override") {

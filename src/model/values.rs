@@ -1,10 +1,20 @@
 //! Helm values with provenance: every leaf remembers the node that set it, so a rule can point
 //! at the values file line, the `valuesObject` entry or the parameter that wins.
 
+use std::sync::Arc;
+
 use crate::source::Span;
-use crate::yaml::{Node, Resolved, Value};
+use crate::yaml::{Node, Resolved, ScalarText, Value};
+
+/// A map's entries, in the order first written.
+pub type Entries = Vec<(ScalarText, Values)>;
 
 /// A values tree. Nulls are kept while merging (they delete keys) and dropped from results.
+///
+/// Collections are shared (`Arc`): a values file is converted once and every Application that
+/// reads it, and every merge that keeps a subtree, holds the same nodes. A merge copies only
+/// the maps on the path to what it changes (copy on write), so the effective values of
+/// thousands of sources cost little more than the files they come from.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Values {
     Null,
@@ -15,11 +25,23 @@ pub enum Values {
         span: Span,
     },
     /// A sequence and its items (nulls kept as [`Values::Null`]).
-    Seq(Span, Vec<Values>),
-    Map(Vec<(crate::yaml::ScalarText, Values)>),
+    Seq(Span, Arc<[Values]>),
+    Map(Arc<Entries>),
 }
 
 impl Values {
+    /// An empty map: the values of a chart that has none.
+    #[must_use]
+    pub fn empty_map() -> Values {
+        Values::Map(Arc::default())
+    }
+
+    /// A map of `entries`.
+    #[must_use]
+    pub fn map(entries: Entries) -> Values {
+        Values::Map(Arc::new(entries))
+    }
+
     /// Converts a YAML node. Every leaf keeps its span; `span_override` replaces it (for
     /// nodes parsed from a string whose spans cannot be mapped into the file).
     #[must_use]
@@ -41,8 +63,7 @@ impl Values {
                     .collect(),
             ),
             Value::Map(entries) => {
-                let mut out: Vec<(crate::yaml::ScalarText, Values)> =
-                    Vec::with_capacity(entries.len());
+                let mut out: Entries = Vec::with_capacity(entries.len());
                 for e in entries {
                     let Some(k) = e.key.scalar_text() else {
                         continue;
@@ -54,17 +75,25 @@ impl Values {
                         out.push((k.into(), v));
                     }
                 }
-                Values::Map(out)
+                Values::map(out)
             }
         }
     }
 
     /// Deep-merges `over` into `self` the way Helm coalesces values: maps merge key by key,
-    /// anything else is replaced, and a null in `over` deletes the key.
+    /// anything else is replaced, and a null in `over` deletes the key. Subtrees of `over` that
+    /// are taken whole are shared, not copied.
     pub fn merge(&mut self, over: Values) {
         match (self, over) {
+            (Values::Map(base), Values::Map(over)) if base.is_empty() => {
+                *base = Values::Map(over).without_nulls().into_entries();
+            }
             (Values::Map(base), Values::Map(over)) => {
-                for (k, v) in over {
+                if over.is_empty() {
+                    return;
+                }
+                let base = Arc::make_mut(base);
+                for (k, v) in owned_entries(over) {
                     let pos = base.iter().position(|(key, _)| *key == k);
                     match (pos, v) {
                         (Some(i), Values::Null) => {
@@ -80,15 +109,33 @@ impl Values {
         }
     }
 
+    /// The map's entries shared as they are (a non-map: none).
+    fn into_entries(self) -> Arc<Entries> {
+        match self {
+            Values::Map(m) => m,
+            _ => Arc::default(),
+        }
+    }
+
     fn without_nulls(self) -> Values {
         match self {
-            Values::Map(m) => Values::Map(
-                m.into_iter()
+            Values::Map(m) if m.iter().any(|(_, v)| v.holds_null_entry()) => Values::map(
+                owned_entries(m)
+                    .into_iter()
                     .filter(|(_, v)| *v != Values::Null)
                     .map(|(k, v)| (k, v.without_nulls()))
                     .collect(),
             ),
             v => v,
+        }
+    }
+
+    /// Is this a null, or a map with a null entry at any depth (what `without_nulls` drops)?
+    fn holds_null_entry(&self) -> bool {
+        match self {
+            Values::Null => true,
+            Values::Map(m) => m.iter().any(|(_, v)| v.holds_null_entry()),
+            _ => false,
         }
     }
 
@@ -101,7 +148,7 @@ impl Values {
         }
         let mut over = value;
         for k in keys.into_iter().rev() {
-            over = Values::Map(vec![(k.into(), over)]);
+            over = Values::map(vec![(k.into(), over)]);
         }
         self.merge(over);
     }
@@ -182,6 +229,12 @@ impl Values {
     }
 }
 
+/// The entries of a shared map: taken when this is the only holder, else cloned (a shallow
+/// copy: the entries' own collections stay shared).
+fn owned_entries(m: Arc<Entries>) -> Entries {
+    Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone())
+}
+
 /// Splits a Helm `--set` name on unescaped dots.
 #[must_use]
 pub fn split_set_path(name: &str) -> Vec<String> {
@@ -225,7 +278,7 @@ fn walk_tags<'v>(values: &'v Values, path: &mut Vec<&'v str>, out: &mut Vec<Imag
     let Values::Map(entries) = values else {
         return;
     };
-    for (k, v) in entries {
+    for (k, v) in entries.iter() {
         path.push(k);
         let is_image_key = k.to_ascii_lowercase().ends_with("image");
         match v {
@@ -295,6 +348,35 @@ mod tests {
         assert_eq!(tags(&base), vec![("image.tag".into(), "none".into())]);
         base.merge(v("image: {tag: null}\n"));
         assert!(tags(&base).is_empty());
+    }
+
+    #[test]
+    fn merge_shares_what_it_does_not_change() {
+        let file = v("image:\n  repository: r\n  tag: none\nresources:\n  limits: {cpu: 1}\n");
+        let mut effective = Values::empty_map();
+        effective.merge(file.clone());
+        effective.set_path("image.tag", v("v1"));
+        let shared = |a: &Values, b: &Values| match (a, b) {
+            (Values::Map(a), Values::Map(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        assert!(shared(
+            file.get("resources").unwrap(),
+            effective.get("resources").unwrap()
+        ));
+        assert!(!shared(
+            file.get("image").unwrap(),
+            effective.get("image").unwrap()
+        ));
+        assert_eq!(tags(&file), vec![("image.tag".into(), "none".into())]);
+        assert_eq!(tags(&effective), vec![("image.tag".into(), "v1".into())]);
+        effective.merge(v("resources: {limits: null}\n"));
+        assert_eq!(
+            file.path(&["resources", "limits", "cpu"])
+                .and_then(Values::text),
+            Some("1")
+        );
+        assert!(effective.path(&["resources", "limits"]).is_none());
     }
 
     #[test]

@@ -148,7 +148,7 @@ pub fn chart(dir: &str, form: Form) -> Chart {
         dir: dir.to_string(),
         name: CHART.to_string(),
         metadata,
-        defaults: Values::Map(Vec::new()),
+        defaults: Values::empty_map(),
         templates,
         crds: Vec::new(),
         files: Vec::new(),

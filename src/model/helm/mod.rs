@@ -227,9 +227,9 @@ fn from_files(
     let dir = format!("{dir}/{name}");
     let defaults = text("values.yaml")
         .and_then(parse)
-        .map_or(Values::Map(Vec::new()), |r| {
+        .map_or(Values::empty_map(), |r| {
             match Values::from_node(&r, Some(anchor)) {
-                Values::Null => Values::Map(Vec::new()),
+                Values::Null => Values::empty_map(),
                 v => v,
             }
         });
@@ -461,9 +461,7 @@ fn load_at(project: &Project, dir: &str, depth: usize) -> Result<Chart, RenderEr
     let defaults = join(dir, "values.yaml")
         .and_then(|p| project.file_by_path(&p))
         .and_then(|f| project.file_docs(f.id).first())
-        .map_or(Values::Map(Vec::new()), |d| {
-            Values::from_node(&d.root, None)
-        });
+        .map_or(Values::empty_map(), |d| Values::from_node(&d.root, None));
     // Templates were read with the repository (`SourceDb::templates`); `crds/` holds YAML.
     let rel_to_chart = |path: &str| -> String {
         if dir.is_empty() {

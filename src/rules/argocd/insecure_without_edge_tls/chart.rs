@@ -303,7 +303,7 @@ pub(super) fn kustomize_helm_charts(
         if Field::text(&hc.name) != Some(ARGO_CD_CHART) {
             continue;
         }
-        let mut values = Values::Map(Vec::new());
+        let mut values = Values::empty_map();
         let mut origin = "kustomize helmCharts `argo-cd`".to_string();
         if let Some((_, Reference::File(f))) = &hc.values_file {
             if let Some(d) = project.file_docs(*f).first() {
