@@ -706,6 +706,16 @@ fn parse_file(id: FileId, rel: String, abs: PathBuf, text: String) -> Loaded {
     }
 }
 
+/// Frees `value` on another thread: the run's facts and Rego engines are millions of small
+/// allocations, and the report need not wait for them (a process that exits first does not
+/// free them at all).
+fn drop_in_background<T: Send + 'static>(value: T) {
+    // A thread that cannot start drops its closure, and so the value, here.
+    let _ = std::thread::Builder::new()
+        .name("gitops-lint-drop".into())
+        .spawn(move || drop(value));
+}
+
 /// Runs every enabled rule, Rust and Rego, on a loaded project and builds the report (before
 /// path filtering). One path for every rule: each document is offered to each rule that
 /// applies to it, then each rule runs once on the whole repository; every finding is then
@@ -775,6 +785,7 @@ fn check_project(
             })
             .collect();
         let related = scope.map(|s| s.related_files(&model)).unwrap_or_default();
+        drop_in_background((model.into_facts(), policy_rules));
         (raw, notes, related)
     };
     timer.mark("rules: repository");

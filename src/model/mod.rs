@@ -89,6 +89,13 @@ impl<'p> Model<'p> {
     pub fn ci(&self) -> &ci::CiModel {
         self.ci.get_or_init(|| ci::build(self.project))
     }
+
+    /// The facts built during the run, owned and detached from the project, so that the
+    /// caller can choose where to free them (many small allocations).
+    #[must_use]
+    pub fn into_facts(self) -> impl Send + 'static {
+        (self.argocd, self.ci, self.k8s, self.rendered)
+    }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
