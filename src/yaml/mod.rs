@@ -63,18 +63,22 @@ struct Frame {
     kind: FrameKind,
 }
 
+/// An open collection. Its children so far are the tail of the builder's `items` or
+/// `entries` from `first`: one scratch stack for all collections, so each collection is
+/// allocated once, at its exact size, when it closes.
 enum FrameKind {
-    Seq(Vec<Node>),
-    Map {
-        entries: Vec<Entry>,
-        key: Option<Node>,
-    },
+    Seq { first: usize },
+    Map { first: usize, key: Option<Node> },
 }
 
 struct Builder<'t> {
     file: FileId,
     text: &'t str,
     stack: Vec<Frame>,
+    /// Items of the open sequences, innermost last.
+    items: Vec<Node>,
+    /// Entries of the open maps, innermost last.
+    entries: Vec<Entry>,
     anchors: HashMap<usize, Node>,
     root: Option<Node>,
     expanded: usize,
@@ -94,6 +98,8 @@ pub fn parse(file: FileId, text: &str) -> ParsedYaml {
         file,
         text,
         stack: Vec::new(),
+        items: Vec::new(),
+        entries: Vec::new(),
         anchors: HashMap::new(),
         root: None,
         expanded: 0,
@@ -165,7 +171,9 @@ pub fn parse(file: FileId, text: &str) -> ParsedYaml {
                         anchor,
                         tag: tag.map(|t| Tag::new(&t.original())),
                         flow: style == StructureStyle::Flow,
-                        kind: FrameKind::Seq(Vec::new()),
+                        kind: FrameKind::Seq {
+                            first: b.items.len(),
+                        },
                     }),
                     Event::MappingStart(style, anchor, tag) => b.stack.push(Frame {
                         start,
@@ -173,7 +181,7 @@ pub fn parse(file: FileId, text: &str) -> ParsedYaml {
                         tag: tag.map(|t| Tag::new(&t.original())),
                         flow: style == StructureStyle::Flow,
                         kind: FrameKind::Map {
-                            entries: Vec::new(),
+                            first: b.entries.len(),
                             key: None,
                         },
                     }),
@@ -228,6 +236,8 @@ impl Builder<'_> {
 
     fn reset(&mut self) {
         self.stack.clear();
+        self.items.clear();
+        self.entries.clear();
         self.anchors.clear();
         self.root = None;
     }
@@ -290,10 +300,10 @@ impl Builder<'_> {
         match self.stack.last_mut() {
             None => self.root = Some(node),
             Some(frame) => match &mut frame.kind {
-                FrameKind::Seq(items) => items.push(node),
-                FrameKind::Map { entries, key } => match key.take() {
+                FrameKind::Seq { .. } => self.items.push(node),
+                FrameKind::Map { key, .. } => match key.take() {
                     None => *key = Some(node),
-                    Some(k) => entries.push(Entry {
+                    Some(k) => self.entries.push(Entry {
                         key: k,
                         value: node,
                         merged: false,
@@ -307,23 +317,26 @@ impl Builder<'_> {
         let Some(frame) = self.stack.pop() else {
             return;
         };
-        // Trees of a large repository stay in memory for the whole run: no spare capacity.
+        // Trees of a large repository stay in memory for the whole run: collections are
+        // allocated at their exact size (draining an exact-size iterator), never grown.
         let value = match frame.kind {
-            FrameKind::Seq(mut items) => {
-                items.shrink_to_fit();
-                Value::Seq(items)
+            FrameKind::Seq { first } => {
+                Value::Seq(self.items.drain(first.min(self.items.len())..).collect())
             }
-            FrameKind::Map { mut entries, key } => {
+            FrameKind::Map { first, key } => {
                 if let Some(k) = key {
                     // A key without a value (`? key` at the end of a flow map).
                     let v = self.null_at(k.span.end as usize, k.span.end as usize);
-                    entries.push(Entry {
+                    self.entries.push(Entry {
                         key: k,
                         value: v,
                         merged: false,
                     });
                 }
-                self.check_duplicates(&entries);
+                let first = first.min(self.entries.len());
+                let duplicates = duplicate_keys(&self.entries[first..]);
+                self.errors.extend(duplicates);
+                let entries: Vec<Entry> = self.entries.drain(first..).collect();
                 let mut entries = resolve_merges(entries);
                 entries.shrink_to_fit();
                 Value::Map(entries)
@@ -347,29 +360,42 @@ impl Builder<'_> {
         }
         self.push(node);
     }
+}
 
-    fn check_duplicates(&mut self, entries: &[Entry]) {
-        let mut seen: HashMap<&str, Span> = HashMap::new();
-        let mut dups = Vec::new();
-        for e in entries {
-            let Some(k) = e.key.scalar_text() else {
-                continue;
-            };
-            if is_merge_key(&e.key) {
-                continue;
-            }
-            if let Some(first) = seen.insert(k, e.key.span) {
-                dups.push((k.to_string(), e.key.span, first));
-            }
-        }
-        for (k, span, first) in dups {
-            self.errors.push(YamlError {
-                kind: YamlErrorKind::DuplicateKey { first },
-                span,
-                message: format!("duplicate key `{k}`; the last one wins"),
-            });
+/// `yaml/duplicate-key` errors of a map's entries (merged `<<` keys aside). Most maps are
+/// small: they are compared pairwise, without allocating.
+fn duplicate_keys(entries: &[Entry]) -> Vec<YamlError> {
+    fn key(e: &Entry) -> Option<&str> {
+        if is_merge_key(&e.key) {
+            None
+        } else {
+            e.key.scalar_text()
         }
     }
+    let mut dups = Vec::new();
+    if entries.len() <= 32 {
+        for (i, e) in entries.iter().enumerate() {
+            let Some(k) = key(e) else { continue };
+            if let Some(first) = entries[..i].iter().rev().find(|p| key(p) == Some(k)) {
+                dups.push((k, e.key.span, first.key.span));
+            }
+        }
+    } else {
+        let mut seen: HashMap<&str, Span> = HashMap::with_capacity(entries.len());
+        for e in entries {
+            let Some(k) = key(e) else { continue };
+            if let Some(first) = seen.insert(k, e.key.span) {
+                dups.push((k, e.key.span, first));
+            }
+        }
+    }
+    dups.into_iter()
+        .map(|(k, span, first)| YamlError {
+            kind: YamlErrorKind::DuplicateKey { first },
+            span,
+            message: format!("duplicate key `{k}`; the last one wins"),
+        })
+        .collect()
 }
 
 fn last_child_end(value: &Value) -> Option<usize> {
