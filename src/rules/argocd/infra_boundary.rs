@@ -228,21 +228,25 @@ impl Rule for InfraBoundary {
                 } else {
                     String::new()
                 };
+                // The destination namespace, when it is the infrastructure's, is where the
+                // finding points (the most direct breach); the source's reasons are labels.
+                let into = infra_ns.filter(|_| !source_reported);
+                let (primary, into_text) = match into {
+                    Some((v, span)) => (span, format!(", into the infrastructure namespace `{v}`")),
+                    None => (bounds::source_span(src), String::new()),
+                };
                 let mut f = Finding::new(
                     format!(
-                        "Application `{}` deploys infrastructure: {first}{more}",
+                        "Application `{}` deploys infrastructure: {first}{more}{into_text}",
                         app.name
                     ),
-                    bounds::source_span(src),
+                    primary,
                 )
                 .with_help(HELP);
                 for (what, span) in found.iter().take(3) {
-                    if *span != bounds::source_span(src) {
+                    if *span != primary {
                         f = f.with_label(*span, what.clone());
                     }
-                }
-                if let Some((v, span)) = infra_ns.filter(|_| !source_reported) {
-                    f = f.with_label(span, format!("into the infrastructure namespace `{v}`"));
                 }
                 source_reported = true;
                 items.push((i, f));
