@@ -6,6 +6,7 @@
 //! a `policy/evaluation-error` finding and is not evaluated again in that run.
 
 pub mod data;
+mod kinds;
 pub mod location;
 pub mod pack;
 pub mod run;
@@ -223,6 +224,9 @@ pub struct Package {
     pub has_exception: bool,
     pub has_meta: bool,
     pub sites: BTreeMap<String, RuleSite>,
+    /// The document kinds that can give a result, when the rules say (`policy::kinds`); `None`:
+    /// any document.
+    pub kinds: Option<BTreeSet<String>>,
 }
 
 /// A compiled set of policies.
@@ -469,6 +473,8 @@ impl PolicySet {
         let mut uses_location = false;
         let mut mentions_gitops = false;
         let mut fields = data::Fields::none();
+        // The package of each added file, in the order regorus keeps their modules.
+        let mut module_packages: Vec<String> = Vec::with_capacity(files.len());
         for f in files {
             if let Some((at, name, why)) = forbidden_call(&f.text) {
                 return Err(PolicyError {
@@ -502,6 +508,7 @@ impl PolicySet {
                     pe
                 })?;
             let name = pkg.strip_prefix("data.").unwrap_or(&pkg).to_string();
+            module_packages.push(name.clone());
             let p = packages.entry(name.clone()).or_insert_with(|| Package {
                 name,
                 ..Package::default()
@@ -531,6 +538,19 @@ impl PolicySet {
                 });
             }
             p.rules = rules.into_iter().collect();
+        }
+        let modules = engine.get_modules();
+        if modules.len() == module_packages.len() {
+            for (name, p) in &mut packages {
+                p.kinds = kinds::guarded_kinds(
+                    module_packages
+                        .iter()
+                        .zip(modules.iter())
+                        .filter(|(pkg, _)| *pkg == name)
+                        .map(|(_, m)| &**m),
+                    is_check_rule,
+                );
+            }
         }
         for (path, value) in data {
             engine

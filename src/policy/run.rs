@@ -684,13 +684,23 @@ static USER_POLICY_META: RuleMeta = RuleMeta {
     docs: "",
 };
 
+impl UserPackageRule {
+    /// Whether `doc`'s kind is one the package's rules can report on (`Package::kinds`).
+    fn can_report_on(&self, doc: &Document) -> bool {
+        self.rt
+            .package(1, &self.package)
+            .and_then(|p| p.kinds.as_ref())
+            .is_none_or(|kinds| doc.k8s_kind().is_some_and(|k| kinds.contains(k)))
+    }
+}
+
 impl Rule for UserPackageRule {
     fn meta(&self) -> &'static RuleMeta {
         &USER_POLICY_META
     }
 
     fn applies(&self, doc: &Document, _: &Context<'_>) -> bool {
-        self.scope == UserScope::Document && doc.kind != DocKind::Config
+        self.scope == UserScope::Document && doc.kind != DocKind::Config && self.can_report_on(doc)
     }
 
     fn check_emitting(&self, doc: &Document, cx: &Context<'_>) -> Vec<Emitted> {
