@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -104,6 +105,10 @@ pub struct Summary {
     /// Each phase's wall time and memory, when [`Options::timings`] is set.
     #[serde(skip)]
     pub phases: Vec<Phase>,
+    /// Time spent in each rule (both passes, summed over threads; facts a rule builds first
+    /// count for it), slowest first, when [`Options::timings`] is set.
+    #[serde(skip)]
+    pub rule_times: Vec<(&'static str, f64)>,
 }
 
 /// One phase of a run: its wall time, and the resident and peak memory after it (Linux).
@@ -120,6 +125,7 @@ struct Timer {
     enabled: bool,
     last: Instant,
     phases: Vec<Phase>,
+    rule_times: Vec<(&'static str, f64)>,
 }
 
 impl Timer {
@@ -128,6 +134,7 @@ impl Timer {
             enabled,
             last: Instant::now(),
             phases: Vec::new(),
+            rule_times: Vec::new(),
         }
     }
 
@@ -445,6 +452,7 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
     }
     summarize(&mut report, started);
     report.summary.phases = timer.phases;
+    report.summary.rule_times = timer.rule_times;
     Ok(report)
 }
 
@@ -706,6 +714,14 @@ fn parse_file(id: FileId, rel: String, abs: PathBuf, text: String) -> Loaded {
     }
 }
 
+/// Adds the time since `started` (when timing) to a rule's total, in nanoseconds.
+fn add_elapsed(total: &AtomicU64, started: Option<Instant>) {
+    if let Some(started) = started {
+        let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        total.fetch_add(nanos, Ordering::Relaxed);
+    }
+}
+
 /// Frees `value` on another thread: the run's facts and Rego engines are millions of small
 /// allocations, and the report need not wait for them (a process that exits first does not
 /// free them at all).
@@ -744,12 +760,15 @@ fn check_project(
             model.k8s();
             timer.mark("model");
         }
+        let timing = timer.enabled;
+        let spent: Vec<AtomicU64> = rules.iter().map(|_| AtomicU64::new(0)).collect();
         let mut raw: Vec<Emitted> = project
             .docs
             .par_iter()
             .flat_map_iter(|doc| {
                 let mut out = Vec::new();
-                for rule in &rules {
+                for (rule, spent) in rules.iter().zip(&spent) {
+                    let started = timing.then(Instant::now);
                     if rule.applies(doc, &cx) {
                         match catch_unwind(AssertUnwindSafe(|| rule.check_emitting(doc, &cx))) {
                             Ok(found) => out.extend(found),
@@ -758,6 +777,7 @@ fn check_project(
                             }
                         }
                     }
+                    add_elapsed(spent, started);
                 }
                 out
             })
@@ -767,11 +787,16 @@ fn check_project(
         // what the document pass saw).
         let project_findings: Vec<Emitted> = rules
             .par_iter()
-            .flat_map_iter(|rule| {
-                match catch_unwind(AssertUnwindSafe(|| rule.check_project_emitting(&cx))) {
-                    Ok(found) => found,
-                    Err(p) => vec![panic_finding(rule.meta().id, Span::default(), &p)],
-                }
+            .zip(&spent)
+            .flat_map_iter(|(rule, spent)| {
+                let started = timing.then(Instant::now);
+                let found =
+                    match catch_unwind(AssertUnwindSafe(|| rule.check_project_emitting(&cx))) {
+                        Ok(found) => found,
+                        Err(p) => vec![panic_finding(rule.meta().id, Span::default(), &p)],
+                    };
+                add_elapsed(spent, started);
+                found
             })
             .collect();
         raw.extend(project_findings);
@@ -784,6 +809,16 @@ fn check_project(
                     .map(move |message| Note { rule, message })
             })
             .collect();
+        if timing {
+            // User packages share one id: their times are summed.
+            let mut by_id: std::collections::BTreeMap<&'static str, f64> = Default::default();
+            for (r, t) in rules.iter().zip(&spent) {
+                *by_id.entry(r.meta().id).or_default() += t.load(Ordering::Relaxed) as f64 / 1e6;
+            }
+            let mut times: Vec<(&'static str, f64)> = by_id.into_iter().collect();
+            times.sort_by(|a, b| b.1.total_cmp(&a.1));
+            timer.rule_times = times;
+        }
         let related = scope.map(|s| s.related_files(&model)).unwrap_or_default();
         drop_in_background((model.into_facts(), policy_rules));
         (raw, notes, related)

@@ -729,6 +729,10 @@ fn check(args: &CheckArgs) -> ExitCode {
             mib(p.peak_mib)
         );
     }
+    // The slowest rules (ESLint's `TIMING`): where a slow run goes, and which house rule to fix.
+    for (rule, ms) in report.summary.rule_times.iter().take(10) {
+        eprintln!("timing: rule {rule:<36} {ms:>8.1} ms");
+    }
     for f in report.project.sources.files() {
         if f.changed_during_run() {
             eprintln!(

@@ -1008,6 +1008,10 @@ fn verbose_prints_each_phase_with_its_memory_and_a_released_text_still_shows_its
         );
     }
     assert!(stderr.contains(" MiB"), "no memory figure in:\n{stderr}");
+    assert!(
+        stderr.matches("timing: rule ").count() == 10,
+        "not the ten slowest rules in:\n{stderr}"
+    );
     let text = stdout(&out);
     assert!(
         text.contains("deploy.yaml:4:") && text.contains("spec: {a: 1, a: 2}"),
