@@ -20,9 +20,9 @@ meta := {
 	}],
 }
 
-default_pattern := `(^|[-_./])prod(uction)?($|[-_./])`
+default pattern := `(^|[-_./])prod(uction)?($|[-_./])`
 
-pattern := object.get(data, ["gitops_lint", "options", meta.id, "production_pattern"], default_pattern)
+pattern := data.gitops_lint.options[meta.id].production_pattern
 
 production(app) if {
 	some field in ["namespace", "name", "server"]

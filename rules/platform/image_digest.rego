@@ -24,6 +24,7 @@ deny contains result if {
 	some field in ["initContainers", "containers", "ephemeralContainers"]
 	some i, container in object.get(input, array.concat(pod_spec_path, [field]), [])
 	image := object.get(container, "image", "")
+	is_string(image)
 	not contains(image, "@sha256:")
 	result := {
 		"msg": sprintf("container %q runs image `%s`, which is not pinned by digest (ADR 0022)", [object.get(container, "name", ""), image]),

@@ -11,6 +11,7 @@ pub mod location;
 pub mod pack;
 pub mod run;
 pub mod test_runner;
+mod vm;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::num::NonZeroU32;

@@ -103,10 +103,33 @@ fn eval_package(
     pkg: &Package,
     disabled: &Disabled,
 ) -> (Vec<Hit>, Vec<EvalFailure>) {
+    eval_package_with(set_id, pkg, disabled, |rule| {
+        PolicySet::eval(engine, &pkg.name, rule)
+    })
+}
+
+/// [`eval_package`] on the pack's virtual machine (`policy::vm`).
+fn eval_package_on(
+    vm: &mut regorus::rvm::vm::RegoVM,
+    pkg: &Package,
+    disabled: &Disabled,
+) -> (Vec<Hit>, Vec<EvalFailure>) {
+    eval_package_with(0, pkg, disabled, |rule| {
+        super::vm::eval(vm, &pkg.name, rule)
+    })
+}
+
+/// Evaluates a package's `exception` and result rules with `eval` (`Ok(None)`: undefined).
+fn eval_package_with(
+    set_id: usize,
+    pkg: &Package,
+    disabled: &Disabled,
+    mut eval: impl FnMut(&str) -> Result<Option<serde_json::Value>, String>,
+) -> (Vec<Hit>, Vec<EvalFailure>) {
     let mut hits = Vec::new();
     let mut failures = Vec::new();
     let exceptions: Vec<String> = if pkg.has_exception {
-        match PolicySet::eval(engine, &pkg.name, "exception") {
+        match eval("exception") {
             Ok(Some(v)) => exception_names(&v),
             Ok(None) => Vec::new(),
             Err(e) => {
@@ -127,7 +150,7 @@ fn eval_package(
         if disabled.contains(set_id, &pkg.name, rule) {
             continue;
         }
-        match PolicySet::eval(engine, &pkg.name, rule) {
+        match eval(rule) {
             Ok(Some(v)) => collect_hits(rule, &v, &mut hits, &mut failures),
             Ok(None) => {}
             Err(e) => {
@@ -392,6 +415,8 @@ type Failures = (usize, (FileId, usize), String);
 struct Worker {
     run: u64,
     pack: Engine,
+    /// The pack's program on the pack engine's data, used instead of it when it compiled.
+    pack_vm: Option<regorus::rvm::vm::RegoVM>,
     user: Option<Engine>,
     /// The document each engine has as `input` (pack, user).
     input_of: [Option<(FileId, usize)>; 2],
@@ -453,6 +478,8 @@ impl Runtime {
                 let (pack_engine, user_engine) = self.document_engines(cx.model);
                 *w = Some(Worker {
                     run: self.id,
+                    pack_vm: super::vm::pack_program()
+                        .and_then(|p| super::vm::machine(p, pack_engine.get_data())),
                     pack: pack_engine.clone(),
                     user: user_engine.cloned(),
                     input_of: [None, None],
@@ -469,6 +496,15 @@ impl Runtime {
                 }
             }
             let input = w.input.as_ref().map_or(Value::Null, |(_, v)| v.clone());
+            if set == 0
+                && let Some(vm) = w.pack_vm.as_mut()
+            {
+                if w.input_of[0] != Some(key) {
+                    vm.set_input(input);
+                    w.input_of[0] = Some(key);
+                }
+                return eval_package_on(vm, pkg, &self.disabled);
+            }
             let engine = if set == 0 {
                 &mut w.pack
             } else {
@@ -512,6 +548,13 @@ impl Runtime {
         input: Value,
     ) -> (Vec<Hit>, Vec<EvalFailure>) {
         let (pack_engine, user_engine, _) = self.engines(cx.model);
+        if set == 0
+            && let Some(mut vm) = super::vm::pack_program()
+                .and_then(|p| super::vm::machine(p, pack_engine.get_data()))
+        {
+            vm.set_input(input);
+            return eval_package_on(&mut vm, pkg, &self.disabled);
+        }
         let mut engine = if set == 0 {
             pack_engine.clone()
         } else {
