@@ -229,16 +229,26 @@ pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Reads `abs` as UTF-8 text. Binary and non-UTF-8 files give a reason instead.
 pub fn read_text(abs: &Path) -> Result<String, String> {
-    let meta = std::fs::metadata(abs).map_err(|e| io_reason(&e))?;
-    if meta.len() > MAX_FILE_BYTES {
+    use std::io::Read;
+    // One open, and the size from the handle: a second lookup of the path costs as much as
+    // the read of a small file.
+    let file = std::fs::File::open(abs).map_err(|e| io_reason(&e))?;
+    let len = file.metadata().map_err(|e| io_reason(&e))?.len();
+    if len > MAX_FILE_BYTES {
         return Err(format!(
-            "file is {} bytes, larger than the {} byte limit",
-            meta.len(),
-            MAX_FILE_BYTES
+            "file is {len} bytes, larger than the {MAX_FILE_BYTES} byte limit"
         ));
     }
-    let bytes = std::fs::read(abs).map_err(|e| io_reason(&e))?;
-    if let Some(pos) = bytes.iter().take(8192).position(|&b| b == 0) {
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_reason(&e))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "file grew past the {MAX_FILE_BYTES} byte limit while read"
+        ));
+    }
+    if let Some(pos) = memchr::memchr(0, &bytes[..bytes.len().min(8192)]) {
         return Err(format!("binary file (NUL byte at offset {pos})"));
     }
     String::from_utf8(bytes).map_err(|e| {
