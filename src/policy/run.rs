@@ -8,7 +8,7 @@
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use regorus::{Engine, Value};
@@ -326,18 +326,19 @@ fn user_rule_id(pkg: &Package, hit: &Hit) -> &'static str {
     }
 }
 
-/// A file's id, path, text and line index, shared with `gitops.location`.
-type SharedFile = (FileId, Arc<str>, Arc<str>, Arc<LineIndex>);
+/// A run's id and a file's id, path, text and line index, shared with `gitops.location`.
+type SharedFile = ((u64, FileId), Arc<str>, Arc<str>, Arc<LineIndex>);
 
-/// Makes `doc` the current document of `gitops.location` on this thread.
-fn set_location_document(project: &Project, doc: &Document) {
+/// Makes `doc` the current document of `gitops.location` on this thread, in run `run` (a
+/// file's id names another text in another run of the language server).
+fn set_location_document(run: u64, project: &Project, doc: &Document) {
     thread_local! {
         static FILE: std::cell::RefCell<Option<SharedFile>> = const { std::cell::RefCell::new(None) };
     }
     let (file, text, lines) = FILE.with(|c| {
         let mut c = c.borrow_mut();
         match &*c {
-            Some((id, f, t, l)) if *id == doc.file => (f.clone(), t.clone(), l.clone()),
+            Some((id, f, t, l)) if *id == (run, doc.file) => (f.clone(), t.clone(), l.clone()),
             _ => {
                 let src = project.source(doc.file);
                 let v = (
@@ -345,7 +346,7 @@ fn set_location_document(project: &Project, doc: &Document) {
                     Arc::<str>::from(src.text()),
                     Arc::new(src.lines().clone()),
                 );
-                *c = Some((doc.file, v.0.clone(), v.1.clone(), v.2.clone()));
+                *c = Some(((run, doc.file), v.0.clone(), v.1.clone(), v.2.clone()));
                 v
             }
         }
@@ -380,6 +381,11 @@ pub struct Runtime {
     doc_pack: OnceLock<Engine>,
     disabled: Disabled,
     failures: Mutex<BTreeMap<FailingRule, Failures>>,
+    /// `data.gitops_lint.options` as JSON text: part of each per-document pack rule's memo key.
+    options_text: String,
+    /// Set when a per-document result depended on more than its document: an evaluation
+    /// failure (reported once for the run) or a result naming another `file`.
+    documents_not_reusable: AtomicBool,
 }
 
 /// `(set, package, rule)`: set 0 is the pack, 1 the user's policies.
@@ -465,7 +471,7 @@ impl Runtime {
             if w.input.as_ref().is_none_or(|(k, _)| *k != key) {
                 w.input = Some((key, input_value(&doc.root)));
                 if self.uses_location {
-                    set_location_document(cx.project, doc);
+                    set_location_document(self.id, cx.project, doc);
                 }
             }
             let input = w.input.as_ref().map_or(Value::Null, |(_, v)| v.clone());
@@ -538,6 +544,7 @@ impl Runtime {
         if failures.is_empty() {
             return;
         }
+        self.documents_not_reusable.store(true, Ordering::Relaxed);
         let Ok(mut map) = self.failures.lock() else {
             return;
         };
@@ -597,6 +604,8 @@ fn hits_to_findings(
 struct PackDocumentRule {
     rt: Arc<Runtime>,
     rule: &'static PackRule,
+    /// The `paths` globs the rule is limited to (configured, else the pack's).
+    globs: Vec<String>,
     paths: Option<Patterns>,
 }
 
@@ -620,7 +629,28 @@ impl Rule for PackDocumentRule {
         };
         let (hits, failures) = self.rt.eval_on_document(cx, 0, pkg, doc);
         self.rt.record_failures(0, pkg, doc, failures);
+        if hits.iter().any(|h| h.file.is_some()) {
+            self.rt
+                .documents_not_reusable
+                .store(true, Ordering::Relaxed);
+        }
         hits_to_findings(cx, 0, pkg, hits, Some(doc), Some(self.rule.meta.id))
+    }
+
+    /// Its input is the document and its data the rules' options, unless a per-document pack
+    /// rule reads the model (then every one runs on the engine holding `data.gitops`).
+    fn document_memo_key(&self) -> Option<String> {
+        (!self.rt.pack_documents_read_model).then(|| {
+            format!(
+                "pack {} paths {:?} options {}",
+                self.rule.meta.id, self.globs, self.rt.options_text
+            )
+        })
+    }
+
+    fn document_findings_reusable(&self) -> bool {
+        !self.rt.documents_not_reusable.load(Ordering::Relaxed)
+            && self.rt.disabled.0.lock().is_ok_and(|d| d.is_empty())
     }
 }
 
@@ -823,6 +853,8 @@ pub fn rules(
         id: RUNS.fetch_add(1, Ordering::Relaxed),
         user: user.cloned(),
         options: Value::from(serde_json::json!({ "options": options_data })),
+        options_text: serde_json::Value::Object(options_data.clone()).to_string(),
+        documents_not_reusable: AtomicBool::new(false),
         needs_model,
         fields: {
             let mut fields = pack.set.fields.clone();
@@ -855,6 +887,7 @@ pub fn rules(
                     paths: (!paths.is_empty())
                         .then(|| Patterns::new(&paths).ok())
                         .flatten(),
+                    globs: paths,
                 }));
             }
             Scope::Repo => out.push(Box::new(PackRepoRule {
