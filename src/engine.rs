@@ -706,7 +706,7 @@ fn parse_file(id: FileId, rel: String, abs: PathBuf, text: String) -> Loaded {
             file: id,
             index: d.index,
             span: d.span,
-            root: d.root,
+            root: std::sync::Arc::new(d.root),
             kind,
         });
     }

@@ -70,7 +70,7 @@ impl Project {
             .copied()
             .collect();
         if !patched.roots.is_empty() || !patched.patch_docs.is_empty() {
-            super::patch::apply_to(&mut project.docs, &patched);
+            super::patch::apply_to(&mut project.docs, patched);
             let mut by_kind: BTreeMap<DocKind, Vec<usize>> = BTreeMap::new();
             for (i, d) in project.docs.iter().enumerate() {
                 by_kind.entry(d.kind).or_default().push(i);

@@ -5,8 +5,8 @@ pub mod span;
 pub mod walk;
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
 pub use span::{FileId, LineCol, LineIndex, Span};
@@ -22,8 +22,10 @@ pub struct SourceFile {
     /// Path relative to the root, with `/` separators.
     pub path: String,
     pub abs: PathBuf,
-    text: OnceLock<String>,
-    lines: OnceLock<LineIndex>,
+    /// Shared by the clones (the language server's cache hands each run one): neither the text
+    /// nor its line index is copied.
+    text: Arc<OnceLock<String>>,
+    lines: Arc<OnceLock<LineIndex>>,
     /// Length and modification time when the file was parsed, for a released text: a
     /// re-read must find the same file.
     stamp: Option<(u64, Option<SystemTime>)>,
@@ -56,8 +58,8 @@ impl SourceFile {
             id,
             path,
             abs,
-            text: OnceLock::from(text),
-            lines: OnceLock::new(),
+            text: Arc::new(OnceLock::from(text)),
+            lines: Arc::new(OnceLock::new()),
             stamp: None,
             changed: AtomicBool::new(false),
             unreadable: None,
@@ -84,7 +86,7 @@ impl SourceFile {
             return;
         }
         self.stamp = Some((len, meta.modified().ok()));
-        self.text = OnceLock::new();
+        self.text = Arc::new(OnceLock::new());
     }
 
     /// The file's text; empty when it could not be read.
