@@ -735,7 +735,12 @@ fn check_project(
     let (raw, notes, related) = {
         let model = Model::new(&project, config.settings());
         let cx = Context::new(&model, &options);
-        let policy_rules = crate::policy::run::rules(&enabled, &options, user_policies);
+        let policy_rules = crate::policy::run::rules(
+            &enabled,
+            &options,
+            user_policies,
+            memo.as_ref().map(|(cache, _)| &cache.repo_results),
+        );
         let mut rules: Vec<&dyn Rule> = registry::builtin()
             .filter(|r| enabled(r.meta().id))
             .collect();

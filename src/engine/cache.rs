@@ -31,6 +31,9 @@ type WalkEntry = (String, PathBuf, Option<(String, bool)>);
 #[derive(Default)]
 pub struct ParseCache {
     inner: Mutex<Inner>,
+    /// The results of the shipped repository-scope Rego rules, reused while the model they
+    /// read is the same.
+    pub(super) repo_results: Arc<crate::policy::run::KeptRepoResults>,
 }
 
 #[derive(Default)]

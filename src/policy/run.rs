@@ -44,7 +44,7 @@ pub fn is_repo_package(name: &str) -> bool {
 }
 
 /// One result of a rule.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Hit {
     rule: String,
     msg: String,
@@ -69,6 +69,45 @@ impl Hit {
             loc_line: None,
             help: None,
         }
+    }
+}
+
+/// The results of the shipped repository-scope rules, kept between runs of the language
+/// server: they are a function of the package, the rules' options and `data.gitops` (also the
+/// `input`), so a run whose converted model is equal gives the same results. Only the
+/// findings are made again, from the current files.
+#[derive(Default)]
+pub struct KeptRepoResults(Mutex<BTreeMap<String, KeptResults>>);
+
+/// The rules' options (as JSON text), the model they ran on, and their results.
+type KeptResults = (String, Value, Vec<Hit>);
+
+impl KeptRepoResults {
+    fn get(&self, package: &str, options: &str, model: &Value) -> Option<Vec<Hit>> {
+        let kept = self.0.lock().ok()?;
+        let (o, m, hits) = kept.get(package)?;
+        (o == options && m == model).then(|| hits.clone())
+    }
+
+    fn keep(&self, package: &str, options: &str, model: Value, hits: &[Hit]) {
+        if let Ok(mut kept) = self.0.lock() {
+            kept.insert(
+                package.to_string(),
+                (options.to_string(), model, hits.to_vec()),
+            );
+        }
+    }
+
+    fn forget(&self, package: &str) {
+        if let Ok(mut kept) = self.0.lock() {
+            kept.remove(package);
+        }
+    }
+}
+
+impl std::fmt::Debug for KeptRepoResults {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeptRepoResults").finish_non_exhaustive()
     }
 }
 
@@ -386,6 +425,8 @@ pub struct Runtime {
     /// Set when a per-document result depended on more than its document: an evaluation
     /// failure (reported once for the run) or a result naming another `file`.
     documents_not_reusable: AtomicBool,
+    /// The repository-scope results of earlier runs (the language server).
+    kept: Option<Arc<KeptRepoResults>>,
 }
 
 /// `(set, package, rule)`: set 0 is the pack, 1 the user's policies.
@@ -674,7 +715,21 @@ impl Rule for PackRepoRule {
             return Vec::new();
         };
         let model = self.rt.engines(cx.model).2.clone();
-        let (hits, failures) = self.rt.eval_once(cx, 0, pkg, model);
+        let options = &self.rt.options_text;
+        let kept = self.rt.kept.as_deref();
+        let (hits, failures) = match kept.and_then(|k| k.get(&pkg.name, options, &model)) {
+            Some(hits) => (hits, Vec::new()),
+            None => {
+                let (hits, failures) = self.rt.eval_once(cx, 0, pkg, model.clone());
+                // A failure (a time-out above all) is not a result to keep.
+                match kept {
+                    Some(k) if failures.is_empty() => k.keep(&pkg.name, options, model, &hits),
+                    Some(k) => k.forget(&pkg.name),
+                    None => {}
+                }
+                (hits, failures)
+            }
+        };
         let mut out = hits_to_findings(cx, 0, pkg, hits, None, Some(self.rule.meta.id));
         out.extend(
             failures
@@ -833,6 +888,7 @@ pub fn rules(
     enabled: &dyn Fn(&str) -> bool,
     options: &RuleOptions,
     user: Option<&UserPolicies>,
+    kept: Option<&Arc<KeptRepoResults>>,
 ) -> Vec<Box<dyn Rule>> {
     static RUNS: AtomicU64 = AtomicU64::new(0);
     let pack = pack::get();
@@ -855,6 +911,7 @@ pub fn rules(
         options: Value::from(serde_json::json!({ "options": options_data })),
         options_text: serde_json::Value::Object(options_data.clone()).to_string(),
         documents_not_reusable: AtomicBool::new(false),
+        kept: kept.cloned(),
         needs_model,
         fields: {
             let mut fields = pack.set.fields.clone();

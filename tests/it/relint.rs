@@ -244,6 +244,21 @@ fn kept_per_document_findings_follow_edits_patches_and_configuration() {
     repo.relint("flagged document fixed");
     assert_eq!(count(&repo.full(), RULE, app), 0);
 
+    // A repository-scope Rego rule: its results are kept while the model is the same.
+    const PINNED: &str = "argocd/production-target-revision";
+    repo.overlay.insert(
+        app.into(),
+        app_text.replace("targetRevision: main", "targetRevision: HEAD"),
+    );
+    repo.relint("production follows HEAD");
+    assert_eq!(count(&repo.full(), PINNED, app), 1);
+    repo.overlay
+        .insert(values.into(), repo.read(values) + "\nmore: 2\n");
+    repo.relint("model unchanged");
+    repo.overlay.remove(app);
+    repo.relint("production pinned again");
+    assert_eq!(count(&repo.full(), PINNED, app), 0);
+
     // A patch makes the unchanged Application use `default`, then goes again.
     repo.write(
         kustomization,
