@@ -766,54 +766,64 @@ fn check_project(
             _ => &[],
         };
         let memoizing = memo_keys.iter().any(Option::is_some);
-        // Each document's findings, and those of the rules with a memo key when computed
-        // here for a document as parsed (to keep for the next run).
-        let per_doc: Vec<(Vec<Emitted>, Option<cache::DocFindings>)> = project
-            .docs
-            .par_iter()
-            .enumerate()
-            .map(|(i, doc)| {
-                let check = |rule: &&dyn Rule| {
-                    if !rule.applies(doc, &cx) {
-                        return Vec::new();
-                    }
-                    match catch_unwind(AssertUnwindSafe(|| rule.check_emitting(doc, &cx))) {
-                        Ok(found) => found,
-                        Err(p) => vec![panic_finding(rule.meta().id, doc.anchor_span(), &p)],
-                    }
-                };
-                let as_parsed = !project.transformed.contains(&i);
-                let reused = kept
-                    .get(doc.file.0 as usize)
-                    .and_then(Option::as_ref)
-                    .filter(|_| as_parsed)
-                    .and_then(|m| m.iter().find(|(index, _)| *index == doc.index))
-                    .map(|(_, found)| found);
-                let mut out = Vec::new();
-                let mut fresh = (memoizing && as_parsed && reused.is_none()).then(Vec::new);
-                let mut memoized = 0;
-                for (rule, key) in rules.iter().zip(&memo_keys) {
-                    if key.is_none() {
-                        out.extend(check(rule));
-                        continue;
-                    }
-                    match reused {
-                        Some(r) => out.extend(r.get(memoized).into_iter().flatten().cloned()),
-                        None => {
-                            let found = check(rule);
-                            if let Some(fresh) = &mut fresh {
-                                fresh.push(found.clone());
-                            }
-                            out.extend(found);
-                        }
-                    }
-                    memoized += 1;
+        // A document's findings, and those of the rules with a memo key when computed here
+        // for a document as parsed (to keep for the next run).
+        let doc_findings = |(i, doc): (usize, &Document)| {
+            let check = |rule: &&dyn Rule| {
+                if !rule.applies(doc, &cx) {
+                    return Vec::new();
                 }
-                (out, fresh)
-            })
-            .collect();
+                match catch_unwind(AssertUnwindSafe(|| rule.check_emitting(doc, &cx))) {
+                    Ok(found) => found,
+                    Err(p) => vec![panic_finding(rule.meta().id, doc.anchor_span(), &p)],
+                }
+            };
+            let as_parsed = !project.transformed.contains(&i);
+            let reused = kept
+                .get(doc.file.0 as usize)
+                .and_then(Option::as_ref)
+                .filter(|_| as_parsed)
+                .and_then(|m| m.iter().find(|(index, _)| *index == doc.index))
+                .map(|(_, found)| found);
+            let mut out = Vec::new();
+            let mut fresh = (memoizing && as_parsed && reused.is_none()).then(Vec::new);
+            let mut memoized = 0;
+            for (rule, key) in rules.iter().zip(&memo_keys) {
+                if key.is_none() {
+                    out.extend(check(rule));
+                    continue;
+                }
+                match reused {
+                    Some(r) => out.extend(r.get(memoized).into_iter().flatten().cloned()),
+                    None => {
+                        let found = check(rule);
+                        if let Some(fresh) = &mut fresh {
+                            fresh.push(found.clone());
+                        }
+                        out.extend(found);
+                    }
+                }
+                memoized += 1;
+            }
+            (out, fresh)
+        };
+        let docs = project.docs.par_iter().enumerate();
+        let (mut raw, fresh): (Vec<Emitted>, Vec<Option<cache::DocFindings>>) = if memoizing {
+            let per_doc: Vec<_> = docs.map(doc_findings).collect();
+            let mut fresh = Vec::with_capacity(per_doc.len());
+            let raw = per_doc
+                .into_iter()
+                .flat_map(|(out, kept)| {
+                    fresh.push(kept);
+                    out
+                })
+                .collect();
+            (raw, fresh)
+        } else {
+            let raw = docs.flat_map_iter(|d| doc_findings(d).0).collect();
+            (raw, Vec::new())
+        };
         timer.mark("rules: documents");
-        let (found, fresh): (Vec<Vec<Emitted>>, Vec<_>) = per_doc.into_iter().unzip();
         if let Some((cache, reuse)) = &memo {
             let reusable = rules
                 .iter()
@@ -823,7 +833,6 @@ fn check_project(
                 cache.keep_findings(reuse, memo_key, kept_findings(&project, kept, fresh));
             }
         }
-        let mut raw: Vec<Emitted> = found.into_iter().flatten().collect();
         // After the document pass: rules of the whole repository (and reports that gather
         // what the document pass saw).
         let project_findings: Vec<Emitted> = rules
@@ -1090,8 +1099,9 @@ fn apply_suppressions(
         .collect::<Vec<_>>()
         .par_iter()
         .map(|f| {
-            if f.text_was_released() {
-                // Released only when it holds no directive (see `load_project`).
+            // Released only when it holds no directive (see `load_project`); a file without the
+            // marker needs no line index (made only for the files whose lines are shown).
+            if f.text_was_released() || !f.text().contains(suppress::MARKER) {
                 Vec::new()
             } else {
                 suppress::parse_directives(f.id, f.text(), f.lines())

@@ -22,10 +22,9 @@ pub struct SourceFile {
     /// Path relative to the root, with `/` separators.
     pub path: String,
     pub abs: PathBuf,
-    /// Shared by the clones (the language server's cache hands each run one): neither the text
-    /// nor its line index is copied.
-    text: Arc<OnceLock<String>>,
-    lines: Arc<OnceLock<LineIndex>>,
+    /// The text and its line index, shared by the clones (the language server's cache hands
+    /// each run one): neither is copied.
+    shared: Arc<Text>,
     /// Length and modification time when the file was parsed, for a released text: a
     /// re-read must find the same file.
     stamp: Option<(u64, Option<SystemTime>)>,
@@ -35,14 +34,21 @@ pub struct SourceFile {
     pub unreadable: Option<String>,
 }
 
+/// A file's text (read again on first use after a release) and its line index (made on first
+/// use).
+#[derive(Debug, Default)]
+struct Text {
+    text: OnceLock<String>,
+    lines: OnceLock<LineIndex>,
+}
+
 impl Clone for SourceFile {
     fn clone(&self) -> Self {
         SourceFile {
             id: self.id,
             path: self.path.clone(),
             abs: self.abs.clone(),
-            text: self.text.clone(),
-            lines: self.lines.clone(),
+            shared: self.shared.clone(),
             stamp: self.stamp,
             changed: AtomicBool::new(self.changed.load(Ordering::Relaxed)),
             unreadable: self.unreadable.clone(),
@@ -58,8 +64,10 @@ impl SourceFile {
             id,
             path,
             abs,
-            text: Arc::new(OnceLock::from(text)),
-            lines: Arc::new(OnceLock::new()),
+            shared: Arc::new(Text {
+                text: OnceLock::from(text),
+                lines: OnceLock::new(),
+            }),
             stamp: None,
             changed: AtomicBool::new(false),
             unreadable: None,
@@ -81,18 +89,18 @@ impl SourceFile {
         let Ok(meta) = std::fs::metadata(&self.abs) else {
             return;
         };
-        let len = self.text.get().map_or(0, |t| t.len() as u64);
+        let len = self.shared.text.get().map_or(0, |t| t.len() as u64);
         if meta.len() != len {
             return;
         }
         self.stamp = Some((len, meta.modified().ok()));
-        self.text = Arc::new(OnceLock::new());
+        self.shared = Arc::new(Text::default());
     }
 
     /// The file's text; empty when it could not be read.
     #[must_use]
     pub fn text(&self) -> &str {
-        self.text.get_or_init(|| {
+        self.shared.text.get_or_init(|| {
             let Some((len, modified)) = self.stamp else {
                 return String::new();
             };
@@ -123,7 +131,9 @@ impl SourceFile {
 
     #[must_use]
     pub fn lines(&self) -> &LineIndex {
-        self.lines.get_or_init(|| LineIndex::new(self.text()))
+        self.shared
+            .lines
+            .get_or_init(|| LineIndex::new(self.text()))
     }
 
     #[must_use]
