@@ -250,7 +250,9 @@ fn load_one(
             return (c.loaded.clone(), Some(c), true);
         }
     }
-    let loaded = super::load_one(id, rel, abs, None, overlay, keep_payloads);
+    let mut loaded = super::load_one(id, rel, abs, None, overlay, keep_payloads);
+    // The cache and each run share the text and line index.
+    loaded.source.share();
     // An unreadable file (or one whose time is unknown) is tried again next time.
     let cacheable = loaded.source.unreadable.is_none() && (text.is_some() || disk.is_some());
     let entry = cacheable.then(|| Entry {

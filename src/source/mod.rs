@@ -22,9 +22,9 @@ pub struct SourceFile {
     /// Path relative to the root, with `/` separators.
     pub path: String,
     pub abs: PathBuf,
-    /// The text and its line index, shared by the clones (the language server's cache hands
-    /// each run one): neither is copied.
-    shared: Arc<Text>,
+    /// The text and its line index: the file's own, or shared by its clones once
+    /// [`SourceFile::share`] was called.
+    text: TextSlot,
     /// Length and modification time when the file was parsed, for a released text: a
     /// re-read must find the same file.
     stamp: Option<(u64, Option<SystemTime>)>,
@@ -42,13 +42,42 @@ struct Text {
     lines: OnceLock<LineIndex>,
 }
 
+/// Owned by one file (a clone copies it), or shared by the clones of a file kept between runs
+/// (the language server's parse cache), which then copy neither the text nor its line index.
+#[derive(Debug)]
+enum TextSlot {
+    Own(Text),
+    Shared(Arc<Text>),
+}
+
+impl TextSlot {
+    fn get(&self) -> &Text {
+        match self {
+            TextSlot::Own(t) => t,
+            TextSlot::Shared(t) => t,
+        }
+    }
+}
+
+impl Clone for TextSlot {
+    fn clone(&self) -> Self {
+        match self {
+            TextSlot::Own(t) => TextSlot::Own(Text {
+                text: t.text.clone(),
+                lines: t.lines.clone(),
+            }),
+            TextSlot::Shared(t) => TextSlot::Shared(t.clone()),
+        }
+    }
+}
+
 impl Clone for SourceFile {
     fn clone(&self) -> Self {
         SourceFile {
             id: self.id,
             path: self.path.clone(),
             abs: self.abs.clone(),
-            shared: self.shared.clone(),
+            text: self.text.clone(),
             stamp: self.stamp,
             changed: AtomicBool::new(self.changed.load(Ordering::Relaxed)),
             unreadable: self.unreadable.clone(),
@@ -64,7 +93,7 @@ impl SourceFile {
             id,
             path,
             abs,
-            shared: Arc::new(Text {
+            text: TextSlot::Own(Text {
                 text: OnceLock::from(text),
                 lines: OnceLock::new(),
             }),
@@ -89,18 +118,25 @@ impl SourceFile {
         let Ok(meta) = std::fs::metadata(&self.abs) else {
             return;
         };
-        let len = self.shared.text.get().map_or(0, |t| t.len() as u64);
+        let len = self.text.get().text.get().map_or(0, |t| t.len() as u64);
         if meta.len() != len {
             return;
         }
         self.stamp = Some((len, meta.modified().ok()));
-        self.shared = Arc::new(Text::default());
+        self.text = TextSlot::Own(Text::default());
+    }
+
+    /// From now on, this file's clones share its text and line index instead of copying them.
+    pub fn share(&mut self) {
+        if let TextSlot::Own(t) = &mut self.text {
+            self.text = TextSlot::Shared(Arc::new(std::mem::take(t)));
+        }
     }
 
     /// The file's text; empty when it could not be read.
     #[must_use]
     pub fn text(&self) -> &str {
-        self.shared.text.get_or_init(|| {
+        self.text.get().text.get_or_init(|| {
             let Some((len, modified)) = self.stamp else {
                 return String::new();
             };
@@ -131,7 +167,8 @@ impl SourceFile {
 
     #[must_use]
     pub fn lines(&self) -> &LineIndex {
-        self.shared
+        self.text
+            .get()
             .lines
             .get_or_init(|| LineIndex::new(self.text()))
     }
