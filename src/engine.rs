@@ -313,6 +313,8 @@ struct Prepared {
     report_files: Vec<PathBuf>,
     load_findings: Vec<(&'static str, Finding)>,
     config_path: Option<PathBuf>,
+    /// What the cache kept of the last run's findings (with [`Options::cache`]).
+    reuse: Option<cache::Reuse>,
 }
 
 /// Root, config, walk, read, parse and classify: everything before the rules.
@@ -339,7 +341,7 @@ fn prepare(opts: &Options, timer: &mut Timer) -> Result<Prepared, Error> {
     // User policies may read any field of any object; built-in rules do not read the payloads
     // of most ConfigMaps and Secrets.
     let keep_payloads = !opts.policy.paths.is_empty() || !config.policies.is_empty();
-    let (project, load_findings) = load_project(
+    let (project, load_findings, reuse) = load_project(
         root,
         found,
         problems,
@@ -355,6 +357,7 @@ fn prepare(opts: &Options, timer: &mut Timer) -> Result<Prepared, Error> {
         report_files,
         load_findings,
         config_path,
+        reuse,
     })
 }
 
@@ -418,6 +421,7 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
         report_files,
         load_findings,
         config_path,
+        reuse,
     } = prepare(opts, &mut timer)?;
     let user_policies = if opts.parse_only {
         None
@@ -439,6 +443,7 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
             config,
             user_policies.as_ref(),
             scope.as_ref(),
+            opts.cache.as_deref().zip(reuse),
             &mut timer,
         )
     };
@@ -511,7 +516,7 @@ fn load_project(
     overlay: &std::collections::BTreeMap<String, String>,
     keep_payloads: bool,
     cache: Option<&ParseCache>,
-) -> (Project, Vec<(&'static str, Finding)>) {
+) -> (Project, Vec<(&'static str, Finding)>, Option<cache::Reuse>) {
     // (relative path, absolute path, why it cannot be read and whether that is a deliberate skip)
     type Entry = (String, PathBuf, Option<(String, bool)>);
     let mut entries: Vec<Entry> = found.into_iter().map(|f| (f.rel, f.abs, None)).collect();
@@ -528,16 +533,22 @@ fn load_project(
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     entries.dedup_by(|a, b| a.0 == b.0);
 
-    let loaded: Vec<Loaded> = match cache {
-        Some(cache) => cache.load(&root, entries, overlay, keep_payloads),
-        None => entries
-            .into_par_iter()
-            .enumerate()
-            .map(|(i, (rel, abs, problem))| {
-                let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
-                load_one(id, rel, abs, problem, overlay, keep_payloads)
-            })
-            .collect(),
+    let (loaded, reuse): (Vec<Loaded>, _) = match cache {
+        Some(cache) => {
+            let (loaded, reuse) = cache.load(&root, entries, overlay, keep_payloads);
+            (loaded, Some(reuse))
+        }
+        None => (
+            entries
+                .into_par_iter()
+                .enumerate()
+                .map(|(i, (rel, abs, problem))| {
+                    let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
+                    load_one(id, rel, abs, problem, overlay, keep_payloads)
+                })
+                .collect(),
+            None,
+        ),
     };
 
     let mut files = Vec::with_capacity(loaded.len());
@@ -553,7 +564,7 @@ fn load_project(
     let mut project = Project::new(root, SourceDb::with_templates(files, templates), docs);
     project.git_origin = git_origin;
     project.on_disk = true;
-    (project, findings)
+    (project, findings, reuse)
 }
 
 /// One file: its overlay text if it has one, else the file on disk.
@@ -703,7 +714,7 @@ fn parse_file(id: FileId, rel: String, abs: PathBuf, text: String) -> Loaded {
             file: id,
             index: d.index,
             span: d.span,
-            root: d.root,
+            root: std::sync::Arc::new(d.root),
             kind,
         });
     }
@@ -741,6 +752,7 @@ fn check_project(
     config: Config,
     user_policies: Option<&crate::policy::run::UserPolicies>,
     scope: Option<&Scope>,
+    memo: Option<(&ParseCache, cache::Reuse)>,
     timer: &mut Timer,
 ) -> Report {
     let (project, load_findings) = loaded;
@@ -749,7 +761,12 @@ fn check_project(
     let (raw, notes, related) = {
         let model = Model::new(&project, config.settings());
         let cx = Context::new(&model, &options);
-        let policy_rules = crate::policy::run::rules(&enabled, &options, user_policies);
+        let policy_rules = crate::policy::run::rules(
+            &enabled,
+            &options,
+            user_policies,
+            memo.as_ref().map(|(cache, _)| &cache.repo_results),
+        );
         let mut rules: Vec<&dyn Rule> = registry::builtin()
             .filter(|r| enabled(r.meta().id))
             .collect();
@@ -762,27 +779,91 @@ fn check_project(
         }
         let timing = timer.enabled;
         let spent: Vec<AtomicU64> = rules.iter().map(|_| AtomicU64::new(0)).collect();
-        let mut raw: Vec<Emitted> = project
-            .docs
-            .par_iter()
-            .flat_map_iter(|doc| {
-                let mut out = Vec::new();
-                for (rule, spent) in rules.iter().zip(&spent) {
-                    let started = timing.then(Instant::now);
-                    if rule.applies(doc, &cx) {
-                        match catch_unwind(AssertUnwindSafe(|| rule.check_emitting(doc, &cx))) {
-                            Ok(found) => out.extend(found),
-                            Err(p) => {
-                                out.push(panic_finding(rule.meta().id, doc.anchor_span(), &p))
-                            }
-                        }
-                    }
-                    add_elapsed(spent, started);
+        let memo_keys: Vec<Option<String>> = match memo {
+            Some(_) => rules.iter().map(|r| r.document_memo_key()).collect(),
+            None => vec![None; rules.len()],
+        };
+        let memo_key = memo_keys
+            .iter()
+            .flatten()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join("\n");
+        let kept: &[Option<cache::FileMemo>] = match &memo {
+            Some((_, reuse)) if reuse.key == memo_key => &reuse.files,
+            _ => &[],
+        };
+        let memoizing = memo_keys.iter().any(Option::is_some);
+        // A document's findings, and those of the rules with a memo key when computed here
+        // for a document as parsed (to keep for the next run).
+        let doc_findings = |(i, doc): (usize, &Document)| {
+            let check = |rule: &&dyn Rule| {
+                if !rule.applies(doc, &cx) {
+                    return Vec::new();
                 }
-                out
-            })
-            .collect();
+                match catch_unwind(AssertUnwindSafe(|| rule.check_emitting(doc, &cx))) {
+                    Ok(found) => found,
+                    Err(p) => vec![panic_finding(rule.meta().id, doc.anchor_span(), &p)],
+                }
+            };
+            let as_parsed = !project.transformed.contains(&i);
+            let reused = kept
+                .get(doc.file.0 as usize)
+                .and_then(Option::as_ref)
+                .filter(|_| as_parsed)
+                .and_then(|m| m.iter().find(|(index, _)| *index == doc.index))
+                .map(|(_, found)| found);
+            let mut out = Vec::new();
+            let mut fresh = (memoizing && as_parsed && reused.is_none()).then(Vec::new);
+            let mut memoized = 0;
+            for ((rule, key), spent) in rules.iter().zip(&memo_keys).zip(&spent) {
+                let started = timing.then(Instant::now);
+                if key.is_none() {
+                    out.extend(check(rule));
+                    add_elapsed(spent, started);
+                    continue;
+                }
+                match reused {
+                    Some(r) => out.extend(r.get(memoized).into_iter().flatten().cloned()),
+                    None => {
+                        let found = check(rule);
+                        if let Some(fresh) = &mut fresh {
+                            fresh.push(found.clone());
+                        }
+                        out.extend(found);
+                    }
+                }
+                add_elapsed(spent, started);
+                memoized += 1;
+            }
+            (out, fresh)
+        };
+        let docs = project.docs.par_iter().enumerate();
+        let (mut raw, fresh): (Vec<Emitted>, Vec<Option<cache::DocFindings>>) = if memoizing {
+            let per_doc: Vec<_> = docs.map(doc_findings).collect();
+            let mut fresh = Vec::with_capacity(per_doc.len());
+            let raw = per_doc
+                .into_iter()
+                .flat_map(|(out, kept)| {
+                    fresh.push(kept);
+                    out
+                })
+                .collect();
+            (raw, fresh)
+        } else {
+            let raw = docs.flat_map_iter(|d| doc_findings(d).0).collect();
+            (raw, Vec::new())
+        };
         timer.mark("rules: documents");
+        if let Some((cache, reuse)) = &memo {
+            let reusable = rules
+                .iter()
+                .zip(&memo_keys)
+                .all(|(r, k)| k.is_none() || r.document_findings_reusable());
+            if memoizing && reusable {
+                cache.keep_findings(reuse, memo_key, kept_findings(&project, kept, fresh));
+            }
+        }
         // After the document pass: rules of the whole repository (and reports that gather
         // what the document pass saw).
         let project_findings: Vec<Emitted> = rules
@@ -877,6 +958,41 @@ fn check_project(
             ..Summary::default()
         },
     }
+}
+
+/// The findings to keep for the next run, by file: those kept before (for files taken from the
+/// cache) and those computed for documents without them.
+fn kept_findings(
+    project: &Project,
+    kept: &[Option<cache::FileMemo>],
+    fresh_per_doc: Vec<Option<cache::DocFindings>>,
+) -> std::collections::HashMap<FileId, cache::FileMemo> {
+    let mut fresh: std::collections::HashMap<FileId, Vec<(usize, cache::DocFindings)>> =
+        std::collections::HashMap::new();
+    for (doc, found) in project.docs.iter().zip(fresh_per_doc) {
+        if let Some(found) = found {
+            fresh.entry(doc.file).or_default().push((doc.index, found));
+        }
+    }
+    let mut out = std::collections::HashMap::new();
+    for (i, memo) in kept.iter().enumerate() {
+        let Some(memo) = memo else { continue };
+        let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
+        match fresh.remove(&id) {
+            None => {
+                out.insert(id, memo.clone());
+            }
+            Some(mut more) => {
+                more.extend(memo.iter().cloned());
+                more.sort_by_key(|(index, _)| *index);
+                out.insert(id, std::sync::Arc::new(more));
+            }
+        }
+    }
+    for (id, found) in fresh {
+        out.insert(id, std::sync::Arc::new(found));
+    }
+    out
 }
 
 /// Findings of one rule at one place are one finding: two GitLab jobs sharing an anchor, or
@@ -1030,8 +1146,9 @@ fn apply_suppressions(
         .collect::<Vec<_>>()
         .par_iter()
         .map(|f| {
-            if f.text_was_released() {
-                // Released only when it holds no directive (see `load_project`).
+            // Released only when it holds no directive (see `load_project`); a file without the
+            // marker needs no line index (made only for the files whose lines are shown).
+            if f.text_was_released() || !f.text().contains(suppress::MARKER) {
                 Vec::new()
             } else {
                 suppress::parse_directives(f.id, f.text(), f.lines())
@@ -1180,6 +1297,7 @@ pub fn check_texts(files: &[(&str, &str)], config: Config) -> Report {
     let mut report = check_project(
         (project, findings),
         config,
+        None,
         None,
         None,
         &mut Timer::new(false),

@@ -109,6 +109,7 @@ impl<'a> Context<'a> {
 
 /// A finding and the rule it belongs to. Rules whose ids are only known at run time (a user
 /// policy result naming its own `id`) set it; otherwise the engine uses the rule's id.
+#[derive(Clone)]
 pub struct Emitted {
     pub rule: &'static str,
     pub finding: Finding,
@@ -155,5 +156,21 @@ pub trait Rule: Send + Sync {
     /// Run-level notes the reporter shows once (e.g. a check replaced by a declaration).
     fn notes(&self, _cx: &Context<'_>) -> Vec<String> {
         Vec::new()
+    }
+
+    /// `Some` when [`Rule::check_emitting`] is a function of the document alone (its tree and
+    /// kind, its file's id, path and text) and of what the returned key names (the rule and
+    /// its options): the language server then reuses its findings on a document that did not
+    /// change since the last run with the same keys. `None` (the default) when it reads
+    /// anything else, such as the model.
+    fn document_memo_key(&self) -> Option<String> {
+        None
+    }
+
+    /// Asked after the document pass of a rule with a [`Rule::document_memo_key`]: false when
+    /// this run's per-document findings must not be reused (an evaluation failed or timed
+    /// out, or a finding landed in another document).
+    fn document_findings_reusable(&self) -> bool {
+        true
     }
 }

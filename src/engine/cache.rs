@@ -6,15 +6,21 @@
 //! runs every time (cheap); only reading and parsing are saved. Spans hold their file's id,
 //! which follows the sorted order of paths, so a file whose id moved (a file was added or
 //! removed before it) is parsed again rather than renumbered.
+//!
+//! Each file also keeps the findings of the rules whose per-document findings depend only on
+//! the document (see [`crate::rule::Rule::document_memo_key`]), with the rules' keys: a run
+//! with the same keys reuses them for the documents of unchanged files that kustomize did not
+//! transform, before stamping and suppression.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use rayon::prelude::*;
 
 use super::Loaded;
+use crate::rule::Emitted;
 use crate::source::FileId;
 
 /// A file to load: root-relative path, absolute path, and why it cannot be read (and whether
@@ -25,6 +31,9 @@ type WalkEntry = (String, PathBuf, Option<(String, bool)>);
 #[derive(Default)]
 pub struct ParseCache {
     inner: Mutex<Inner>,
+    /// The results of the shipped repository-scope Rego rules, reused while the model they
+    /// read is the same.
+    pub(super) repo_results: Arc<crate::policy::run::KeptRepoResults>,
 }
 
 #[derive(Default)]
@@ -34,6 +43,26 @@ struct Inner {
     keep_payloads: bool,
     files: HashMap<String, Entry>,
     last: CacheStats,
+    /// Counts the loads, so that a run's findings are kept only if no other run loaded since.
+    generation: u64,
+    /// The rules' memo keys of the kept findings ([`Entry::memo`]).
+    memo_key: String,
+}
+
+/// One document's findings of the rules with a memo key: one list per such rule, in the
+/// rules' order.
+pub(super) type DocFindings = Vec<Vec<Emitted>>;
+
+/// One file's [`DocFindings`], by document index.
+pub(super) type FileMemo = Arc<Vec<(usize, DocFindings)>>;
+
+/// What a run may reuse of the findings kept by an earlier one.
+pub(super) struct Reuse {
+    generation: u64,
+    /// The rules' memo keys the findings were kept under.
+    pub(super) key: String,
+    /// By file id: the kept findings of a file taken from the cache unchanged.
+    pub(super) files: Vec<Option<FileMemo>>,
 }
 
 /// How the last run used the cache.
@@ -74,6 +103,7 @@ struct Entry {
     /// What the file on disk was when read; `None` for an overlay's text.
     disk: Option<DiskStamp>,
     loaded: Loaded,
+    memo: Option<FileMemo>,
 }
 
 impl std::fmt::Debug for ParseCache {
@@ -103,7 +133,7 @@ impl ParseCache {
         entries: Vec<WalkEntry>,
         overlay: &std::collections::BTreeMap<String, String>,
         keep_payloads: bool,
-    ) -> Vec<Loaded> {
+    ) -> (Vec<Loaded>, Reuse) {
         // A poisoned lock only means an earlier run panicked: start afresh.
         let mut inner = self
             .inner
@@ -134,12 +164,19 @@ impl ParseCache {
         let mut files = HashMap::with_capacity(results.len());
         let mut last = CacheStats::default();
         let mut loaded = Vec::with_capacity(results.len());
+        let mut memos = Vec::with_capacity(results.len());
         for (l, entry, reused) in results {
             if reused {
                 last.reused += 1;
             } else {
                 last.parsed += 1;
             }
+            memos.push(
+                entry
+                    .as_ref()
+                    .filter(|_| reused)
+                    .and_then(|e| e.memo.clone()),
+            );
             if let Some(e) = entry {
                 files.insert(l.source.path.clone(), e);
             }
@@ -149,7 +186,33 @@ impl ParseCache {
         inner.keep_payloads = keep_payloads;
         inner.files = files;
         inner.last = last;
-        loaded
+        inner.generation += 1;
+        let reuse = Reuse {
+            generation: inner.generation,
+            key: inner.memo_key.clone(),
+            files: memos,
+        };
+        (loaded, reuse)
+    }
+
+    /// Keeps the findings of the run that `reuse` came from, under the rules' `key`, unless
+    /// another run loaded since: by file id, the files' new findings.
+    pub(super) fn keep_findings(
+        &self,
+        reuse: &Reuse,
+        key: String,
+        mut files: HashMap<FileId, FileMemo>,
+    ) {
+        let Ok(mut inner) = self.inner.lock() else {
+            return;
+        };
+        if inner.generation != reuse.generation {
+            return;
+        }
+        inner.memo_key = key;
+        for e in inner.files.values_mut() {
+            e.memo = files.remove(&e.id);
+        }
     }
 }
 
@@ -187,13 +250,16 @@ fn load_one(
             return (c.loaded.clone(), Some(c), true);
         }
     }
-    let loaded = super::load_one(id, rel, abs, None, overlay, keep_payloads);
+    let mut loaded = super::load_one(id, rel, abs, None, overlay, keep_payloads);
+    // The cache and each run share the text and line index.
+    loaded.source.share();
     // An unreadable file (or one whose time is unknown) is tried again next time.
     let cacheable = loaded.source.unreadable.is_none() && (text.is_some() || disk.is_some());
     let entry = cacheable.then(|| Entry {
         id,
         disk,
         loaded: loaded.clone(),
+        memo: None,
     });
     (loaded, entry, false)
 }

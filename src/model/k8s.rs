@@ -50,7 +50,8 @@ pub fn drop_unread_payloads(doc: &mut Document) -> bool {
     {
         return false;
     }
-    let crate::yaml::Value::Map(entries) = &mut doc.root.value else {
+    let crate::yaml::Value::Map(entries) = &mut std::sync::Arc::make_mut(&mut doc.root).value
+    else {
         return false;
     };
     let mut dropped = false;

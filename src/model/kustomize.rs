@@ -661,7 +661,7 @@ impl Patch {
             PatchBody::File {
                 reference: Reference::File(f),
                 ..
-            } => file_docs(*f).iter().map(|d| &d.root).collect(),
+            } => file_docs(*f).iter().map(|d| &*d.root).collect(),
             PatchBody::File { .. } => Vec::new(),
         }
     }

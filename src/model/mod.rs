@@ -220,7 +220,7 @@ pub struct Document {
     /// 0-based index in its file.
     pub index: usize,
     pub span: Span,
-    pub root: Node,
+    pub root: std::sync::Arc<Node>,
     pub kind: DocKind,
 }
 

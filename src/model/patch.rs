@@ -186,7 +186,7 @@ impl Builder<'_> {
                         if is_argocd_kind(d.kind) && objs.len() < OBJECT_LIMIT {
                             objs.push(Obj {
                                 doc: i,
-                                root: d.root.clone(),
+                                root: Node::clone(&d.root),
                                 original_name: d.name().map(str::to_string),
                                 original_namespace: d.namespace().map(str::to_string),
                                 changed: false,
@@ -814,10 +814,10 @@ fn remove(root: &mut Node, path: &[String]) -> Option<Node> {
 
 /// The documents of `project` with the outcome applied: patched trees and patch documents
 /// classified as such.
-pub(crate) fn apply_to(docs: &mut [Document], patched: &Patched) {
-    for (&i, root) in &patched.roots {
+pub(crate) fn apply_to(docs: &mut [Document], patched: Patched) {
+    for (i, root) in patched.roots {
         if let Some(d) = docs.get_mut(i) {
-            d.root = root.clone();
+            d.root = std::sync::Arc::new(root);
         }
     }
     for &i in &patched.patch_docs {

@@ -26,6 +26,9 @@ pub struct Project {
     /// Indexes in [`Project::docs`] of Argo CD documents that kustomizations deploy with
     /// different results: kept as written, though Argo CD may read something else.
     pub ambiguously_patched: std::collections::HashSet<usize>,
+    /// Indexes in [`Project::docs`] of documents kustomize's transformations changed (their
+    /// tree, or their kind for a patch file's documents): not as their file's parse gave them.
+    pub transformed: std::collections::HashSet<usize>,
 }
 
 impl Project {
@@ -53,14 +56,21 @@ impl Project {
             by_file,
             kustomize: super::kustomize::Kustomizations::default(),
             ambiguously_patched: std::collections::HashSet::new(),
+            transformed: std::collections::HashSet::new(),
         };
         project.kustomize = super::kustomize::build(&project);
         // Argo CD documents are what kustomize makes of them: every rule, the resolver and
         // the Rego view read the patched trees.
         let mut patched = super::patch::apply(&project, &project.kustomize);
         project.ambiguously_patched = std::mem::take(&mut patched.ambiguous);
+        project.transformed = patched
+            .roots
+            .keys()
+            .chain(&patched.patch_docs)
+            .copied()
+            .collect();
         if !patched.roots.is_empty() || !patched.patch_docs.is_empty() {
-            super::patch::apply_to(&mut project.docs, &patched);
+            super::patch::apply_to(&mut project.docs, patched);
             let mut by_kind: BTreeMap<DocKind, Vec<usize>> = BTreeMap::new();
             for (i, d) in project.docs.iter().enumerate() {
                 by_kind.entry(d.kind).or_default().push(i);

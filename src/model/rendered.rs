@@ -210,7 +210,7 @@ pub fn build(project: &Project, argo: &ArgoModel) -> RenderedObjects {
                     file: d.file.unwrap_or(job.anchor.file),
                     index: 0,
                     span: d.start,
-                    root,
+                    root: std::sync::Arc::new(root),
                     kind: DocKind::K8sObject,
                 });
                 let written = out.docs[out.docs.len() - 1]

@@ -219,7 +219,7 @@ pub fn resolve(project: &Project, graph: &Kustomizations, opts: &ResolveOptions)
             file: o.root.span.file,
             index: 0,
             span: o.root.span,
-            root: o.root.clone(),
+            root: o.root.clone().into(),
             kind: DocKind::AppProject,
         })
         .collect();
@@ -1350,7 +1350,7 @@ impl<'p> Resolver<'p> {
             file: anchor.file,
             index: 0,
             span: anchor,
-            root: object.root.clone(),
+            root: object.root.clone().into(),
             kind: DocKind::ApplicationSet,
         };
         let is_here = |url: &str| self.known_here(url);

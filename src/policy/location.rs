@@ -20,7 +20,7 @@ pub struct Current {
     pub file: Arc<str>,
     pub text: Arc<str>,
     pub lines: Arc<LineIndex>,
-    pub root: Node,
+    pub root: std::sync::Arc<Node>,
 }
 
 thread_local! {

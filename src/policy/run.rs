@@ -8,7 +8,7 @@
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use regorus::{Engine, Value};
@@ -44,7 +44,7 @@ pub fn is_repo_package(name: &str) -> bool {
 }
 
 /// One result of a rule.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Hit {
     rule: String,
     msg: String,
@@ -69,6 +69,45 @@ impl Hit {
             loc_line: None,
             help: None,
         }
+    }
+}
+
+/// The results of the shipped repository-scope rules, kept between runs of the language
+/// server: they are a function of the package, the rules' options and `data.gitops` (also the
+/// `input`), so a run whose model, as JSON, is equal gives the same results. Only the findings
+/// are made again, from the current files.
+#[derive(Default)]
+pub struct KeptRepoResults(Mutex<BTreeMap<String, KeptResults>>);
+
+/// The rules' options (as JSON text), the model they ran on, and their results.
+type KeptResults = (String, serde_json::Value, Vec<Hit>);
+
+impl KeptRepoResults {
+    fn get(&self, package: &str, options: &str, model: &serde_json::Value) -> Option<Vec<Hit>> {
+        let kept = self.0.lock().ok()?;
+        let (o, m, hits) = kept.get(package)?;
+        (o == options && m == model).then(|| hits.clone())
+    }
+
+    fn keep(&self, package: &str, options: &str, model: serde_json::Value, hits: &[Hit]) {
+        if let Ok(mut kept) = self.0.lock() {
+            kept.insert(
+                package.to_string(),
+                (options.to_string(), model, hits.to_vec()),
+            );
+        }
+    }
+
+    fn forget(&self, package: &str) {
+        if let Ok(mut kept) = self.0.lock() {
+            kept.remove(package);
+        }
+    }
+}
+
+impl std::fmt::Debug for KeptRepoResults {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeptRepoResults").finish_non_exhaustive()
     }
 }
 
@@ -349,18 +388,19 @@ fn user_rule_id(pkg: &Package, hit: &Hit) -> &'static str {
     }
 }
 
-/// A file's id, path, text and line index, shared with `gitops.location`.
-type SharedFile = (FileId, Arc<str>, Arc<str>, Arc<LineIndex>);
+/// A run's id and a file's id, path, text and line index, shared with `gitops.location`.
+type SharedFile = ((u64, FileId), Arc<str>, Arc<str>, Arc<LineIndex>);
 
-/// Makes `doc` the current document of `gitops.location` on this thread.
-fn set_location_document(project: &Project, doc: &Document) {
+/// Makes `doc` the current document of `gitops.location` on this thread, in run `run` (a
+/// file's id names another text in another run of the language server).
+fn set_location_document(run: u64, project: &Project, doc: &Document) {
     thread_local! {
         static FILE: std::cell::RefCell<Option<SharedFile>> = const { std::cell::RefCell::new(None) };
     }
     let (file, text, lines) = FILE.with(|c| {
         let mut c = c.borrow_mut();
         match &*c {
-            Some((id, f, t, l)) if *id == doc.file => (f.clone(), t.clone(), l.clone()),
+            Some((id, f, t, l)) if *id == (run, doc.file) => (f.clone(), t.clone(), l.clone()),
             _ => {
                 let src = project.source(doc.file);
                 let v = (
@@ -368,7 +408,7 @@ fn set_location_document(project: &Project, doc: &Document) {
                     Arc::<str>::from(src.text()),
                     Arc::new(src.lines().clone()),
                 );
-                *c = Some((doc.file, v.0.clone(), v.1.clone(), v.2.clone()));
+                *c = Some(((run, doc.file), v.0.clone(), v.1.clone(), v.2.clone()));
                 v
             }
         }
@@ -403,6 +443,16 @@ pub struct Runtime {
     doc_pack: OnceLock<Engine>,
     disabled: Disabled,
     failures: Mutex<BTreeMap<FailingRule, Failures>>,
+    /// `data.gitops_lint.options` as JSON text: part of each per-document pack rule's memo key.
+    options_text: String,
+    /// Set when a per-document result depended on more than its document: an evaluation
+    /// failure (reported once for the run) or a result naming another `file`.
+    documents_not_reusable: AtomicBool,
+    /// The repository-scope results of earlier runs (the language server).
+    kept: Option<Arc<KeptRepoResults>>,
+    /// `data.gitops` as JSON, when made to compare it with the kept results' (before the
+    /// engines, which then convert it).
+    model_json: OnceLock<serde_json::Value>,
 }
 
 /// `(set, package, rule)`: set 0 is the pack, 1 the user's policies.
@@ -433,7 +483,10 @@ impl Runtime {
         self.engines.get_or_init(|| {
             let pack = pack::get();
             let model_value = if self.needs_model {
-                Value::from(data::model(model, &self.fields))
+                Value::from(match self.model_json.get() {
+                    Some(json) => json.clone(),
+                    None => data::model(model, &self.fields),
+                })
             } else {
                 Value::Null
             };
@@ -492,7 +545,7 @@ impl Runtime {
             if w.input.as_ref().is_none_or(|(k, _)| *k != key) {
                 w.input = Some((key, input_value(&doc.root)));
                 if self.uses_location {
-                    set_location_document(cx.project, doc);
+                    set_location_document(self.id, cx.project, doc);
                 }
             }
             let input = w.input.as_ref().map_or(Value::Null, |(_, v)| v.clone());
@@ -581,6 +634,7 @@ impl Runtime {
         if failures.is_empty() {
             return;
         }
+        self.documents_not_reusable.store(true, Ordering::Relaxed);
         let Ok(mut map) = self.failures.lock() else {
             return;
         };
@@ -640,6 +694,8 @@ fn hits_to_findings(
 struct PackDocumentRule {
     rt: Arc<Runtime>,
     rule: &'static PackRule,
+    /// The `paths` globs the rule is limited to (configured, else the pack's).
+    globs: Vec<String>,
     paths: Option<Patterns>,
 }
 
@@ -663,7 +719,28 @@ impl Rule for PackDocumentRule {
         };
         let (hits, failures) = self.rt.eval_on_document(cx, 0, pkg, doc);
         self.rt.record_failures(0, pkg, doc, failures);
+        if hits.iter().any(|h| h.file.is_some()) {
+            self.rt
+                .documents_not_reusable
+                .store(true, Ordering::Relaxed);
+        }
         hits_to_findings(cx, 0, pkg, hits, Some(doc), Some(self.rule.meta.id))
+    }
+
+    /// Its input is the document and its data the rules' options, unless a per-document pack
+    /// rule reads the model (then every one runs on the engine holding `data.gitops`).
+    fn document_memo_key(&self) -> Option<String> {
+        (!self.rt.pack_documents_read_model).then(|| {
+            format!(
+                "pack {} paths {:?} options {}",
+                self.rule.meta.id, self.globs, self.rt.options_text
+            )
+        })
+    }
+
+    fn document_findings_reusable(&self) -> bool {
+        !self.rt.documents_not_reusable.load(Ordering::Relaxed)
+            && self.rt.disabled.0.lock().is_ok_and(|d| d.is_empty())
     }
 }
 
@@ -686,8 +763,35 @@ impl Rule for PackRepoRule {
         let Some(pkg) = self.rt.package(0, &self.rule.package) else {
             return Vec::new();
         };
-        let model = self.rt.engines(cx.model).2.clone();
-        let (hits, failures) = self.rt.eval_once(cx, 0, pkg, model);
+        let (hits, failures) = match self.rt.kept.as_deref() {
+            None => {
+                let model = self.rt.engines(cx.model).2.clone();
+                self.rt.eval_once(cx, 0, pkg, model)
+            }
+            Some(kept) => {
+                // Compared as JSON: the engines (and the model's conversion to their values)
+                // are made only when it changed.
+                let options = &self.rt.options_text;
+                let json = self
+                    .rt
+                    .model_json
+                    .get_or_init(|| data::model(cx.model, &self.rt.fields));
+                match kept.get(&pkg.name, options, json) {
+                    Some(hits) => (hits, Vec::new()),
+                    None => {
+                        let model = self.rt.engines(cx.model).2.clone();
+                        let (hits, failures) = self.rt.eval_once(cx, 0, pkg, model);
+                        // A failure (a time-out above all) is not a result to keep.
+                        if failures.is_empty() {
+                            kept.keep(&pkg.name, options, json.clone(), &hits);
+                        } else {
+                            kept.forget(&pkg.name);
+                        }
+                        (hits, failures)
+                    }
+                }
+            }
+        };
         let mut out = hits_to_findings(cx, 0, pkg, hits, None, Some(self.rule.meta.id));
         out.extend(
             failures
@@ -856,6 +960,7 @@ pub fn rules(
     enabled: &dyn Fn(&str) -> bool,
     options: &RuleOptions,
     user: Option<&UserPolicies>,
+    kept: Option<&Arc<KeptRepoResults>>,
 ) -> Vec<Box<dyn Rule>> {
     static RUNS: AtomicU64 = AtomicU64::new(0);
     let pack = pack::get();
@@ -876,6 +981,10 @@ pub fn rules(
         id: RUNS.fetch_add(1, Ordering::Relaxed),
         user: user.cloned(),
         options: Value::from(serde_json::json!({ "options": options_data })),
+        options_text: serde_json::Value::Object(options_data.clone()).to_string(),
+        documents_not_reusable: AtomicBool::new(false),
+        kept: kept.cloned(),
+        model_json: OnceLock::new(),
         needs_model,
         fields: {
             let mut fields = pack.set.fields.clone();
@@ -908,6 +1017,7 @@ pub fn rules(
                     paths: (!paths.is_empty())
                         .then(|| Patterns::new(&paths).ok())
                         .flatten(),
+                    globs: paths,
                 }));
             }
             Scope::Repo => out.push(Box::new(PackRepoRule {

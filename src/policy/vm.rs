@@ -206,7 +206,7 @@ mod tests {
                             index: d.index,
                             span: d.span,
                             kind: classify(path, &d.root),
-                            root: d.root,
+                            root: d.root.into(),
                         });
                     }
                     sources.push(SourceFile::new(

@@ -5,8 +5,8 @@ pub mod span;
 pub mod walk;
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
 pub use span::{FileId, LineCol, LineIndex, Span};
@@ -22,8 +22,9 @@ pub struct SourceFile {
     /// Path relative to the root, with `/` separators.
     pub path: String,
     pub abs: PathBuf,
-    text: OnceLock<String>,
-    lines: OnceLock<LineIndex>,
+    /// The text and its line index: the file's own, or shared by its clones once
+    /// [`SourceFile::share`] was called.
+    text: TextSlot,
     /// Length and modification time when the file was parsed, for a released text: a
     /// re-read must find the same file.
     stamp: Option<(u64, Option<SystemTime>)>,
@@ -33,6 +34,43 @@ pub struct SourceFile {
     pub unreadable: Option<String>,
 }
 
+/// A file's text (read again on first use after a release) and its line index (made on first
+/// use).
+#[derive(Debug, Default)]
+struct Text {
+    text: OnceLock<String>,
+    lines: OnceLock<LineIndex>,
+}
+
+/// Owned by one file (a clone copies it), or shared by the clones of a file kept between runs
+/// (the language server's parse cache), which then copy neither the text nor its line index.
+#[derive(Debug)]
+enum TextSlot {
+    Own(Text),
+    Shared(Arc<Text>),
+}
+
+impl TextSlot {
+    fn get(&self) -> &Text {
+        match self {
+            TextSlot::Own(t) => t,
+            TextSlot::Shared(t) => t,
+        }
+    }
+}
+
+impl Clone for TextSlot {
+    fn clone(&self) -> Self {
+        match self {
+            TextSlot::Own(t) => TextSlot::Own(Text {
+                text: t.text.clone(),
+                lines: t.lines.clone(),
+            }),
+            TextSlot::Shared(t) => TextSlot::Shared(t.clone()),
+        }
+    }
+}
+
 impl Clone for SourceFile {
     fn clone(&self) -> Self {
         SourceFile {
@@ -40,7 +78,6 @@ impl Clone for SourceFile {
             path: self.path.clone(),
             abs: self.abs.clone(),
             text: self.text.clone(),
-            lines: self.lines.clone(),
             stamp: self.stamp,
             changed: AtomicBool::new(self.changed.load(Ordering::Relaxed)),
             unreadable: self.unreadable.clone(),
@@ -56,8 +93,10 @@ impl SourceFile {
             id,
             path,
             abs,
-            text: OnceLock::from(text),
-            lines: OnceLock::new(),
+            text: TextSlot::Own(Text {
+                text: OnceLock::from(text),
+                lines: OnceLock::new(),
+            }),
             stamp: None,
             changed: AtomicBool::new(false),
             unreadable: None,
@@ -79,18 +118,25 @@ impl SourceFile {
         let Ok(meta) = std::fs::metadata(&self.abs) else {
             return;
         };
-        let len = self.text.get().map_or(0, |t| t.len() as u64);
+        let len = self.text.get().text.get().map_or(0, |t| t.len() as u64);
         if meta.len() != len {
             return;
         }
         self.stamp = Some((len, meta.modified().ok()));
-        self.text = OnceLock::new();
+        self.text = TextSlot::Own(Text::default());
+    }
+
+    /// From now on, this file's clones share its text and line index instead of copying them.
+    pub fn share(&mut self) {
+        if let TextSlot::Own(t) = &mut self.text {
+            self.text = TextSlot::Shared(Arc::new(std::mem::take(t)));
+        }
     }
 
     /// The file's text; empty when it could not be read.
     #[must_use]
     pub fn text(&self) -> &str {
-        self.text.get_or_init(|| {
+        self.text.get().text.get_or_init(|| {
             let Some((len, modified)) = self.stamp else {
                 return String::new();
             };
@@ -121,7 +167,10 @@ impl SourceFile {
 
     #[must_use]
     pub fn lines(&self) -> &LineIndex {
-        self.lines.get_or_init(|| LineIndex::new(self.text()))
+        self.text
+            .get()
+            .lines
+            .get_or_init(|| LineIndex::new(self.text()))
     }
 
     #[must_use]

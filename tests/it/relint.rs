@@ -63,6 +63,11 @@ impl Repo {
         self.cache.stats()
     }
 
+    /// A full run, without the cache.
+    fn full(&self) -> engine::Report {
+        engine::run(&self.options(false)).unwrap()
+    }
+
     fn path(&self, rel: &str) -> std::path::PathBuf {
         self.root.join(rel)
     }
@@ -177,4 +182,120 @@ fn cached_relint_reports_what_a_full_check_reports() {
     copy_dir(Path::new(EXAMPLE), &other);
     repo.root = other;
     assert_eq!(repo.relint("another root").reused, 0);
+}
+
+/// How many diagnostics of `rule` a run reports in `file`.
+fn count(report: &engine::Report, rule: &str, file: &str) -> usize {
+    report
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule == rule && report.project.source(d.span.file).path == file)
+        .count()
+}
+
+/// The findings of per-document Rego rules are kept between runs for unchanged documents:
+/// they must follow an edit of the document, a kustomize patch that changes it while its file
+/// stays as it was, and a configuration that changes the rule's options or turns it off.
+#[test]
+fn kept_per_document_findings_follow_edits_patches_and_configuration() {
+    const RULE: &str = "argocd/no-default-project";
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    copy_dir(Path::new(EXAMPLE), &root);
+    let mut repo = Repo {
+        root,
+        cache: Arc::new(ParseCache::new()),
+        overlay: BTreeMap::new(),
+    };
+    let app = "argocd/citation-api/prod.yaml";
+    let app_text = repo.read(app);
+    // An Application that a kustomization deploys, not patched yet.
+    let patched = "argocd/kz/app.yaml";
+    let kustomization = "argocd/kz/kustomization.yaml";
+    repo.write(
+        patched,
+        &app_text.replace("citation-api-prod", "kz-app-prod"),
+    );
+    repo.write(kustomization, "resources:\n  - app.yaml\n");
+    // A workload that `platform/image-digest` flags only where its `paths` option reaches.
+    repo.write(
+        "k8s/web.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n        - name: web\n          image: nginx:1.25\n",
+    );
+    let config = ".gitops-lint.yaml";
+    let config_text = repo.read(config);
+    repo.relint("cold");
+    assert_eq!(repo.relint("warm").parsed, 0);
+
+    // The document a rule flags is edited, then another file is: its finding is kept.
+    repo.overlay.insert(
+        app.into(),
+        app_text.replace("project: atlas", "project: default"),
+    );
+    repo.relint("flagged by a Rego rule");
+    assert_eq!(count(&repo.full(), RULE, app), 1);
+    let values = "apps/citation-api/values-prod.yaml";
+    repo.overlay
+        .insert(values.into(), repo.read(values) + "\nextra: 1\n");
+    repo.relint("another file edited");
+    assert_eq!(count(&repo.full(), RULE, app), 1);
+    // Fixed: the finding goes.
+    repo.overlay.remove(app);
+    repo.relint("flagged document fixed");
+    assert_eq!(count(&repo.full(), RULE, app), 0);
+
+    // A repository-scope Rego rule: its results are kept while the model is the same.
+    const PINNED: &str = "argocd/production-target-revision";
+    repo.overlay.insert(
+        app.into(),
+        app_text.replace("targetRevision: main", "targetRevision: HEAD"),
+    );
+    repo.relint("production follows HEAD");
+    assert_eq!(count(&repo.full(), PINNED, app), 1);
+    repo.overlay
+        .insert(values.into(), repo.read(values) + "\nmore: 2\n");
+    repo.relint("model unchanged");
+    repo.overlay.remove(app);
+    repo.relint("production pinned again");
+    assert_eq!(count(&repo.full(), PINNED, app), 0);
+
+    // A patch makes the unchanged Application use `default`, then goes again.
+    repo.write(
+        kustomization,
+        "resources:\n  - app.yaml\npatches:\n  - target: {kind: Application}\n    patch: |-\n      - op: replace\n        path: /spec/project\n        value: default\n",
+    );
+    repo.relint("patched by kustomize");
+    assert_eq!(count(&repo.full(), RULE, kustomization), 1);
+    repo.relint("patched, again");
+    repo.write(kustomization, "resources:\n  - app.yaml\n");
+    repo.relint("patch removed");
+    assert_eq!(
+        count(&repo.full(), RULE, kustomization) + count(&repo.full(), RULE, patched),
+        0
+    );
+
+    // The configuration limits the rule to other paths, turns it off, then gives it back.
+    repo.overlay.insert(
+        app.into(),
+        app_text.replace("project: atlas", "project: default"),
+    );
+    repo.relint("flagged again");
+    let digest = |r: &engine::Report| {
+        r.diagnostics
+            .iter()
+            .filter(|d| d.rule == "platform/image-digest")
+            .count()
+    };
+    let before = digest(&repo.full());
+    repo.write(
+        config,
+        &format!("{config_text}  platform/image-digest:\n    paths: [\"**\"]\n"),
+    );
+    repo.relint("a rule's paths widened");
+    assert_eq!(digest(&repo.full()), before + 1);
+    repo.write(config, &format!("{config_text}  {RULE}: off\n"));
+    repo.relint("rule off");
+    repo.write(config, &config_text);
+    repo.relint("configuration restored");
+    assert_eq!(count(&repo.full(), RULE, app), 1);
 }

@@ -102,7 +102,7 @@ fn pipeline(project: &Project, root: FileId) -> GitlabPipeline {
         .iter()
         .rev()
         .flat_map(|f| project.file_docs(*f))
-        .map(|d| &d.root)
+        .map(|d| &*d.root)
         .filter(|r| r.as_map().is_some())
         .collect();
     let jobs = Layers { layers }.jobs();

@@ -41,7 +41,7 @@ fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Project) {
                 index: d.index,
                 span: d.span,
                 kind: classify(rel, &d.root),
-                root: d.root,
+                root: d.root.into(),
             });
         }
         sources.push(SourceFile::new(id, rel.to_string(), abs, text.to_string()));

@@ -24,6 +24,11 @@ impl Rule for SyncPolicy {
         &META
     }
 
+    /// Reads the document and its file's text only.
+    fn document_memo_key(&self) -> Option<String> {
+        Some(META.id.to_string())
+    }
+
     fn check(&self, doc: &Document, cx: &Context<'_>) -> Vec<Finding> {
         let text = cx.text(doc);
         let (spec_entry, what) = match doc.kind {
