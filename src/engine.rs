@@ -780,7 +780,14 @@ fn check_project(
         let timing = timer.enabled;
         let spent: Vec<AtomicU64> = rules.iter().map(|_| AtomicU64::new(0)).collect();
         let memo_keys: Vec<Option<String>> = match memo {
-            Some(_) => rules.iter().map(|r| r.document_memo_key()).collect(),
+            // The rule's configured options are part of its key.
+            Some(_) => rules
+                .iter()
+                .map(|r| {
+                    let options = serde_json::Value::Object(cx.options(r.meta().id).clone());
+                    r.document_memo_key().map(|k| format!("{k} {options}"))
+                })
+                .collect(),
             None => vec![None; rules.len()],
         };
         let memo_key = memo_keys

@@ -159,10 +159,10 @@ pub trait Rule: Send + Sync {
     }
 
     /// `Some` when [`Rule::check_emitting`] is a function of the document alone (its tree and
-    /// kind, its file's id, path and text) and of what the returned key names (the rule and
-    /// its options): the language server then reuses its findings on a document that did not
-    /// change since the last run with the same keys. `None` (the default) when it reads
-    /// anything else, such as the model.
+    /// kind, its file's id, path and text), of the rule's options (the engine adds them to the
+    /// key) and of what the returned key names: the language server then reuses its findings
+    /// on a document that did not change since the last run with the same keys. `None` (the
+    /// default) when it reads anything else, such as the model or the settings.
     fn document_memo_key(&self) -> Option<String> {
         None
     }
