@@ -155,8 +155,7 @@ mod tests {
     /// fixture cases: the machine and the interpreter agree.
     #[test]
     fn the_machine_agrees_with_the_interpreter_on_the_repository_rules_fixtures() {
-        use crate::model::{Document, Model, Project, classify, settings::Settings};
-        use crate::source::{SourceDb, SourceFile};
+        use crate::model::{Model, settings::Settings};
         let program = pack_program().expect("the shipped pack compiles for the RVM");
         let pack = pack::get();
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/rules");
@@ -196,27 +195,11 @@ mod tests {
                 } else {
                     continue;
                 };
-                let mut sources = Vec::new();
-                let mut docs = Vec::new();
-                for (i, (path, text)) in files.iter().enumerate() {
-                    let id = FileId(u32::try_from(i).expect("few files"));
-                    for d in crate::yaml::parse(id, text).docs {
-                        docs.push(Document {
-                            file: id,
-                            index: d.index,
-                            span: d.span,
-                            kind: classify(path, &d.root),
-                            root: d.root.into(),
-                        });
-                    }
-                    sources.push(SourceFile::new(
-                        id,
-                        path.clone(),
-                        std::path::PathBuf::from(path),
-                        text.clone(),
-                    ));
-                }
-                let project = Project::new(".".into(), SourceDb::new(sources), docs);
+                let texts: Vec<(&str, &str)> = files
+                    .iter()
+                    .map(|(p, t)| (p.as_str(), t.as_str()))
+                    .collect();
+                let project = crate::model::ci::test_project(&texts);
                 let model = Model::new(&project, Settings::default());
                 let gitops = Value::from(super::super::data::model(
                     &model,
