@@ -350,11 +350,40 @@ fn job_json(
     })
 }
 
-/// The `data.gitops` object for a project, with the keys of `fields` only.
+/// The `data.gitops` object for a project, with the keys of `fields` only, as JSON.
 #[must_use]
 pub fn model(model: &Model<'_>, fields: &Fields) -> J {
+    let mut top = model_without_applications(model, fields);
+    if fields.has("applications")
+        && let J::Object(m) = &mut top
+    {
+        m.insert(
+            "applications".into(),
+            J::Array(applications(model, fields, |a| a)),
+        );
+    }
+    top
+}
+
+/// [`model`] as regorus values, what the engines hold. The Applications, most of it, are
+/// converted one by one as they are built (in parallel), so their JSON never exists all at once.
+#[must_use]
+pub fn model_value(model: &Model<'_>, fields: &Fields) -> regorus::Value {
+    let mut top = regorus::Value::from(model_without_applications(model, fields));
+    if fields.has("applications")
+        && let Ok(m) = top.as_object_mut()
+    {
+        m.insert(
+            regorus::Value::from("applications"),
+            regorus::Value::from(applications(model, fields, regorus::Value::from)),
+        );
+    }
+    top
+}
+
+/// Every key of `data.gitops` but `applications`.
+fn model_without_applications(model: &Model<'_>, fields: &Fields) -> J {
     let project = model.project;
-    let applications = || -> Vec<J> { applications(model, fields) };
     let application_sets = || -> Vec<J> {
         project
             .docs_of(DocKind::ApplicationSet)
@@ -399,7 +428,6 @@ pub fn model(model: &Model<'_>, fields: &Fields) -> J {
     };
     // `schema_version` is always there: policies may check it.
     let mut top = object!(fields, {
-        "applications": applications(),
         "application_sets": application_sets(),
         "projects": projects(),
         "ci": json!({"jobs": ci_jobs(model, fields)}),
@@ -413,11 +441,15 @@ pub fn model(model: &Model<'_>, fields: &Fields) -> J {
 
 /// Every Application, written or generated, and the templates of ApplicationSets that
 /// generated nothing here.
-fn applications(model: &Model<'_>, fields: &Fields) -> Vec<J> {
+fn applications<T: Send>(
+    model: &Model<'_>,
+    fields: &Fields,
+    convert: impl Fn(J) -> T + Sync,
+) -> Vec<T> {
     let project = model.project;
     let argo = model.argocd();
     // Built in parallel: with 1000s of Applications this is most of the model's cost.
-    let mut applications: Vec<J> = argo
+    let mut applications: Vec<T> = argo
         .apps
         .par_iter()
         .filter_map(|app| {
@@ -426,7 +458,7 @@ fn applications(model: &Model<'_>, fields: &Fields) -> Vec<J> {
                 Some(s) => Some(s),
                 None => doc.root.get("spec"),
             };
-            spec.map(|spec| application(fields, project, doc, spec, Some(app)))
+            spec.map(|spec| convert(application(fields, project, doc, spec, Some(app))))
         })
         .collect();
     let expanded: std::collections::HashSet<usize> = argo
@@ -439,7 +471,7 @@ fn applications(model: &Model<'_>, fields: &Fields) -> Vec<J> {
     for (i, doc) in project.docs.iter().enumerate() {
         if doc.kind == DocKind::ApplicationSet && !expanded.contains(&i) {
             if let Some(spec) = doc.root.path(&["spec", "template", "spec"]) {
-                applications.push(application(fields, project, doc, spec, None));
+                applications.push(convert(application(fields, project, doc, spec, None)));
             }
         }
     }
@@ -526,5 +558,9 @@ mod tests {
         let data = model(&Model::new(&project, Default::default()), &everything);
         assert!(data["applications"][0].get("files").is_some());
         assert!(data.get("projects").is_some());
+        for f in [&fields, &everything] {
+            let m = Model::new(&project, Default::default());
+            assert_eq!(model_value(&m, f), regorus::Value::from(model(&m, f)));
+        }
     }
 }

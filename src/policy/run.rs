@@ -74,22 +74,22 @@ impl Hit {
 
 /// The results of the shipped repository-scope rules, kept between runs of the language
 /// server: they are a function of the package, the rules' options and `data.gitops` (also the
-/// `input`), so a run whose model, as JSON, is equal gives the same results. Only the findings
+/// `input`), so a run whose model is equal gives the same results. Only the findings
 /// are made again, from the current files.
 #[derive(Default)]
 pub struct KeptRepoResults(Mutex<BTreeMap<String, KeptResults>>);
 
 /// The rules' options (as JSON text), the model they ran on, and their results.
-type KeptResults = (String, serde_json::Value, Vec<Hit>);
+type KeptResults = (String, Value, Vec<Hit>);
 
 impl KeptRepoResults {
-    fn get(&self, package: &str, options: &str, model: &serde_json::Value) -> Option<Vec<Hit>> {
+    fn get(&self, package: &str, options: &str, model: &Value) -> Option<Vec<Hit>> {
         let kept = self.0.lock().ok()?;
         let (o, m, hits) = kept.get(package)?;
         (o == options && m == model).then(|| hits.clone())
     }
 
-    fn keep(&self, package: &str, options: &str, model: serde_json::Value, hits: &[Hit]) {
+    fn keep(&self, package: &str, options: &str, model: Value, hits: &[Hit]) {
         if let Ok(mut kept) = self.0.lock() {
             kept.insert(
                 package.to_string(),
@@ -450,9 +450,9 @@ pub struct Runtime {
     documents_not_reusable: AtomicBool,
     /// The repository-scope results of earlier runs (the language server).
     kept: Option<Arc<KeptRepoResults>>,
-    /// `data.gitops` as JSON, when made to compare it with the kept results' (before the
-    /// engines, which then convert it).
-    model_json: OnceLock<serde_json::Value>,
+    /// `data.gitops`, when made to compare it with the kept results' (before the engines,
+    /// which then hold it).
+    model_value: OnceLock<Value>,
 }
 
 /// `(set, package, rule)`: set 0 is the pack, 1 the user's policies.
@@ -483,10 +483,10 @@ impl Runtime {
         self.engines.get_or_init(|| {
             let pack = pack::get();
             let model_value = if self.needs_model {
-                Value::from(match self.model_json.get() {
-                    Some(json) => json.clone(),
-                    None => data::model(model, &self.fields),
-                })
+                match self.model_value.get() {
+                    Some(value) => value.clone(),
+                    None => data::model_value(model, &self.fields),
+                }
             } else {
                 Value::Null
             };
@@ -769,13 +769,12 @@ impl Rule for PackRepoRule {
                 self.rt.eval_once(cx, 0, pkg, model)
             }
             Some(kept) => {
-                // Compared as JSON: the engines (and the model's conversion to their values)
-                // are made only when it changed.
+                // Compared before the engines are made: they are made only when it changed.
                 let options = &self.rt.options_text;
                 let json = self
                     .rt
-                    .model_json
-                    .get_or_init(|| data::model(cx.model, &self.rt.fields));
+                    .model_value
+                    .get_or_init(|| data::model_value(cx.model, &self.rt.fields));
                 match kept.get(&pkg.name, options, json) {
                     Some(hits) => (hits, Vec::new()),
                     None => {
@@ -984,7 +983,7 @@ pub fn rules(
         options_text: serde_json::Value::Object(options_data.clone()).to_string(),
         documents_not_reusable: AtomicBool::new(false),
         kept: kept.cloned(),
-        model_json: OnceLock::new(),
+        model_value: OnceLock::new(),
         needs_model,
         fields: {
             let mut fields = pack.set.fields.clone();

@@ -201,10 +201,8 @@ mod tests {
                     .collect();
                 let project = crate::model::ci::test_project(&texts);
                 let model = Model::new(&project, Settings::default());
-                let gitops = Value::from(super::super::data::model(
-                    &model,
-                    &super::super::data::Fields::all(),
-                ));
+                let gitops =
+                    super::super::data::model_value(&model, &super::super::data::Fields::all());
                 let mut engine = pack.set.engine.clone();
                 engine
                     .add_data(Value::from(std::collections::BTreeMap::from([
