@@ -26,20 +26,22 @@ pub enum Values {
     },
     /// A sequence and its items (nulls kept as [`Values::Null`]).
     Seq(Span, Arc<[Values]>),
-    Map(Arc<Entries>),
+    /// One allocation per map (`Arc<[…]>`): values files hold hundreds of thousands of small
+    /// maps.
+    Map(Arc<[(ScalarText, Values)]>),
 }
 
 impl Values {
     /// An empty map: the values of a chart that has none.
     #[must_use]
     pub fn empty_map() -> Values {
-        Values::Map(Arc::default())
+        Values::Map(Arc::from([]))
     }
 
     /// A map of `entries`.
     #[must_use]
     pub fn map(entries: Entries) -> Values {
-        Values::Map(Arc::new(entries))
+        Values::Map(Arc::from(entries))
     }
 
     /// Converts a YAML node. Every leaf keeps its span; `span_override` replaces it (for
@@ -92,28 +94,29 @@ impl Values {
                 if over.is_empty() {
                     return;
                 }
-                let base = Arc::make_mut(base);
+                let mut entries = base.to_vec();
                 for (k, v) in owned_entries(over) {
-                    let pos = base.iter().position(|(key, _)| *key == k);
+                    let pos = entries.iter().position(|(key, _)| *key == k);
                     match (pos, v) {
                         (Some(i), Values::Null) => {
-                            base.remove(i);
+                            entries.remove(i);
                         }
                         (None, Values::Null) => {}
-                        (Some(i), v) => base[i].1.merge(v),
-                        (None, v) => base.push((k, v.without_nulls())),
+                        (Some(i), v) => entries[i].1.merge(v),
+                        (None, v) => entries.push((k, v.without_nulls())),
                     }
                 }
+                *base = Arc::from(entries);
             }
             (slot, over) => *slot = over.without_nulls(),
         }
     }
 
     /// The map's entries shared as they are (a non-map: none).
-    fn into_entries(self) -> Arc<Entries> {
+    fn into_entries(self) -> Arc<[(ScalarText, Values)]> {
         match self {
             Values::Map(m) => m,
-            _ => Arc::default(),
+            _ => Arc::from([]),
         }
     }
 
@@ -229,10 +232,10 @@ impl Values {
     }
 }
 
-/// The entries of a shared map: taken when this is the only holder, else cloned (a shallow
-/// copy: the entries' own collections stay shared).
-fn owned_entries(m: Arc<Entries>) -> Entries {
-    Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone())
+/// The entries of a shared map, cloned (a shallow copy: the entries' own collections stay
+/// shared).
+fn owned_entries(m: Arc<[(ScalarText, Values)]>) -> Entries {
+    m.to_vec()
 }
 
 /// Splits a Helm `--set` name on unescaped dots.
