@@ -63,6 +63,17 @@ impl Repo {
         self.cache.stats()
     }
 
+    /// A copy of the example repository under `dir`, with an empty cache.
+    fn copy_of_example(dir: &Path) -> Repo {
+        let root = dir.join("repo");
+        copy_dir(Path::new(EXAMPLE), &root);
+        Repo {
+            root,
+            cache: Arc::new(ParseCache::new()),
+            overlay: BTreeMap::new(),
+        }
+    }
+
     /// A full run, without the cache.
     fn full(&self) -> engine::Report {
         engine::run(&self.options(false)).unwrap()
@@ -86,13 +97,7 @@ impl Repo {
 #[test]
 fn cached_relint_reports_what_a_full_check_reports() {
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("repo");
-    copy_dir(Path::new(EXAMPLE), &root);
-    let mut repo = Repo {
-        root,
-        cache: Arc::new(ParseCache::new()),
-        overlay: BTreeMap::new(),
-    };
+    let mut repo = Repo::copy_of_example(dir.path());
     let files = repo.relint("cold").parsed;
     assert!(files > 20);
     assert_eq!(
@@ -200,13 +205,7 @@ fn count(report: &engine::Report, rule: &str, file: &str) -> usize {
 fn kept_per_document_findings_follow_edits_patches_and_configuration() {
     const RULE: &str = "argocd/no-default-project";
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("repo");
-    copy_dir(Path::new(EXAMPLE), &root);
-    let mut repo = Repo {
-        root,
-        cache: Arc::new(ParseCache::new()),
-        overlay: BTreeMap::new(),
-    };
+    let mut repo = Repo::copy_of_example(dir.path());
     let app = "argocd/citation-api/prod.yaml";
     let app_text = repo.read(app);
     // An Application that a kustomization deploys, not patched yet.
