@@ -772,9 +772,12 @@ fn check_project(
             .collect();
         rules.extend(policy_rules.iter().map(AsRef::as_ref));
         if timer.enabled {
-            // Built here rather than on first use, so that they have their own line.
-            model.argocd();
-            model.k8s();
+            // Built here rather than on first use, so that they have their own line. A panic
+            // leaves them unbuilt: the first rule that reads them reports it, as without timing.
+            let _ = catch_unwind(AssertUnwindSafe(|| {
+                model.argocd();
+                model.k8s();
+            }));
             timer.mark("model");
         }
         let timing = timer.enabled;
@@ -845,21 +848,40 @@ fn check_project(
             }
             (out, fresh)
         };
-        let docs = project.docs.par_iter().enumerate();
-        let (mut raw, fresh): (Vec<Emitted>, Vec<Option<cache::DocFindings>>) = if memoizing {
-            let per_doc: Vec<_> = docs.map(doc_findings).collect();
-            let mut fresh = Vec::with_capacity(per_doc.len());
-            let raw = per_doc
-                .into_iter()
-                .flat_map(|(out, kept)| {
-                    fresh.push(kept);
-                    out
-                })
-                .collect();
-            (raw, fresh)
+        let document_pass = || -> (Vec<Emitted>, Vec<Option<cache::DocFindings>>) {
+            let docs = project.docs.par_iter().enumerate();
+            if memoizing {
+                let per_doc: Vec<_> = docs.map(doc_findings).collect();
+                let mut fresh = Vec::with_capacity(per_doc.len());
+                let raw = per_doc
+                    .into_iter()
+                    .flat_map(|(out, kept)| {
+                        fresh.push(kept);
+                        out
+                    })
+                    .collect();
+                (raw, fresh)
+            } else {
+                (
+                    docs.flat_map_iter(|d| doc_findings(d).0).collect(),
+                    Vec::new(),
+                )
+            }
+        };
+        // The Argo CD model, which most repository rules read and few document rules do, is
+        // built on one thread while the documents are checked on the others. Its construction
+        // runs no parallel work, so this thread never takes a document task that would wait
+        // for it (a re-entrant initialisation).
+        let (mut raw, fresh) = if timer.enabled {
+            document_pass()
         } else {
-            let raw = docs.flat_map_iter(|d| doc_findings(d).0).collect();
-            (raw, Vec::new())
+            // A panic leaves the model unbuilt: the first rule that reads it reports it.
+            let build_model = || {
+                let _ = catch_unwind(AssertUnwindSafe(|| {
+                    model.argocd();
+                }));
+            };
+            rayon::join(build_model, document_pass).1
         };
         timer.mark("rules: documents");
         if let Some((cache, reuse)) = &memo {
