@@ -8,7 +8,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{oracle_available, render_ours, run_oracle, write_chart};
+use common::{oracle_available, oracle_case, run_oracle};
 
 const VALUES: &str = include_str!("charts/values.yaml");
 const HELPERS: &str = include_str!("charts/_helpers.tpl");
@@ -58,14 +58,8 @@ fn differential_against_helm() {
     let mut batch = Vec::new();
     let mut ours = Vec::new();
     for (i, c) in cases.iter().enumerate() {
-        let dir = root.join(format!("{i:03}"));
-        write_chart(&dir, &c.template, VALUES, HELPERS);
-        let r = render_ours(&c.template, VALUES, HELPERS);
-        batch.push(serde_json::json!({
-            "dir": dir.to_string_lossy(),
-            "ours": r.as_ref().ok(),
-            "error": r.as_ref().err(),
-        }));
+        let (r, entry) = oracle_case(&root.join(format!("{i:03}")), &c.template, VALUES, HELPERS);
+        batch.push(entry);
         ours.push(r);
     }
     let results = run_oracle(&batch);

@@ -10,7 +10,7 @@ mod common;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use common::{oracle_available, render_ours, run_oracle, write_chart};
+use common::{oracle_available, oracle_case, render_ours, run_oracle};
 
 const DEFAULT_SEED: u64 = 0x5EED_0013;
 const DEFAULT_CASES: u64 = 300;
@@ -368,6 +368,22 @@ impl TemplateGen<'_> {
     }
 
     /// An operand: an atom, or a parenthesised expression.
+    /// `include` or `template` of a defined template, with `$` (or `dict`, where `$` is not
+    /// the root) for one that reads the root, else an argument of any type.
+    fn call_define(&mut self, verb: &str, depth: u32) -> String {
+        let (name, wants_root) = self.rng.pick(&self.defines).clone();
+        let arg = if wants_root {
+            if self.dollar_is_root {
+                "$".to_string()
+            } else {
+                "dict".to_string()
+            }
+        } else {
+            self.arg(Ty::Any, depth)
+        };
+        format!("{verb} {} {arg}", json_string(&name))
+    }
+
     fn arg(&mut self, ty: Ty, depth: u32) -> String {
         if depth == 0 || self.rng.chance(55) {
             self.atom(ty)
@@ -430,19 +446,7 @@ impl TemplateGen<'_> {
                 16 => format!("indent 2 {}", self.arg(Ty::Str, d)),
                 17 => format!("{} | nindent 4", self.expr(Ty::Str, d)),
                 18 => format!("keys {} | sortAlpha | join \",\"", self.arg(Ty::Map, d)),
-                19 if !self.defines.is_empty() => {
-                    let (name, wants_root) = self.rng.pick(&self.defines).clone();
-                    let arg = if wants_root {
-                        if self.dollar_is_root {
-                            "$".to_string()
-                        } else {
-                            "dict".to_string()
-                        }
-                    } else {
-                        self.arg(Ty::Any, d)
-                    };
-                    format!("include {} {arg}", json_string(&name))
-                }
+                19 if !self.defines.is_empty() => self.call_define("include", d),
                 20 => format!("{} | toYaml | indent 2", self.expr(Ty::Map, d)),
                 21 => format!(
                     "replace {} {} {}",
@@ -772,17 +776,8 @@ impl TemplateGen<'_> {
                 let _ = writeln!(out, "{comment}");
             }
             12 if !self.defines.is_empty() => {
-                let (name, wants_root) = self.rng.pick(&self.defines).clone();
-                let arg = if wants_root {
-                    if self.dollar_is_root {
-                        "$".to_string()
-                    } else {
-                        "dict".to_string()
-                    }
-                } else {
-                    self.arg(Ty::Any, 1)
-                };
-                let a = self.action(&format!("template {} {arg}", json_string(&name)));
+                let call = self.call_define("template", 1);
+                let a = self.action(&call);
                 let _ = writeln!(out, "{a}");
             }
             _ => {
@@ -921,14 +916,8 @@ fn generated_against_helm() {
     let mut batch = Vec::new();
     let mut ours = Vec::new();
     for (i, c) in cases.iter().enumerate() {
-        let dir = root.join(format!("{i:04}"));
-        write_chart(&dir, &c.template, &c.values, "");
-        let r = render_ours(&c.template, &c.values, "");
-        batch.push(serde_json::json!({
-            "dir": dir.to_string_lossy(),
-            "ours": r.as_ref().ok(),
-            "error": r.as_ref().err(),
-        }));
+        let (r, entry) = oracle_case(&root.join(format!("{i:04}")), &c.template, &c.values, "");
+        batch.push(entry);
         ours.push(r);
     }
     let results = run_oracle(&batch);

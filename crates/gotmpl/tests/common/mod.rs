@@ -115,6 +115,24 @@ pub fn render_ours(template: &str, values_yaml: &str, helpers: &str) -> Result<S
     Ok(out.text)
 }
 
+/// Writes one case's chart under `dir` and renders it ours: our result, and the case's entry in
+/// the oracle's batch (`{"dir", "ours", "error"}`).
+pub fn oracle_case(
+    dir: &Path,
+    template: &str,
+    values_yaml: &str,
+    helpers: &str,
+) -> (Result<String, String>, serde_json::Value) {
+    write_chart(dir, template, values_yaml, helpers);
+    let r = render_ours(template, values_yaml, helpers);
+    let entry = serde_json::json!({
+        "dir": dir.to_string_lossy(),
+        "ours": r.as_ref().ok(),
+        "error": r.as_ref().err(),
+    });
+    (r, entry)
+}
+
 pub fn oracle_available() -> bool {
     Command::new("python3")
         .args(["-c", "import helm_python, yaml"])
