@@ -101,8 +101,8 @@ pub fn render_node(node: &Node, params: &Params, go: bool) -> Node {
 fn render_in_place(node: &mut Node, params: &Params, go: bool) {
     match &mut node.value {
         Value::Scalar(s) => {
-            if s.text.contains("{{") {
-                s.text = template::render(&s.text, params, go).into();
+            if s.contains("{{") {
+                *s = template::render(s, params, go).into();
             }
         }
         Value::Seq(items) => items

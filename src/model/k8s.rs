@@ -72,8 +72,8 @@ pub fn drop_unread_payloads(doc: &mut Document) -> bool {
                 continue;
             }
             if let crate::yaml::Value::Scalar(s) = &mut p.value.value {
-                if s.text.len() >= UNREAD_PAYLOAD_BYTES {
-                    s.text = crate::yaml::ScalarText::default();
+                if s.len() >= UNREAD_PAYLOAD_BYTES {
+                    *s = crate::yaml::ScalarText::default();
                     dropped = true;
                 }
             }

@@ -18,7 +18,7 @@ use super::kustomize::{
 };
 use super::{Document, Project};
 use crate::source::Span;
-use crate::yaml::{Entry, Node, Scalar, ScalarStyle, Value};
+use crate::yaml::{Entry, Node, ScalarStyle, Value, edit_items};
 
 /// Kustomizations entered at most per build (overlay stacks are shallow; this bounds a
 /// repository of many overlays sharing deep bases).
@@ -349,7 +349,9 @@ fn without_identity(patch: &Node) -> Node {
         for e in entries.iter_mut() {
             if e.key.scalar_text() == Some("metadata") {
                 if let Value::Map(meta) = &mut e.value.value {
-                    meta.retain(|m| !matches!(m.key.scalar_text(), Some("name" | "namespace")));
+                    edit_items(meta, |meta| {
+                        meta.retain(|m| !matches!(m.key.scalar_text(), Some("name" | "namespace")));
+                    });
                 }
             }
         }
@@ -506,19 +508,12 @@ fn split_set<'s>(req: &'s str, op: &str) -> Option<(&'s str, Vec<&'s str>)> {
 
 /// A plain scalar at `span`.
 fn scalar(text: &str, span: Span) -> Node {
-    Node {
-        span,
-        tag: None,
-        flow: false,
-        value: Value::Scalar(Scalar {
-            text: text.into(),
-            style: if text.is_empty() {
-                ScalarStyle::DoubleQuoted
-            } else {
-                ScalarStyle::Plain
-            },
-        }),
-    }
+    let style = if text.is_empty() {
+        ScalarStyle::DoubleQuoted
+    } else {
+        ScalarStyle::Plain
+    };
+    Node::scalar(span, text.into(), style)
 }
 
 /// Sets `metadata.<key>`; false when it already has that value.
@@ -532,22 +527,18 @@ fn set_metadata(root: &mut Node, key: &str, value: Node, key_span: Span) -> bool
     {
         Some(i) => &mut entries[i].value,
         None => {
-            entries.push(Entry {
-                key: scalar("metadata", key_span),
-                value: Node {
-                    span: key_span,
-                    tag: None,
-                    flow: false,
-                    value: Value::Map(Vec::new()),
-                },
-                merged: false,
+            edit_items(entries, |entries| {
+                entries.push(Entry::new(
+                    scalar("metadata", key_span),
+                    Node::new(key_span, Value::Map(Box::default())),
+                ));
             });
             let last = entries.len() - 1;
             &mut entries[last].value
         }
     };
     if meta.is_null() {
-        meta.value = Value::Map(Vec::new());
+        meta.value = Value::Map(Box::default());
     }
     let Value::Map(meta) = &mut meta.value else {
         return false;
@@ -559,10 +550,8 @@ fn set_metadata(root: &mut Node, key: &str, value: Node, key_span: Span) -> bool
             true
         }
         None => {
-            meta.push(Entry {
-                key: scalar(key, key_span),
-                value,
-                merged: false,
+            edit_items(meta, |meta| {
+                meta.push(Entry::new(scalar(key, key_span), value))
             });
             true
         }
@@ -589,8 +578,10 @@ fn clean(n: &Node) -> Node {
     let mut stack = vec![&mut out];
     while let Some(n) = stack.pop() {
         if let Value::Map(entries) = &mut n.value {
-            entries.retain(|e| {
-                !e.key.scalar_text().is_some_and(is_directive_key) && !e.value.is_null()
+            edit_items(entries, |entries| {
+                entries.retain(|e| {
+                    !e.key.scalar_text().is_some_and(is_directive_key) && !e.value.is_null()
+                });
             });
             stack.extend(entries.iter_mut().map(|e| &mut e.value));
         }
@@ -607,7 +598,7 @@ fn merge(dest: &Node, patch: &Node) -> Option<Node> {
                 Some("replace") => return Some(clean(patch)),
                 _ => {}
             }
-            let mut entries: Vec<Entry> = d.clone();
+            let mut entries: Vec<Entry> = d.to_vec();
             for pe in p {
                 let Some(key) = pe.key.scalar_text() else {
                     continue;
@@ -635,18 +626,15 @@ fn merge(dest: &Node, patch: &Node) -> Option<Node> {
                         if directive(&pe.value) == Some("delete") {
                             continue;
                         }
-                        entries.push(Entry {
-                            key: pe.key.clone(),
-                            value: clean(&pe.value),
-                            merged: false,
-                        });
+                        entries.push(Entry::new(pe.key.clone(), clean(&pe.value)));
                     }
                 }
             }
-            Some(Node {
-                value: Value::Map(entries),
-                ..dest.clone_shallow()
-            })
+            Some(
+                Node::new(dest.span, Value::Map(entries.into_boxed_slice()))
+                    .with_tag(dest.tag_id())
+                    .with_flow(dest.flow()),
+            )
         }
         // Without a schema (Argo CD's kinds have none in kustomize), lists are replaced as
         // written, directives included.
@@ -656,22 +644,6 @@ fn merge(dest: &Node, patch: &Node) -> Option<Node> {
                 return None;
             }
             Some(clean(patch))
-        }
-    }
-}
-
-trait Shallow {
-    fn clone_shallow(&self) -> Node;
-}
-
-impl Shallow for Node {
-    /// The node's span, tag and style with an empty value.
-    fn clone_shallow(&self) -> Node {
-        Node {
-            span: self.span,
-            tag: self.tag.clone(),
-            flow: self.flow,
-            value: Value::Seq(Vec::new()),
         }
     }
 }
@@ -768,23 +740,18 @@ fn add(root: &mut Node, path: &[String], value: Node, key_span: Span) -> Option<
                 .rposition(|e| e.key.scalar_text() == Some(last.as_str()))
             {
                 Some(i) => entries[i].value = value,
-                None => entries.push(Entry {
-                    key: scalar(last, key_span),
-                    value,
-                    merged: false,
+                None => edit_items(entries, |entries| {
+                    entries.push(Entry::new(scalar(last, key_span), value));
                 }),
             }
         }
         Value::Seq(items) => {
-            if last == "-" {
-                items.push(value);
+            let at = if last == "-" {
+                items.len()
             } else {
-                let i = index(last)?;
-                if i > items.len() {
-                    return None;
-                }
-                items.insert(i, value);
-            }
+                index(last).filter(|i| *i <= items.len())?
+            };
+            edit_items(items, |items| items.insert(at, value));
         }
         Value::Scalar(_) => {
             // `null` parent: kustomize's library fails too.
@@ -802,11 +769,11 @@ fn remove(root: &mut Node, path: &[String]) -> Option<Node> {
             let i = entries
                 .iter()
                 .rposition(|e| e.key.scalar_text() == Some(last.as_str()))?;
-            Some(entries.remove(i).value)
+            Some(edit_items(entries, |entries| entries.remove(i)).value)
         }
         Value::Seq(items) => {
             let i = index(last)?;
-            (i < items.len()).then(|| items.remove(i))
+            (i < items.len()).then(|| edit_items(items, |items| items.remove(i)))
         }
         Value::Scalar(_) => None,
     }

@@ -196,12 +196,7 @@ pub fn build(project: &Project, argo: &ArgoModel) -> RenderedObjects {
                 let root = if last {
                     std::mem::replace(
                         &mut d.root,
-                        crate::yaml::Node {
-                            span: job.anchor,
-                            tag: None,
-                            flow: false,
-                            value: crate::yaml::Value::Seq(Vec::new()),
-                        },
+                        crate::yaml::Node::new(job.anchor, crate::yaml::Value::Seq(Box::default())),
                     )
                 } else {
                     d.root.clone()

@@ -52,7 +52,7 @@ impl Values {
             Value::Scalar(s) => match node.resolve() {
                 Some(Resolved::Null) | None => Values::Null,
                 Some(r) => Values::Scalar {
-                    text: s.text.clone(),
+                    text: s.clone(),
                     is_str: matches!(r, Resolved::Str(_)),
                     span: span_override.unwrap_or(node.span),
                 },

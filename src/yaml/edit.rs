@@ -74,7 +74,7 @@ pub fn block_insertion_point(text: &str, node: &Node) -> usize {
 /// line at that column.
 #[must_use]
 pub fn map_key_column(text: &str, map: &Node) -> Option<usize> {
-    let first = map.entries().find(|e| !e.merged)?;
+    let first = map.entries().find(|e| !e.merged())?;
     key_column(text, &first.key)
 }
 
@@ -113,7 +113,7 @@ pub fn append_to_map(text: &str, map: &Node, lines: &[String]) -> Option<Vec<Edi
         return Some(Vec::new());
     }
     let file = map.span.file;
-    if map.flow {
+    if map.flow() {
         let end = map.span.end as usize;
         if end == 0 || text.as_bytes().get(end - 1) != Some(&b'}') {
             return None;

@@ -20,14 +20,14 @@ pub fn scalar_offsets(src: &str, node: &Node) -> Option<Vec<usize>> {
     {
         return None;
     }
-    let (text, map) = match s.style {
+    let (text, map) = match node.style() {
         ScalarStyle::Plain => flow(src, start, end, Quote::None)?,
         ScalarStyle::SingleQuoted => flow(src, start, end, Quote::Single)?,
         ScalarStyle::DoubleQuoted => flow(src, start, end, Quote::Double)?,
         ScalarStyle::Literal => block(src, start, end, false)?,
         ScalarStyle::Folded => block(src, start, end, true)?,
     };
-    (text == s.text && map.len() == text.len() + 1).then_some(map)
+    (text == *s && map.len() == text.len() + 1).then_some(map)
 }
 
 #[derive(Copy, Clone, PartialEq, Eq)]

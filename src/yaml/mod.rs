@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 use granit_parser::{Event, Options, Parser, StructureStyle};
 
-pub use node::{Entry, Node, Scalar, ScalarStyle, ScalarText, Tag, Value};
+pub use node::{Entry, Node, Scalar, ScalarStyle, ScalarText, Tag, Value, edit_items};
 pub use scalar::Resolved;
 
 use crate::source::{FileId, Span};
@@ -123,14 +123,12 @@ pub fn parse(file: FileId, text: &str) -> ParsedYaml {
                         b.reset();
                     }
                     Event::DocumentEnd => {
-                        let root = b.root.take().unwrap_or_else(|| Node {
-                            span: Span::empty(file, doc_start),
-                            tag: None,
-                            flow: false,
-                            value: Value::Scalar(Scalar {
-                                text: ScalarText::default(),
-                                style: ScalarStyle::Plain,
-                            }),
+                        let root = b.root.take().unwrap_or_else(|| {
+                            Node::scalar(
+                                Span::empty(file, doc_start),
+                                ScalarText::default(),
+                                ScalarStyle::Plain,
+                            )
                         });
                         let doc_end = end.max(root.span.end as usize);
                         out.docs.push(YamlDoc {
@@ -152,15 +150,12 @@ pub fn parse(file: FileId, text: &str) -> ParsedYaml {
                         b.push(b.null_at(start, end));
                     }
                     Event::Scalar(text, style, anchor, tag) => {
-                        let node = Node {
-                            span: Span::new(file, start, end),
-                            tag: tag.map(|t| Tag::new(&t.original())),
-                            flow: false,
-                            value: Value::Scalar(Scalar {
-                                text: ScalarText::from(text.as_ref()),
-                                style: convert_style(style),
-                            }),
-                        };
+                        let node = Node::scalar(
+                            Span::new(file, start, end),
+                            ScalarText::from(text.as_ref()),
+                            convert_style(style),
+                        )
+                        .with_tag(tag.map(|t| Tag::new(&t.original())));
                         if anchor != 0 {
                             b.anchors.insert(anchor, node.clone());
                         }
@@ -251,15 +246,11 @@ impl Builder<'_> {
     }
 
     fn null_at(&self, start: usize, end: usize) -> Node {
-        Node {
-            span: Span::new(self.file, start, end),
-            tag: None,
-            flow: false,
-            value: Value::Scalar(Scalar {
-                text: ScalarText::default(),
-                style: ScalarStyle::Plain,
-            }),
-        }
+        Node::scalar(
+            Span::new(self.file, start, end),
+            ScalarText::default(),
+            ScalarStyle::Plain,
+        )
     }
 
     fn alias(&mut self, id: usize, start: usize, end: usize) {
@@ -303,11 +294,7 @@ impl Builder<'_> {
                 FrameKind::Seq { .. } => self.items.push(node),
                 FrameKind::Map { key, .. } => match key.take() {
                     None => *key = Some(node),
-                    Some(k) => self.entries.push(Entry {
-                        key: k,
-                        value: node,
-                        merged: false,
-                    }),
+                    Some(k) => self.entries.push(Entry::new(k, node)),
                 },
             },
         }
@@ -327,19 +314,13 @@ impl Builder<'_> {
                 if let Some(k) = key {
                     // A key without a value (`? key` at the end of a flow map).
                     let v = self.null_at(k.span.end as usize, k.span.end as usize);
-                    self.entries.push(Entry {
-                        key: k,
-                        value: v,
-                        merged: false,
-                    });
+                    self.entries.push(Entry::new(k, v));
                 }
                 let first = first.min(self.entries.len());
                 let duplicates = duplicate_keys(&self.entries[first..]);
                 self.errors.extend(duplicates);
                 let entries: Vec<Entry> = self.entries.drain(first..).collect();
-                let mut entries = resolve_merges(entries);
-                entries.shrink_to_fit();
-                Value::Map(entries)
+                Value::Map(resolve_merges(entries).into_boxed_slice())
             }
         };
         // Block collections end where their last child ends; the parser's end event points at
@@ -349,12 +330,12 @@ impl Builder<'_> {
         } else {
             last_child_end(&value).unwrap_or(frame.start)
         };
-        let node = Node {
-            span: Span::new(self.file, frame.start, end.max(frame.start)),
-            tag: frame.tag,
-            flow: frame.flow,
+        let node = Node::new(
+            Span::new(self.file, frame.start, end.max(frame.start)),
             value,
-        };
+        )
+        .with_tag(frame.tag)
+        .with_flow(frame.flow);
         if frame.anchor != 0 {
             self.anchors.insert(frame.anchor, node.clone());
         }
@@ -404,14 +385,14 @@ fn last_child_end(value: &Value) -> Option<usize> {
         Value::Seq(items) => items.iter().map(|n| n.span.end as usize).max(),
         Value::Map(entries) => entries
             .iter()
-            .filter(|e| !e.merged)
+            .filter(|e| !e.merged())
             .map(|e| e.value.span.end.max(e.key.span.end) as usize)
             .max(),
     }
 }
 
 fn is_merge_key(key: &Node) -> bool {
-    matches!(&key.value, Value::Scalar(s) if s.text == "<<" && s.style == ScalarStyle::Plain)
+    matches!(&key.value, Value::Scalar(s) if s == "<<" && key.style() == ScalarStyle::Plain)
 }
 
 /// Applies `<<` merge keys: entries written in the map win, then earlier merge sources win
@@ -434,7 +415,7 @@ fn resolve_merges(entries: Vec<Entry>) -> Vec<Entry> {
         }
         let sources: Vec<Node> = match e.value.value {
             Value::Map(_) => vec![e.value],
-            Value::Seq(items) if items.iter().all(|n| n.as_map().is_some()) => items,
+            Value::Seq(items) if items.iter().all(|n| n.as_map().is_some()) => items.into_vec(),
             _ => {
                 out.push(e);
                 continue;
@@ -442,14 +423,14 @@ fn resolve_merges(entries: Vec<Entry>) -> Vec<Entry> {
         };
         for src in sources {
             if let Value::Map(src_entries) = src.value {
-                for mut se in src_entries {
+                for mut se in src_entries.into_vec() {
                     let k = se.key.scalar_text().map(str::to_string);
                     if let Some(k) = k
                         && (explicit.contains(&k) || !taken.insert(k))
                     {
                         continue;
                     }
-                    se.merged = true;
+                    se.set_merged(true);
                     out.push(se);
                 }
             }

@@ -1,4 +1,12 @@
 //! The span-aware YAML tree that rules read.
+//!
+//! Trees of a large repository stay in memory for the whole run, so a node is kept to 40
+//! bytes: its span, its value (a scalar's text inline up to 24 bytes, or an exact-size
+//! collection), a one-byte set of flags (scalar style, flow style, merged entry) and a
+//! two-byte tag id. A map entry is two nodes, 80 bytes.
+
+use std::collections::HashMap;
+use std::sync::{LazyLock, RwLock};
 
 use super::scalar::Resolved;
 use crate::source::Span;
@@ -13,22 +21,78 @@ pub enum ScalarStyle {
     Folded,
 }
 
-/// A node's tag as written. Tags are rare: one pointer keeps every node 8 bytes smaller than
-/// a `Box<str>` would.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Tag(Box<Box<str>>);
-
-impl Tag {
-    #[must_use]
-    pub fn new(text: &str) -> Tag {
-        Tag(Box::new(text.into()))
-    }
+impl ScalarStyle {
+    const ALL: [ScalarStyle; 5] = [
+        ScalarStyle::Plain,
+        ScalarStyle::SingleQuoted,
+        ScalarStyle::DoubleQuoted,
+        ScalarStyle::Literal,
+        ScalarStyle::Folded,
+    ];
 }
 
-impl std::ops::Deref for Tag {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.0
+/// A node's tag as written (`!reference`, `!!str`), interned: tags are rare and few, and a
+/// two-byte id keeps every node small. Ids live for the process; past [`Tag::MAX_DISTINCT`]
+/// distinct tags, or for a tag longer than [`Tag::MAX_LEN`], the node keeps [`Tag::OTHER`],
+/// which is still a tag but none that any rule reads.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Tag(std::num::NonZeroU16);
+
+struct TagTable {
+    texts: Vec<&'static str>,
+    ids: HashMap<&'static str, Tag>,
+}
+
+static TAGS: LazyLock<RwLock<TagTable>> = LazyLock::new(|| {
+    RwLock::new(TagTable {
+        texts: vec!["", Tag::OTHER_TEXT],
+        ids: HashMap::new(),
+    })
+});
+
+impl Tag {
+    /// Most distinct tags a process remembers.
+    pub const MAX_DISTINCT: usize = 4096;
+    /// Longest tag remembered as written.
+    pub const MAX_LEN: usize = 256;
+    const OTHER_TEXT: &'static str = "!<unrecorded>";
+    /// The tag kept when a tag cannot be remembered.
+    pub const OTHER: Tag = Tag(std::num::NonZeroU16::MIN);
+
+    #[must_use]
+    pub fn new(text: &str) -> Tag {
+        if text.len() > Tag::MAX_LEN {
+            return Tag::OTHER;
+        }
+        if let Some(tag) = TAGS.read().ok().and_then(|t| t.ids.get(text).copied()) {
+            return tag;
+        }
+        let Ok(mut table) = TAGS.write() else {
+            return Tag::OTHER;
+        };
+        if let Some(tag) = table.ids.get(text) {
+            return *tag;
+        }
+        if table.texts.len() >= Tag::MAX_DISTINCT {
+            return Tag::OTHER;
+        }
+        let id = u16::try_from(table.texts.len())
+            .ok()
+            .and_then(std::num::NonZeroU16::new)
+            .map_or(Tag::OTHER, Tag);
+        // Leaked on purpose: at most MAX_DISTINCT short strings per process.
+        let text: &'static str = Box::leak(text.into());
+        table.texts.push(text);
+        table.ids.insert(text, id);
+        id
+    }
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        TAGS.read()
+            .ok()
+            .and_then(|t| t.texts.get(usize::from(self.0.get())).copied())
+            .unwrap_or(Tag::OTHER_TEXT)
     }
 }
 
@@ -36,26 +100,52 @@ impl std::ops::Deref for Tag {
 /// allocation of their own.
 pub type ScalarText = compact_str::CompactString;
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct Scalar {
-    /// The value after escape processing and folding.
-    pub text: ScalarText,
+/// A view of a scalar node: its text after escape processing and folding, and its style.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Scalar<'a> {
+    pub text: &'a ScalarText,
     pub style: ScalarStyle,
 }
 
+/// A node's value. Collections are allocated once at their exact size.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Scalar(ScalarText),
+    Seq(Box<[Node]>),
+    Map(Box<[Entry]>),
+}
+
+/// Edits an exact-size collection as a `Vec`. Trees are built once and rarely edited (a
+/// kustomize patch, a test), so an edit may reallocate.
+pub fn edit_items<T, R>(items: &mut Box<[T]>, f: impl FnOnce(&mut Vec<T>) -> R) -> R {
+    let mut vec = std::mem::take(items).into_vec();
+    let out = f(&mut vec);
+    *items = vec.into_boxed_slice();
+    out
+}
+
+/// A mapping entry. Whether it came from a `<<` merge key is a flag of its key node.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
     pub key: Node,
     pub value: Node,
-    /// True when the entry came from a `<<` merge key rather than being written in this map.
-    pub merged: bool,
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub enum Value {
-    Scalar(Scalar),
-    Seq(Vec<Node>),
-    Map(Vec<Entry>),
+impl Entry {
+    #[must_use]
+    pub fn new(key: Node, value: Node) -> Entry {
+        Entry { key, value }
+    }
+
+    /// True when the entry came from a `<<` merge key rather than being written in this map.
+    #[must_use]
+    pub fn merged(&self) -> bool {
+        self.key.flags & Node::MERGED != 0
+    }
+
+    pub fn set_merged(&mut self, merged: bool) {
+        self.key.set_flag(Node::MERGED, merged);
+    }
 }
 
 /// A YAML node. `span` covers the node's content in its file; for a node reached through an
@@ -64,15 +154,96 @@ pub enum Value {
 /// character and end after their last line break; block collections end at their last child.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node {
-    pub span: Span,
-    /// The tag as written (`!reference`, `!!str`), if any.
-    pub tag: Option<Tag>,
-    /// Flow style (`{}` / `[]`) for collections.
-    pub flow: bool,
     pub value: Value,
+    pub span: Span,
+    tag: Option<Tag>,
+    /// Bits 0-2: the scalar style; then `FLOW` and `MERGED`.
+    flags: u8,
 }
 
+const _: () = assert!(std::mem::size_of::<Node>() == 40);
+const _: () = assert!(std::mem::size_of::<Entry>() == 80);
+
 impl Node {
+    const STYLE: u8 = 0b111;
+    const FLOW: u8 = 1 << 3;
+    const MERGED: u8 = 1 << 4;
+
+    /// A plain scalar (the style of an empty node too).
+    #[must_use]
+    pub fn scalar(span: Span, text: ScalarText, style: ScalarStyle) -> Node {
+        Node {
+            value: Value::Scalar(text),
+            span,
+            tag: None,
+            flags: style as u8,
+        }
+    }
+
+    /// A block collection or scalar with `value`; see [`Node::with_flow`] and
+    /// [`Node::with_tag`].
+    #[must_use]
+    pub fn new(span: Span, value: Value) -> Node {
+        Node {
+            value,
+            span,
+            tag: None,
+            flags: 0,
+        }
+    }
+
+    #[must_use]
+    pub fn with_tag(mut self, tag: Option<Tag>) -> Node {
+        self.tag = tag;
+        self
+    }
+
+    #[must_use]
+    pub fn with_flow(mut self, flow: bool) -> Node {
+        self.set_flag(Node::FLOW, flow);
+        self
+    }
+
+    fn set_flag(&mut self, flag: u8, on: bool) {
+        if on {
+            self.flags |= flag;
+        } else {
+            self.flags &= !flag;
+        }
+    }
+
+    /// The tag as written (`!reference`, `!!str`), if any.
+    #[must_use]
+    pub fn tag(&self) -> Option<&'static str> {
+        self.tag.map(Tag::as_str)
+    }
+
+    /// The interned tag, to copy onto another node.
+    #[must_use]
+    pub fn tag_id(&self) -> Option<Tag> {
+        self.tag
+    }
+
+    /// Flow style (`{}` / `[]`) for collections.
+    #[must_use]
+    pub fn flow(&self) -> bool {
+        self.flags & Node::FLOW != 0
+    }
+
+    /// How a scalar was written (`Plain` for collections).
+    #[must_use]
+    pub fn style(&self) -> ScalarStyle {
+        ScalarStyle::ALL
+            .get(usize::from(self.flags & Node::STYLE))
+            .copied()
+            .unwrap_or(ScalarStyle::Plain)
+    }
+
+    /// Sets a scalar's style.
+    pub fn set_style(&mut self, style: ScalarStyle) {
+        self.flags = (self.flags & !Node::STYLE) | style as u8;
+    }
+
     #[must_use]
     pub fn as_map(&self) -> Option<&[Entry]> {
         match &self.value {
@@ -90,9 +261,12 @@ impl Node {
     }
 
     #[must_use]
-    pub fn as_scalar(&self) -> Option<&Scalar> {
+    pub fn as_scalar(&self) -> Option<Scalar<'_>> {
         match &self.value {
-            Value::Scalar(s) => Some(s),
+            Value::Scalar(text) => Some(Scalar {
+                text,
+                style: self.style(),
+            }),
             _ => None,
         }
     }
@@ -100,7 +274,10 @@ impl Node {
     /// The scalar's text, whatever its type (`true`, `1`, `abc`).
     #[must_use]
     pub fn scalar_text(&self) -> Option<&str> {
-        self.as_scalar().map(|s| s.text.as_str())
+        match &self.value {
+            Value::Scalar(text) => Some(text),
+            _ => None,
+        }
     }
 
     /// The value as a string, if it is a string after YAML 1.1 resolution.
@@ -128,18 +305,18 @@ impl Node {
     /// Resolves a scalar by its style and tag; `None` for collections.
     #[must_use]
     pub fn resolve(&self) -> Option<Resolved<'_>> {
-        let s = self.as_scalar()?;
-        if let Some(tag) = self.tag.as_deref() {
+        let text = self.scalar_text()?;
+        if let Some(tag) = self.tag() {
             match tag {
-                "!!str" | "tag:yaml.org,2002:str" => return Some(Resolved::Str(&s.text)),
+                "!!str" | "tag:yaml.org,2002:str" => return Some(Resolved::Str(text)),
                 "!!null" | "tag:yaml.org,2002:null" => return Some(Resolved::Null),
                 _ => {}
             }
         }
-        if s.style != ScalarStyle::Plain {
-            return Some(Resolved::Str(&s.text));
+        if self.flags & Node::STYLE != ScalarStyle::Plain as u8 {
+            return Some(Resolved::Str(text));
         }
-        Some(super::scalar::resolve_plain(&s.text))
+        Some(super::scalar::resolve_plain(text))
     }
 
     /// Looks up `key` in a mapping; the last of duplicate keys wins, as in Kubernetes.

@@ -318,7 +318,7 @@ impl<'a> Layers<'a> {
         if depth > MAX_DEPTH {
             return;
         }
-        if node.tag.as_deref() == Some("!reference") {
+        if node.tag() == Some("!reference") {
             if let Some(target) = self.reference(node, depth) {
                 self.flatten(target, depth + 1, out);
             }

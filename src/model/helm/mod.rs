@@ -1415,10 +1415,10 @@ impl Locator<'_> {
     fn remap(&self, node: &mut Node, m: &Manifest) {
         let (start, end) = (node.span.start as usize, node.span.end as usize);
         node.span = match &node.value {
-            yaml::Value::Scalar(sc) => {
+            yaml::Value::Scalar(_) => {
                 // A quoted scalar's quotes are the template's; its text may be one value.
                 let quoted = matches!(
-                    sc.style,
+                    node.style(),
                     yaml::ScalarStyle::SingleQuoted | yaml::ScalarStyle::DoubleQuoted
                 ) && end >= start + 2;
                 let content = if quoted {

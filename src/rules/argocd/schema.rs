@@ -209,7 +209,7 @@ pub fn rename_key(key: &Node, to: &str, case_only: bool) -> Option<Fix> {
     let plain = key
         .as_scalar()
         .is_some_and(|s| s.style == ScalarStyle::Plain);
-    if !plain || key.tag.is_some() {
+    if !plain || key.tag().is_some() {
         return None;
     }
     let applicability = if case_only {

@@ -160,7 +160,7 @@ fn check_spec(
     };
     let automated = &auto_entry.value;
     if automated.is_null() || automated.as_map().is_some_and(<[_]>::is_empty) {
-        let fix = if let Some(text) = text.filter(|_| !automated.flow) {
+        let fix = if let Some(text) = text.filter(|_| !automated.flow()) {
             edit::fill_empty_value(
                 text,
                 &auto_entry.key,
@@ -216,7 +216,7 @@ fn check_spec(
     let mut unfixable = false;
     if let Some(enabled) = automated.get("enabled") {
         if enabled.as_bool() == Some(false) {
-            unfixable |= enabled.tag.is_some();
+            unfixable |= enabled.tag().is_some();
             problems.push("`enabled: false`".to_string());
             primary = Some(enabled.span);
             edits.push(Edit {
@@ -243,7 +243,7 @@ fn check_spec(
                 primary.get_or_insert(v.span);
                 // A tagged value (`!custom false`) keeps its tag outside the node's span:
                 // replacing the value alone would not make it a boolean.
-                if v.tag.is_some() {
+                if v.tag().is_some() {
                     unfixable = true;
                 }
                 flips = true;
@@ -390,7 +390,7 @@ fn add_entry(
     if !matches!(map.value, Value::Map(_)) {
         return None;
     }
-    if map.flow {
+    if map.flow() {
         return edit::append_to_map(text, map, &[format!("{key}: {flow}")]);
     }
     let lines: Vec<String> = block.iter().map(|l| l.as_ref().to_string()).collect();

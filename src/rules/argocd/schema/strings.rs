@@ -96,7 +96,7 @@ pub fn annotations(doc: &Document, version: Version, out: &mut Vec<Finding>) {
         }
         if !KNOWN_KEYS.contains(&key) {
             if let Some(Suggestion { name, case_only }) = suggest(key, KNOWN_KEYS) {
-                let fix = if e.merged || map.get(name).is_some() {
+                let fix = if e.merged() || map.get(name).is_some() {
                     None
                 } else {
                     rename_key(&e.key, name, case_only)
@@ -275,7 +275,7 @@ fn config_map_keys(
         let mut f = Finding::new(format!("unknown key `{key}` in `{name}`"), e.key.span);
         f = match suggestion {
             Some(Suggestion { name: s, case_only }) => {
-                let fix = if e.merged || data.get(s).is_some() {
+                let fix = if e.merged() || data.get(s).is_some() {
                     None
                 } else {
                     rename_key(&e.key, s, case_only)
@@ -359,7 +359,7 @@ fn misspelled_key<'n>(
     map: &'n Node,
     want: &'static str,
 ) -> Option<(&'n crate::yaml::Entry, Suggestion<'static>)> {
-    map.entries().filter(|e| !e.merged).find_map(|e| {
+    map.entries().filter(|e| !e.merged()).find_map(|e| {
         let s = suggest(e.key.scalar_text()?, &[want])?;
         Some((e, s))
     })

@@ -209,7 +209,7 @@ impl<'a> Walker<'a> {
         match suggestion {
             Some(Suggestion { name, case_only }) => {
                 let exists = map.get(name).is_some();
-                let fix = if exists || e.merged {
+                let fix = if exists || e.merged() {
                     None
                 } else {
                     rename_key(&e.key, name, case_only)
@@ -302,7 +302,7 @@ impl<'a> Walker<'a> {
     /// is: unsafe, since the author may have meant another value.
     fn retype_fix(&self, node: &Node, shape: &Shape) -> Option<Fix> {
         let scalar = node.as_scalar()?;
-        if node.tag.is_some() {
+        if node.tag().is_some() {
             return None;
         }
         let raw = self
