@@ -941,12 +941,17 @@ impl Rule for FailureReport {
     }
 }
 
-/// Whether the pack file at `path` reads `data.gitops` (not `data.gitops_lint`, the options).
-fn reads_model(path: &str) -> bool {
-    let text = pack::FILES
+/// The text of the pack file at `path`.
+fn pack_text(path: &str) -> &'static str {
+    pack::FILES
         .iter()
         .find(|(p, _)| *p == path)
-        .map_or("", |(_, t)| *t);
+        .map_or("", |(_, t)| *t)
+}
+
+/// Whether the pack file at `path` reads `data.gitops` (not `data.gitops_lint`, the options).
+fn reads_model(path: &str) -> bool {
+    let text = pack_text(path);
     text.match_indices("data.gitops").any(|(i, m)| {
         !text[i + m.len()..].starts_with(|c: char| c == '_' || c.is_ascii_alphanumeric())
     })
@@ -986,7 +991,12 @@ pub fn rules(
         model_value: OnceLock::new(),
         needs_model,
         fields: {
-            let mut fields = pack.set.fields.clone();
+            // Only the enabled pack rules that read `data.gitops` name its keys: each pack
+            // file is its own package and calls into no other (a test keeps it so).
+            let mut fields = data::Fields::none();
+            for r in pack_rules.iter().filter(|r| reads_model(r.file)) {
+                fields.add_policy_text(pack_text(r.file));
+            }
             if let Some(u) = user {
                 fields.extend(&u.set.fields);
             }
@@ -1085,6 +1095,28 @@ pub(crate) fn input_value(node: &crate::yaml::Node) -> Value {
 
 #[cfg(test)]
 mod tests {
+    /// `data.gitops` is built with the keys the model-reading pack files name: a pack file
+    /// must not reach another package, whose words would not count.
+    #[test]
+    fn pack_files_read_only_the_model_and_their_options() {
+        for (path, text) in super::pack::FILES {
+            if path.ends_with("_test.rego") || !path.ends_with(".rego") {
+                continue;
+            }
+            for (at, _) in text.match_indices("data.") {
+                let rest = &text[at + "data.".len()..];
+                let model = rest.strip_prefix("gitops").is_some_and(|r| {
+                    !r.starts_with(|c: char| c == '_' || c.is_ascii_alphanumeric())
+                });
+                assert!(
+                    model || rest.starts_with("gitops_lint.options["),
+                    "{path} reads `data.{}`",
+                    &rest[..rest.len().min(30)]
+                );
+            }
+        }
+    }
+
     #[test]
     fn only_the_repository_rule_of_the_pack_reads_the_model() {
         let reading: Vec<&str> = super::pack::get()
