@@ -42,9 +42,9 @@ moving(rev) if rev == ""
 
 deny contains result if {
 	some app in data.gitops.applications
-	production(app)
 	some src in app.sources
 	moving(src.targetRevision)
+	production(app)
 	result := {
 		"msg": sprintf("Application %q deploys to production (%s) from %s", [
 			app.name,
