@@ -156,10 +156,22 @@ pub fn tunnel_routes(project: &Project, objs: Objects<'_>) -> Vec<TunnelRoute> {
         )
     }) {
         let text = &project.source(doc.file).text();
+        if !may_hold_routes(text) {
+            continue;
+        }
         let path = &project.source(doc.file).path;
         values_routes(&doc.root, text, path, &mut out);
     }
     out
+}
+
+/// Whether a file's text can hold a cloudflared route: a `hostname` key or a `config.yaml`
+/// key, written as is or inside an embedded string (where only an escape could hide one).
+/// Most values files have neither, and are not walked.
+fn may_hold_routes(text: &str) -> bool {
+    use memchr::memmem::find;
+    let t = text.as_bytes();
+    find(t, b"hostname").is_some() || find(t, b"config.y").is_some() || find(t, b"\\").is_some()
 }
 
 pub(crate) fn is_cloudflared_config(key: &str) -> bool {
