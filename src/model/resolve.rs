@@ -204,6 +204,7 @@ pub struct AppInput<'p> {
 pub fn resolve(project: &Project, graph: &Kustomizations, opts: &ResolveOptions) -> ArgoModel {
     let mut r = Resolver::new(project, graph, opts);
     let inputs = r.inputs();
+    r.model.apps.reserve_exact(inputs.len());
     r.infer_repo(&inputs);
     for input in &inputs {
         r.resolve_app(input);
@@ -461,10 +462,12 @@ impl<'p> Resolver<'p> {
                 refs.insert(name, here);
             }
         }
+        // Sized once: thousands of Applications keep their sources for the whole run.
+        let mut sources = Vec::with_capacity(srcs.len());
         for s in srcs {
-            let resolved = self.resolve_source(app_idx, s, &refs);
-            self.model.apps[app_idx].sources.push(resolved);
+            sources.push(self.resolve_source(app_idx, s, &refs));
         }
+        self.model.apps[app_idx].sources = sources;
     }
 
     fn missing(&mut self, app: usize, span: Span, message: String) {

@@ -152,7 +152,7 @@ pub fn parse(file: FileId, text: &str) -> ParsedYaml {
                     Event::Scalar(text, style, anchor, tag) => {
                         let node = Node::scalar(
                             Span::new(file, start, end),
-                            ScalarText::from(text.as_ref()),
+                            scalar_text(text),
                             convert_style(style),
                         )
                         .with_tag(tag.map(|t| Tag::new(&t.original())));
@@ -536,6 +536,18 @@ pub fn validate_stream(file: FileId, text: &str) -> Vec<YamlError> {
         }
     }
     errors
+}
+
+/// A scalar's text without copying a long one: the parser's own buffer is kept (block
+/// scalars, a dashboard's JSON), trimmed to its length.
+fn scalar_text(text: std::borrow::Cow<'_, str>) -> ScalarText {
+    match text {
+        std::borrow::Cow::Owned(mut s) if s.len() > std::mem::size_of::<ScalarText>() => {
+            s.shrink_to_fit();
+            ScalarText::from_string_buffer(s)
+        }
+        text => ScalarText::from(text.as_ref()),
+    }
 }
 
 fn convert_style(style: granit_parser::ScalarStyle) -> ScalarStyle {
