@@ -61,8 +61,9 @@ impl Fields {
         Fields::default()
     }
 
-    /// Adds the identifiers and string literals of a policy's text.
+    /// Adds the identifiers and string literals of a policy's text (comments aside).
     pub fn add_policy_text(&mut self, text: &str) {
+        let text = &without_comments(text);
         if WHOLE_OBJECT_BUILTINS.iter().any(|b| text.contains(b)) {
             self.all = true;
         }
@@ -85,6 +86,39 @@ impl Fields {
     pub fn has(&self, key: &str) -> bool {
         self.all || self.names.contains(key)
     }
+}
+
+/// Rego text without its `#` comments (strings and raw strings kept), so that words in
+/// comments build no key.
+fn without_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '#' => {
+                // To the end of the line; the line break is kept.
+                if chars.by_ref().any(|c| c == '\n') {
+                    out.push('\n');
+                }
+            }
+            '"' | '`' => {
+                out.push(c);
+                let mut escaped = false;
+                for d in chars.by_ref() {
+                    out.push(d);
+                    if c == '"' && escaped {
+                        escaped = false;
+                    } else if c == '"' && d == '\\' {
+                        escaped = true;
+                    } else if d == c || (c == '"' && d == '\n') {
+                        break;
+                    }
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A JSON object with only the keys of `$fields`; a value is computed only when kept.
@@ -532,6 +566,19 @@ mod tests {
             got.to_json_str().expect("json"),
             want.to_json_str().expect("json")
         );
+    }
+
+    #[test]
+    fn words_in_comments_name_no_key() {
+        let mut fields = Fields::none();
+        fields.add_policy_text(
+            "# the files of each app\nx := \"# values\" # projects\ny := `raw # sources`\nz := app.name\n",
+        );
+        assert!(fields.has("values") && fields.has("sources") && fields.has("name"));
+        assert!(!fields.has("files") && !fields.has("projects"));
+        let mut walked = Fields::none();
+        walked.add_policy_text("# walk(data)\n");
+        assert!(!walked.has("files"));
     }
 
     #[test]
