@@ -76,16 +76,11 @@ impl LineIndex {
         let bytes = text.as_bytes();
         let bom = text.starts_with('\u{feff}');
         let mut starts = vec![if bom { 3 } else { 0 }];
-        let mut i = 0;
-        while i < bytes.len() {
-            match bytes[i] {
-                b'\n' => starts.push(u32::try_from(i + 1).unwrap_or(u32::MAX)),
-                b'\r' if bytes.get(i + 1) != Some(&b'\n') => {
-                    starts.push(u32::try_from(i + 1).unwrap_or(u32::MAX));
-                }
-                _ => {}
+        // A line ends at `\n`, or at a `\r` not followed by `\n`.
+        for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+            if bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n') {
+                starts.push(u32::try_from(i + 1).unwrap_or(u32::MAX));
             }
-            i += 1;
         }
         LineIndex { starts, bom }
     }
