@@ -403,16 +403,39 @@ pub fn model(model: &Model<'_>, fields: &Fields) -> J {
 /// converted one by one as they are built (in parallel), so their JSON never exists all at once.
 #[must_use]
 pub fn model_value(model: &Model<'_>, fields: &Fields) -> regorus::Value {
-    let mut top = regorus::Value::from(model_without_applications(model, fields));
+    let mut top = rego_value(model_without_applications(model, fields));
     if fields.has("applications")
         && let Ok(m) = top.as_object_mut()
     {
         m.insert(
             regorus::Value::from("applications"),
-            regorus::Value::from(applications(model, fields, regorus::Value::from)),
+            regorus::Value::from(applications(model, fields, rego_value)),
         );
     }
     top
+}
+
+/// `json` as a regorus value, built directly: regorus' own conversion goes through serde's
+/// visitors, several times slower on 10,000 Applications.
+fn rego_value(json: J) -> regorus::Value {
+    use regorus::Value as V;
+    match json {
+        J::Null => V::Null,
+        J::Bool(b) => V::from(b),
+        J::Number(n) => n
+            .as_u64()
+            .map(V::from)
+            .or_else(|| n.as_i64().map(V::from))
+            .or_else(|| n.as_f64().map(V::from))
+            .unwrap_or(V::Undefined),
+        J::String(s) => V::from(s),
+        J::Array(items) => V::from(items.into_iter().map(rego_value).collect::<Vec<_>>()),
+        J::Object(map) => V::from(
+            map.into_iter()
+                .map(|(k, v)| (V::from(k), rego_value(v)))
+                .collect::<std::collections::BTreeMap<_, _>>(),
+        ),
+    }
 }
 
 /// Every key of `data.gitops` but `applications`.
@@ -566,6 +589,13 @@ mod tests {
             got.to_json_str().expect("json"),
             want.to_json_str().expect("json")
         );
+    }
+
+    #[test]
+    fn direct_conversion_is_regorus_own() {
+        let json =
+            json!({"a": [1, -2, 2.5, 1e300, u64::MAX, null, true, "s"], "b": {"c": {}}, "": []});
+        assert_eq!(super::rego_value(json.clone()), regorus::Value::from(json));
     }
 
     #[test]
