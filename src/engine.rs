@@ -579,20 +579,29 @@ fn load_one(
     if let Some(text) = overlay.get(&rel) {
         return parse_file(id, rel, abs, text.clone());
     }
-    let mut l = load_file(id, rel, abs, problem);
+    let (mut l, stamp) = load_file(id, rel, abs, problem);
     if !keep_payloads {
         for d in &mut l.docs {
             model::k8s::drop_unread_payloads(d);
         }
     }
-    // Plain manifests are read through their trees; their text is needed again only to show
-    // a finding, so it is read again then. Suppression comments are parsed from the text, so
-    // files with one keep theirs.
-    if !l.docs.is_empty()
-        && l.docs.iter().all(|d| d.kind == model::DocKind::K8sObject)
+    // Plain manifests and Helm values files are read through their trees (values through
+    // the values the model makes of them); their text is needed again only to show a finding
+    // or build a fix, so it is read again then. Suppression comments are parsed from the
+    // text, so files with one keep theirs, and so do values files that may hold a
+    // cloudflared route, which is parsed from the text.
+    let releasable = |kind: model::DocKind, text: &str| match kind {
+        model::DocKind::K8sObject => true,
+        model::DocKind::HelmValues => !model::edges::text_may_hold_routes(text),
+        _ => false,
+    };
+    if let Some(stamp) = stamp
+        && let Some(first) = l.docs.first()
+        && l.docs.iter().all(|d| d.kind == first.kind)
+        && releasable(first.kind, l.source.text())
         && !l.source.text().contains(suppress::MARKER)
     {
-        l.source.release_text();
+        l.source.release_text_read_at(stamp);
     }
     l
 }
@@ -633,13 +642,19 @@ fn read_templates(root: &Path, files: &[SourceFile]) -> Vec<SourceFile> {
         .collect()
 }
 
-fn load_file(id: FileId, rel: String, abs: PathBuf, problem: Option<(String, bool)>) -> Loaded {
+/// Reads and parses a file; with the text, its length and modification time when read.
+fn load_file(
+    id: FileId,
+    rel: String,
+    abs: PathBuf,
+    problem: Option<(String, bool)>,
+) -> (Loaded, Option<crate::source::Stamp>) {
     let read = match problem {
         Some(p) => Err(p),
-        None => crate::source::read_text(&abs).map_err(|reason| (reason, false)),
+        None => crate::source::read_text_stamped(&abs).map_err(|reason| (reason, false)),
     };
     match read {
-        Ok(text) => parse_file(id, rel, abs, text),
+        Ok((text, stamp)) => (parse_file(id, rel, abs, text), Some(stamp)),
         Err((reason, skipped)) => {
             let finding = if skipped {
                 // A deliberate skip (a link out of the root): said, but not a failure.
@@ -655,11 +670,12 @@ fn load_file(id: FileId, rel: String, abs: PathBuf, problem: Option<(String, boo
                         "Fix the file or exclude it in `.gitops-lint.yaml`; it was not checked.",
                     )
             };
-            Loaded {
+            let loaded = Loaded {
                 source: SourceFile::unreadable(id, rel, abs, (!skipped).then_some(reason)),
                 docs: Vec::new(),
                 findings: vec![("io/unreadable", finding)],
-            }
+            };
+            (loaded, None)
         }
     }
 }

@@ -155,11 +155,14 @@ pub fn tunnel_routes(project: &Project, objs: Objects<'_>) -> Vec<TunnelRoute> {
                 | DocKind::Kustomization
         )
     }) {
-        let text = &project.source(doc.file).text();
-        if !may_hold_routes(text) {
+        let source = project.source(doc.file);
+        // A released values file was seen to hold none (see `text_may_hold_routes`): its
+        // text is not read again.
+        if source.text_was_released() || !text_may_hold_routes(source.text()) {
             continue;
         }
-        let path = &project.source(doc.file).path;
+        let text = source.text();
+        let path = &source.path;
         values_routes(&doc.root, text, path, &mut out);
     }
     out
@@ -167,8 +170,9 @@ pub fn tunnel_routes(project: &Project, objs: Objects<'_>) -> Vec<TunnelRoute> {
 
 /// Whether a file's text can hold a cloudflared route: a `hostname` key or a `config.yaml`
 /// key, written as is or inside an embedded string (where only an escape could hide one).
-/// Most values files have neither, and are not walked.
-fn may_hold_routes(text: &str) -> bool {
+/// Most values files have neither: they are not walked, and their text is released after
+/// the load.
+pub fn text_may_hold_routes(text: &str) -> bool {
     use memchr::memmem::find;
     let t = text.as_bytes();
     find(t, b"hostname").is_some() || find(t, b"config.y").is_some() || find(t, b"\\").is_some()

@@ -27,7 +27,7 @@ pub struct SourceFile {
     text: TextSlot,
     /// Length and modification time when the file was parsed, for a released text: a
     /// re-read must find the same file.
-    stamp: Option<(u64, Option<SystemTime>)>,
+    stamp: Option<Stamp>,
     /// Set when a released text, read again, no longer matches what was parsed.
     changed: AtomicBool,
     /// Why the file could not be read as text, if it could not.
@@ -118,11 +118,17 @@ impl SourceFile {
         let Ok(meta) = std::fs::metadata(&self.abs) else {
             return;
         };
+        self.release_text_read_at((meta.len(), meta.modified().ok()));
+    }
+
+    /// [`SourceFile::release_text`] with the length and modification time the file had when
+    /// its text was read ([`read_text_stamped`]), which saves a lookup of the path.
+    pub fn release_text_read_at(&mut self, stamp: Stamp) {
         let len = self.text.get().text.get().map_or(0, |t| t.len() as u64);
-        if meta.len() != len {
+        if stamp.0 != len {
             return;
         }
-        self.stamp = Some((len, meta.modified().ok()));
+        self.stamp = Some(stamp);
         self.text = TextSlot::Own(Text::default());
     }
 
@@ -278,11 +284,21 @@ pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Reads `abs` as UTF-8 text. Binary and non-UTF-8 files give a reason instead.
 pub fn read_text(abs: &Path) -> Result<String, String> {
+    read_text_stamped(abs).map(|(text, _)| text)
+}
+
+/// A file's length and modification time, to tell later whether it changed.
+pub type Stamp = (u64, Option<SystemTime>);
+
+/// [`read_text`], with the file's length and modification time before the read.
+pub fn read_text_stamped(abs: &Path) -> Result<(String, Stamp), String> {
     use std::io::Read;
     // One open, and the size from the handle: a second lookup of the path costs as much as
     // the read of a small file.
     let file = std::fs::File::open(abs).map_err(|e| io_reason(&e))?;
-    let len = file.metadata().map_err(|e| io_reason(&e))?.len();
+    let meta = file.metadata().map_err(|e| io_reason(&e))?;
+    let len = meta.len();
+    let stamp = (len, meta.modified().ok());
     if len > MAX_FILE_BYTES {
         return Err(format!(
             "file is {len} bytes, larger than the {MAX_FILE_BYTES} byte limit"
@@ -300,12 +316,13 @@ pub fn read_text(abs: &Path) -> Result<String, String> {
     if let Some(pos) = memchr::memchr(0, &bytes[..bytes.len().min(8192)]) {
         return Err(format!("binary file (NUL byte at offset {pos})"));
     }
-    String::from_utf8(bytes).map_err(|e| {
+    let text = String::from_utf8(bytes).map_err(|e| {
         format!(
             "not valid UTF-8 (invalid byte at offset {})",
             e.utf8_error().valid_up_to()
         )
-    })
+    })?;
+    Ok((text, stamp))
 }
 
 fn io_reason(e: &std::io::Error) -> String {

@@ -1018,3 +1018,26 @@ fn verbose_prints_each_phase_with_its_memory_and_a_released_text_still_shows_its
         "the released file's finding shows its source line:\n{text}"
     );
 }
+
+#[test]
+fn a_released_values_file_still_shows_its_finding() {
+    // A Helm values file's text is released after the load, unless it may hold a cloudflared
+    // route; either way its findings show their source lines.
+    let dirty = repo(&[
+        ("charts/web/values.yaml", "image:\n  tag: v1\n  tag: v2\n"),
+        (
+            "charts/edge/values.yaml",
+            "tunnel:\n  ingress:\n    - hostname: a.example.com\n      service: http://web:80\n      service: http://web:81\n",
+        ),
+    ]);
+    let out = run(&["check", "--fail-on", "never"], dirty.path());
+    let text = stdout(&out);
+    assert!(
+        text.contains("charts/web/values.yaml:3:") && text.contains("tag: v2"),
+        "the released file's finding shows its source line:\n{text}"
+    );
+    assert!(
+        text.contains("charts/edge/values.yaml:5:") && text.contains("service: http://web:81"),
+        "the kept file's finding shows its source line:\n{text}"
+    );
+}
