@@ -84,8 +84,11 @@ impl Filter {
 /// beside it checks that every name there is discovered here.
 #[must_use]
 pub fn is_yaml_name(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.ends_with(".yaml") || lower.ends_with(".yml") || name == "Kustomization"
+    let ends_with = |suffix: &str| {
+        name.len() >= suffix.len()
+            && name.as_bytes()[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+    };
+    ends_with(".yaml") || ends_with(".yml") || name == "Kustomization"
 }
 
 /// Walks `root` and returns the YAML files to check, sorted by relative path, and the
@@ -278,6 +281,14 @@ pub fn regular_files_under(root: &Path, rel: &str, limit: usize) -> Vec<(String,
 #[must_use]
 pub fn relative(root: &Path, path: &Path) -> String {
     let rel = path.strip_prefix(root).unwrap_or(path);
+    // What the walker joins is already `/`-separated, without `.` or empty segments.
+    #[cfg(unix)]
+    if let Some(text) = rel.to_str()
+        && !text.starts_with('/')
+        && !text.split('/').any(|seg| seg.is_empty() || seg == "." || seg == "..")
+    {
+        return text.to_string();
+    }
     let mut out = String::new();
     for (i, c) in rel.components().enumerate() {
         if i > 0 {
@@ -315,6 +326,16 @@ fn walk_reason(err: &ignore::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_and_relative_paths() {
+        assert!(is_yaml_name("a.YAML") && is_yaml_name("b.yml") && is_yaml_name("Kustomization"));
+        assert!(!is_yaml_name("yaml") && !is_yaml_name("a.yaml.txt") && !is_yaml_name("é.ym"));
+        let root = Path::new("/repo");
+        assert_eq!(relative(root, Path::new("/repo/apps/a.yaml")), "apps/a.yaml");
+        assert_eq!(relative(root, Path::new("/repo")), "");
+        assert_eq!(relative(root, Path::new("/repo/./apps//a.yaml")), "apps/a.yaml");
+    }
 
     #[test]
     fn globs_match_like_gitignore() {
