@@ -64,6 +64,16 @@ impl Values {
                     .map(|n| Values::from_node(n, span_override))
                     .collect(),
             ),
+            Value::Map(entries) if distinct_scalar_keys(entries) => Values::Map(
+                // Most maps: one allocation at the exact size, no intermediate `Vec`.
+                entries
+                    .iter()
+                    .map(|e| {
+                        let key = e.key.scalar_text().unwrap_or_default();
+                        (key.into(), Values::from_node(&e.value, span_override))
+                    })
+                    .collect(),
+            ),
             Value::Map(entries) => {
                 let mut out: Entries = Vec::with_capacity(entries.len());
                 for e in entries {
@@ -240,6 +250,22 @@ fn owned_entries(m: Arc<[(ScalarText, Values)]>) -> Entries {
 
 /// Splits a Helm `--set` name on unescaped dots.
 #[must_use]
+/// Whether every key of a map is a scalar and no key repeats (the last of repeated keys
+/// wins, as in Kubernetes).
+fn distinct_scalar_keys(entries: &[crate::yaml::Entry]) -> bool {
+    if entries.len() > 16 {
+        let mut seen = std::collections::HashSet::with_capacity(entries.len());
+        return entries
+            .iter()
+            .all(|e| e.key.scalar_text().is_some_and(|k| seen.insert(k)));
+    }
+    entries.iter().enumerate().all(|(i, e)| {
+        e.key
+            .scalar_text()
+            .is_some_and(|k| entries[..i].iter().all(|p| p.key.scalar_text() != Some(k)))
+    })
+}
+
 pub fn split_set_path(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
