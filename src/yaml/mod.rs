@@ -94,12 +94,14 @@ pub fn parse(file: FileId, text: &str) -> ParsedYaml {
     options.block_nesting_limit = MAX_NESTING;
     options.flow_nesting_limit = MAX_NESTING;
     let mut parser = Parser::new_from_str_with_options(text, options);
+    // The scratch stacks of the last parse on this thread, already grown.
+    let (items, entries) = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
     let mut b = Builder {
         file,
         text,
         stack: Vec::new(),
-        items: Vec::new(),
-        entries: Vec::new(),
+        items,
+        entries,
         anchors: HashMap::new(),
         root: None,
         expanded: 0,
@@ -214,8 +216,23 @@ pub fn parse(file: FileId, text: &str) -> ParsedYaml {
     }
     out.errors = b.errors;
     out.errors.sort_by_key(|e| (e.span.start, e.span.end));
+    b.items.clear();
+    b.entries.clear();
+    if b.items.capacity() + b.entries.capacity() <= MAX_KEPT_SCRATCH {
+        SCRATCH.with(|s| *s.borrow_mut() = (b.items, b.entries));
+    }
     out
 }
+
+thread_local! {
+    /// The builder's scratch stacks, kept between the files a thread parses.
+    static SCRATCH: std::cell::RefCell<(Vec<Node>, Vec<Entry>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// Most scratch slots kept for the next parse (a file with a huge flat map does not pin
+/// its stacks).
+const MAX_KEPT_SCRATCH: usize = 1 << 16;
 
 impl Builder<'_> {
     fn offset(&self, m: granit_parser::Marker) -> usize {
