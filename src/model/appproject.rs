@@ -162,6 +162,22 @@ fn match_toks(toks: &[Tok], text: &[char], sep: Option<char>) -> bool {
 /// gobwas `glob.Match(pattern, text, separators...)`.
 #[must_use]
 pub fn glob(pattern: &str, text: &str, sep: Option<char>) -> bool {
+    // The common patterns, without compiling: a literal, and a literal then one `*`.
+    const META: &[char] = &['*', '?', '[', ']', '{', '}', '\\'];
+    if !pattern.contains(META) {
+        return pattern == text;
+    }
+    if let Some(prefix) = pattern.strip_suffix('*')
+        && !prefix.contains(META)
+    {
+        return text
+            .strip_prefix(prefix)
+            .is_some_and(|rest| sep.is_none_or(|s| !rest.contains(s)));
+    }
+    glob_compiled(pattern, text, sep)
+}
+
+fn glob_compiled(pattern: &str, text: &str, sep: Option<char>) -> bool {
     let Some(toks) = compile(pattern) else {
         return false;
     };
@@ -419,6 +435,19 @@ pub fn filepath_match(pattern: &str, name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn literal_and_prefix_patterns_match_as_compiled_ones() {
+        let patterns = ["team-a", "team-a-*", "a*", "", "x,y", "é*", "a/*"];
+        let texts = ["team-a", "team-a-b", "team-a-b/c", "a", "", "x,y", "éa", "a/b", "a/b/c"];
+        for p in patterns {
+            for t in texts {
+                for sep in [None, Some('/')] {
+                    assert_eq!(glob(p, t, sep), glob_compiled(p, t, sep), "{p} {t} {sep:?}");
+                }
+            }
+        }
+    }
 
     fn pd(server: &str, name: &str, namespace: &str) -> ProjectDest {
         ProjectDest {
