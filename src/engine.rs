@@ -982,6 +982,13 @@ fn check_project(
         ))
     });
     let mut diagnostics = merge_same_place(diagnostics);
+    // Every report shows lines and columns: the line indexes of the files with findings (and
+    // the texts released after the load) are made on all threads, not one by one.
+    let mut with_findings: Vec<FileId> = diagnostics.iter().map(|d| d.span.file).collect();
+    with_findings.dedup();
+    with_findings.par_iter().for_each(|f| {
+        let _ = project.source(*f).lines();
+    });
     timer.mark("suppress, sort");
     if let Some(scope) = scope {
         let in_scope =
@@ -1202,10 +1209,16 @@ fn apply_suppressions(
         .collect();
     let mut suppressed = 0;
     diagnostics.retain(|d| {
-        let file = project.source(d.span.file);
-        let line = file.lines().line_of(d.span.start as usize);
+        let dirs = &mut directives[d.span.file.0 as usize];
+        if dirs.is_empty() {
+            return true;
+        }
+        let line = project
+            .source(d.span.file)
+            .lines()
+            .line_of(d.span.start as usize);
         let mut hit = false;
-        for dir in &mut directives[d.span.file.0 as usize] {
+        for dir in dirs {
             if !dir.covers_line(line) {
                 continue;
             }
