@@ -581,8 +581,16 @@ fn load_one(
     }
     let (mut l, stamp) = load_file(id, rel, abs, problem);
     if !keep_payloads {
+        let routes = model::edges::text_may_hold_routes(l.source.text());
         for d in &mut l.docs {
             model::k8s::drop_unread_payloads(d);
+            if d.kind == model::DocKind::HelmValues && !routes {
+                d.values = Some(model::values::Values::from_node(&d.root, None));
+                d.root = std::sync::Arc::new(crate::yaml::Node::new(
+                    d.root.span,
+                    crate::yaml::Value::Map(Box::default()),
+                ));
+            }
         }
     }
     // Plain manifests and Helm values files are read through their trees (values through
@@ -732,6 +740,7 @@ fn parse_file(id: FileId, rel: String, abs: PathBuf, text: String) -> Loaded {
             span: d.span,
             root: std::sync::Arc::new(d.root),
             kind,
+            values: None,
         });
     }
     Loaded {

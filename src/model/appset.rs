@@ -256,7 +256,7 @@ impl Ctx<'_> {
                         continue;
                     }
                     for doc in project.file_docs(file.id) {
-                        let items: Vec<J> = match doc.root.to_json() {
+                        let items: Vec<J> = match project.tree(doc).to_json() {
                             J::Array(a) => a,
                             o @ J::Object(_) => vec![o],
                             _ => continue,

@@ -581,6 +581,32 @@ impl Kustomizations {
         }
     }
 
+    /// The repository files the kustomizations read: resources, patches, Helm values files.
+    #[must_use]
+    pub fn referenced_files(&self) -> Vec<FileId> {
+        let file = |r: &Reference| match r {
+            Reference::File(f) => Some(*f),
+            _ => None,
+        };
+        self.nodes
+            .iter()
+            .flat_map(|k| {
+                k.entries
+                    .iter()
+                    .filter_map(move |e| file(&e.reference))
+                    .chain(k.patches.iter().filter_map(move |p| match &p.body {
+                        PatchBody::File { reference, .. } => file(reference),
+                        PatchBody::Inline { .. } => None,
+                    }))
+                    .chain(
+                        k.helm_charts
+                            .iter()
+                            .filter_map(move |h| h.values_file.as_ref().and_then(|(_, r)| file(r))),
+                    )
+            })
+            .collect()
+    }
+
     /// The namespace kustomize gives the objects of each file a kustomization lists (its
     /// resources and its strategic merge patch files): the outermost `namespace:` on the way
     /// from a kustomization nothing includes. `None` when two ways disagree.

@@ -222,9 +222,22 @@ pub struct Document {
     pub span: Span,
     pub root: std::sync::Arc<Node>,
     pub kind: DocKind,
+    /// A Helm values document's values, made while it was loaded, when its tree was not kept:
+    /// `root` is then an empty map, and [`Project::tree`] parses the tree again
+    /// (see `engine::load_one`).
+    pub values: Option<values::Values>,
 }
 
 impl Document {
+    /// The document as Helm values: made while loaded for a values file, else now.
+    #[must_use]
+    pub fn helm_values(&self) -> values::Values {
+        match &self.values {
+            Some(v) => v.clone(),
+            None => values::Values::from_node(&self.root, None),
+        }
+    }
+
     #[must_use]
     pub fn api_version(&self) -> Option<&str> {
         self.root.get_str("apiVersion")

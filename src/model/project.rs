@@ -59,6 +59,11 @@ impl Project {
             transformed: std::collections::HashSet::new(),
         };
         project.kustomize = super::kustomize::build(&project);
+        // Kustomize reads the files it references as manifests or patches: a values-named
+        // one among them gets its tree back (see `Document::values`).
+        if project.restore_trees(&project.kustomize.referenced_files()) {
+            project.kustomize = super::kustomize::build(&project);
+        }
         // Argo CD documents are what kustomize makes of them: every rule, the resolver and
         // the Rego view read the patched trees.
         let mut patched = super::patch::apply(&project, &project.kustomize);
@@ -93,6 +98,37 @@ impl Project {
             .map_or(&[][..], Vec::as_slice)
             .iter()
             .map(|&i| &self.docs[i])
+    }
+
+    /// A document's tree. A Helm values document is loaded as values only (its `root` an empty
+    /// map, see [`Document::values`]); its tree is parsed again from its file for the few
+    /// readers that need one (a fingerprint, a key's span, `argocd/schema`'s checks).
+    #[must_use]
+    pub fn tree(&self, doc: &Document) -> std::sync::Arc<crate::yaml::Node> {
+        if doc.values.is_none() {
+            return doc.root.clone();
+        }
+        crate::yaml::parse(doc.file, self.source(doc.file).text())
+            .docs
+            .into_iter()
+            .find(|d| d.index == doc.index)
+            .map_or_else(|| doc.root.clone(), |d| std::sync::Arc::new(d.root))
+    }
+
+    /// Gives the documents of `files` that were loaded as values only their trees back; true
+    /// when there was one.
+    fn restore_trees(&mut self, files: &[FileId]) -> bool {
+        let mut restored = false;
+        for f in files {
+            for i in self.file_doc_range(*f) {
+                if self.docs[i].values.is_some() {
+                    self.docs[i].root = self.tree(&self.docs[i]);
+                    self.docs[i].values = None;
+                    restored = true;
+                }
+            }
+        }
+        restored
     }
 
     /// Documents of one file.

@@ -222,6 +222,7 @@ pub fn resolve(project: &Project, graph: &Kustomizations, opts: &ResolveOptions)
             span: o.root.span,
             root: o.root.clone().into(),
             kind: DocKind::AppProject,
+            values: None,
         })
         .collect();
     // Findings of dead Applications do not matter.
@@ -653,7 +654,7 @@ impl<'p> Resolver<'p> {
             .file_docs(file)
             .first()
             .map_or(Values::empty_map(), |d| {
-                match Values::from_node(&d.root, None) {
+                match d.helm_values() {
                     Values::Null => Values::empty_map(),
                     v => v,
                 }
@@ -1355,6 +1356,7 @@ impl<'p> Resolver<'p> {
             span: anchor,
             root: object.root.clone().into(),
             kind: DocKind::ApplicationSet,
+            values: None,
         };
         let is_here = |url: &str| self.known_here(url);
         let view = appset::RepoView {

@@ -57,7 +57,8 @@ fn node_path(project: &Project, span: Span) -> (String, String) {
         doc.name().unwrap_or("")
     );
     let mut path = String::new();
-    let mut node: &Node = &doc.root;
+    let tree = project.tree(doc);
+    let mut node: &Node = &tree;
     let contains = |n: &Node| n.span.start <= span.start && span.end <= n.span.end;
     loop {
         let next = match &node.value {

@@ -259,5 +259,5 @@ fn key_span(project: &Project, leaf: Span, name: &str) -> Option<Span> {
     project
         .file_docs(leaf.file)
         .iter()
-        .find_map(|d| walk(&d.root, leaf, name, None))
+        .find_map(|d| walk(&project.tree(d), leaf, name, None))
 }

@@ -41,6 +41,7 @@ fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Project) {
                 index: d.index,
                 span: d.span,
                 kind: classify(rel, &d.root),
+                values: None,
                 root: d.root.into(),
             });
         }

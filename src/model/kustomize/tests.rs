@@ -17,6 +17,7 @@ pub(crate) fn test_project(files: &[(&str, &str)]) -> Project {
                 index: d.index,
                 span: d.span,
                 kind: crate::model::classify(path, &d.root),
+                values: None,
                 root: d.root.into(),
             });
         }

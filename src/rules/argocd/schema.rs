@@ -46,11 +46,31 @@ impl Rule for Schema {
             .flat_map_iter(|doc| {
                 let path = &cx.project.source(doc.file).path;
                 let partial = is_patched(&patched, path);
-                check_document(doc, cx, partial)
+                match &doc.values {
+                    // A values file loaded without its tree: parsed again only when it has a
+                    // top-level key the values checks read.
+                    Some(values) if !VALUES_KEYS_READ.iter().any(|k| values.get(k).is_some()) => {
+                        Vec::new()
+                    }
+                    Some(_) => {
+                        let reparsed = Document {
+                            root: cx.project.tree(doc),
+                            values: None,
+                            ..doc.clone()
+                        };
+                        check_document(&reparsed, cx, partial)
+                    }
+                    None => check_document(doc, cx, partial),
+                }
             })
             .collect()
     }
 }
+
+/// The top-level keys of a Helm values document that its checks read: the argo-cd chart's
+/// `configs` (also under `argo-cd`), `metadata.annotations`, and the `kind` of an Argo CD
+/// object saved under a values file name.
+const VALUES_KEYS_READ: &[&str] = &["configs", "argo-cd", "metadata", "kind"];
 
 /// Checks one document; `partial` when kustomize patches may complete it (required fields are
 /// then not judged).
