@@ -168,14 +168,23 @@ pub fn tunnel_routes(project: &Project, objs: Objects<'_>) -> Vec<TunnelRoute> {
     out
 }
 
-/// Whether a file's text can hold a cloudflared route: a `hostname` key or a `config.yaml`
-/// key, written as is or inside an embedded string (where only an escape could hide one).
-/// Most values files have neither: they are not walked, and their text is released after
-/// the load.
+/// Whether a file's text can hold a cloudflared route: a `hostname` key (`hostname:`, quoted,
+/// in an embedded string, or an explicit `? hostname` key), a `config.yaml` or `config.yml`
+/// key, or a `\x`, `\u` or `\U` escape, the only ones that could spell such a key in a
+/// double-quoted string. `topologyKey: kubernetes.io/hostname` is not a key. Most values files
+/// have none of these: they are not walked, and their text and tree are not kept.
 pub fn text_may_hold_routes(text: &str) -> bool {
-    use memchr::memmem::find;
+    use memchr::memmem::{find, find_iter};
     let t = text.as_bytes();
-    find(t, b"hostname").is_some() || find(t, b"config.y").is_some() || find(t, b"\\").is_some()
+    let hostname_key = find_iter(t, b"hostname").any(|at| {
+        t[at + "hostname".len()..]
+            .iter()
+            .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'\'' | b'\\'))
+            == Some(&b':')
+    });
+    hostname_key
+        || find(t, b"config.y").is_some()
+        || [b"\\x", b"\\u", b"\\U"].iter().any(|e| find(t, *e).is_some())
 }
 
 pub(crate) fn is_cloudflared_config(key: &str) -> bool {
@@ -241,6 +250,27 @@ fn values_routes(root: &Node, text: &str, path: &str, out: &mut Vec<TunnelRoute>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn texts_that_may_hold_a_route() {
+        for text in [
+            "- hostname: a.example.com\n  service: http://web:80\n",
+            "{\"hostname\": \"a\"}",
+            "values: \"{\\\"hostname\\\": 1}\"",
+            "? hostname\n: a\n",
+            "config.yaml: |\n  ingress: []\n",
+            "k: \"\\x68ostname\"",
+        ] {
+            assert!(text_may_hold_routes(text), "{text}");
+        }
+        for text in [
+            "topologyKey: kubernetes.io/hostname\n",
+            "re: \"^a\\\\.b$\"\n",
+            "image: {tag: v1}\n",
+        ] {
+            assert!(!text_may_hold_routes(text), "{text}");
+        }
+    }
 
     #[test]
     fn origins_name_services() {
