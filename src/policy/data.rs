@@ -135,16 +135,25 @@ macro_rules! object {
     }};
 }
 
-fn loc(project: &Project, doc: &Document, node: &Node) -> J {
+/// Lines and columns are computed only when a policy names them: they need each file's
+/// line index.
+fn loc(fields: &Fields, project: &Project, doc: &Document, node: &Node) -> J {
     let f = project.source(doc.file);
-    let lc = f.line_col(node.span.start as usize);
-    json!({"file": f.path, "line": lc.line, "column": lc.column})
+    let at = node.span.start as usize;
+    object!(fields, {
+        "file": f.path.as_str(),
+        "line": f.line_col(at).line,
+        "column": f.line_col(at).column,
+    })
 }
 
-fn doc_ref(project: &Project, doc: &Document) -> J {
+fn doc_ref(fields: &Fields, project: &Project, doc: &Document) -> J {
     let f = project.source(doc.file);
-    let lc = f.line_col(doc.anchor_span().start as usize);
-    json!({"file": f.path, "document": doc.index, "line": lc.line})
+    object!(fields, {
+        "file": f.path.as_str(),
+        "document": doc.index,
+        "line": f.line_col(doc.anchor_span().start as usize).line,
+    })
 }
 
 /// Effective Helm values as JSON (scalars resolved as Helm reads YAML).
@@ -210,7 +219,7 @@ fn source_json(
         }),
         "values": resolved.and_then(|r| r.values.as_ref()).map_or(J::Null, values_json),
         "spec_path": path,
-        "location": loc(project, doc, node),
+        "location": loc(fields, project, doc, node),
     })
 }
 
@@ -306,7 +315,7 @@ fn application(
         "finalizers": finalizers(),
         "files": files(),
         "spec_path": base,
-        "document": doc_ref(project, doc),
+        "document": doc_ref(fields, project, doc),
     })
 }
 
@@ -448,7 +457,7 @@ fn model_without_applications(model: &Model<'_>, fields: &Fields) -> J {
                 object!(fields, {
                     "name": d.name(),
                     "namespace": d.namespace(),
-                    "document": doc_ref(project, d),
+                    "document": doc_ref(fields, project, d),
                     "generators": d.root.path(&["spec", "generators"]).map_or(J::Null, Node::to_json),
                 })
             })
@@ -466,7 +475,7 @@ fn model_without_applications(model: &Model<'_>, fields: &Fields) -> J {
                 object!(fields, {
                     "name": d.name(),
                     "namespace": d.namespace(),
-                    "document": doc_ref(project, d),
+                    "document": doc_ref(fields, project, d),
                     "destinations": get("destinations"),
                     "sourceRepos": get("sourceRepos"),
                     "clusterResourceWhitelist": get("clusterResourceWhitelist"),
