@@ -593,13 +593,13 @@ fn load_one(
             }
         }
     }
-    // Plain manifests and Helm values files are read through their trees (values through
-    // the values the model makes of them); their text is needed again only to show a finding
-    // or build a fix, so it is read again then. Suppression comments are parsed from the
+    // Plain manifests, charts' `Chart.yaml` and Helm values files are read through their
+    // trees (values files through their values); their text is needed again only to show a
+    // finding or build a fix, so it is read again then. Suppression comments are parsed from the
     // text, so files with one keep theirs, and so do values files that may hold a
     // cloudflared route, which is parsed from the text.
     let releasable = |kind: model::DocKind, text: &str| match kind {
-        model::DocKind::K8sObject => true,
+        model::DocKind::K8sObject | model::DocKind::HelmChart => true,
         model::DocKind::HelmValues => !model::edges::text_may_hold_routes(text),
         _ => false,
     };
