@@ -439,7 +439,17 @@ mod tests {
     #[test]
     fn literal_and_prefix_patterns_match_as_compiled_ones() {
         let patterns = ["team-a", "team-a-*", "a*", "", "x,y", "é*", "a/*"];
-        let texts = ["team-a", "team-a-b", "team-a-b/c", "a", "", "x,y", "éa", "a/b", "a/b/c"];
+        let texts = [
+            "team-a",
+            "team-a-b",
+            "team-a-b/c",
+            "a",
+            "",
+            "x,y",
+            "éa",
+            "a/b",
+            "a/b/c",
+        ];
         for p in patterns {
             for t in texts {
                 for sep in [None, Some('/')] {

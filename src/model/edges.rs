@@ -184,7 +184,9 @@ pub fn text_may_hold_routes(text: &str) -> bool {
     });
     hostname_key
         || find(t, b"config.y").is_some()
-        || [b"\\x", b"\\u", b"\\U"].iter().any(|e| find(t, *e).is_some())
+        || [b"\\x", b"\\u", b"\\U"]
+            .iter()
+            .any(|e| find(t, *e).is_some())
 }
 
 pub(crate) fn is_cloudflared_config(key: &str) -> bool {

@@ -653,11 +653,9 @@ impl<'p> Resolver<'p> {
             .project
             .file_docs(file)
             .first()
-            .map_or(Values::empty_map(), |d| {
-                match d.helm_values() {
-                    Values::Null => Values::empty_map(),
-                    v => v,
-                }
+            .map_or(Values::empty_map(), |d| match d.helm_values() {
+                Values::Null => Values::empty_map(),
+                v => v,
             });
         self.values_cache.insert(file, v.clone());
         v

@@ -285,7 +285,9 @@ pub fn relative(root: &Path, path: &Path) -> String {
     #[cfg(unix)]
     if let Some(text) = rel.to_str()
         && !text.starts_with('/')
-        && !text.split('/').any(|seg| seg.is_empty() || seg == "." || seg == "..")
+        && !text
+            .split('/')
+            .any(|seg| seg.is_empty() || seg == "." || seg == "..")
     {
         return text.to_string();
     }
@@ -332,9 +334,15 @@ mod tests {
         assert!(is_yaml_name("a.YAML") && is_yaml_name("b.yml") && is_yaml_name("Kustomization"));
         assert!(!is_yaml_name("yaml") && !is_yaml_name("a.yaml.txt") && !is_yaml_name("é.ym"));
         let root = Path::new("/repo");
-        assert_eq!(relative(root, Path::new("/repo/apps/a.yaml")), "apps/a.yaml");
+        assert_eq!(
+            relative(root, Path::new("/repo/apps/a.yaml")),
+            "apps/a.yaml"
+        );
         assert_eq!(relative(root, Path::new("/repo")), "");
-        assert_eq!(relative(root, Path::new("/repo/./apps//a.yaml")), "apps/a.yaml");
+        assert_eq!(
+            relative(root, Path::new("/repo/./apps//a.yaml")),
+            "apps/a.yaml"
+        );
     }
 
     #[test]
