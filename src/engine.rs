@@ -580,11 +580,14 @@ fn load_one(
         return parse_file(id, rel, abs, text.clone());
     }
     let (mut l, stamp) = load_file(id, rel, abs, problem);
+    // A values file that may hold a cloudflared route keeps its tree and text: the route is
+    // read from them (`model::edges`).
+    let may_hold_routes = l.docs.iter().any(|d| d.kind == model::DocKind::HelmValues)
+        && model::edges::text_may_hold_routes(l.source.text());
     if !keep_payloads {
-        let routes = model::edges::text_may_hold_routes(l.source.text());
         for d in &mut l.docs {
             model::k8s::drop_unread_payloads(d);
-            if d.kind == model::DocKind::HelmValues && !routes {
+            if d.kind == model::DocKind::HelmValues && !may_hold_routes {
                 d.values = Some(model::values::Values::from_node(&d.root, None));
                 d.root = std::sync::Arc::new(crate::yaml::Node::new(
                     d.root.span,
@@ -595,18 +598,17 @@ fn load_one(
     }
     // Plain manifests, charts' `Chart.yaml` and Helm values files are read through their
     // trees (values files through their values); their text is needed again only to show a
-    // finding or build a fix, so it is read again then. Suppression comments are parsed from the
-    // text, so files with one keep theirs, and so do values files that may hold a
-    // cloudflared route, which is parsed from the text.
-    let releasable = |kind: model::DocKind, text: &str| match kind {
+    // finding or build a fix, so it is read again then. Suppression comments are parsed
+    // from the text, so files with one keep theirs.
+    let releasable = |kind: model::DocKind| match kind {
         model::DocKind::K8sObject | model::DocKind::HelmChart => true,
-        model::DocKind::HelmValues => !model::edges::text_may_hold_routes(text),
+        model::DocKind::HelmValues => !may_hold_routes,
         _ => false,
     };
     if let Some(stamp) = stamp
         && let Some(first) = l.docs.first()
         && l.docs.iter().all(|d| d.kind == first.kind)
-        && releasable(first.kind, l.source.text())
+        && releasable(first.kind)
         && !l.source.text().contains(suppress::MARKER)
     {
         l.source.release_text_read_at(stamp);
