@@ -437,14 +437,40 @@ fn rego_value(json: J) -> regorus::Value {
             .or_else(|| n.as_i64().map(V::from))
             .or_else(|| n.as_f64().map(V::from))
             .unwrap_or(V::Undefined),
-        J::String(s) => V::from(s),
+        J::String(s) => shared_string(s),
         J::Array(items) => V::from(items.into_iter().map(rego_value).collect::<Vec<_>>()),
         J::Object(map) => V::from(
             map.into_iter()
-                .map(|(k, v)| (V::from(k), rego_value(v)))
+                .map(|(k, v)| (shared_string(k), rego_value(v)))
                 .collect::<std::collections::BTreeMap<_, _>>(),
         ),
     }
+}
+
+/// A short string as a regorus value, shared with the same string made before on this
+/// thread: keys and values such as `destination`, `spec` or a cluster URL repeat in every
+/// Application, and a regorus string is one reference-counted allocation.
+fn shared_string(s: String) -> regorus::Value {
+    const LONGEST: usize = 64;
+    const MOST: usize = 4096;
+    thread_local! {
+        static SHARED: std::cell::RefCell<std::collections::HashMap<String, regorus::Value>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    if s.len() > LONGEST {
+        return regorus::Value::from(s);
+    }
+    SHARED.with(|shared| {
+        let mut shared = shared.borrow_mut();
+        if let Some(v) = shared.get(&s) {
+            return v.clone();
+        }
+        let v = regorus::Value::from(s.as_str());
+        if shared.len() < MOST {
+            shared.insert(s, v.clone());
+        }
+        v
+    })
 }
 
 /// Every key of `data.gitops` but `applications`.
