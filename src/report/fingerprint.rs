@@ -4,10 +4,11 @@
 //! `--new-since` and GitLab's merge-request widget can tell new findings from old ones.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::diagnostic::Diagnostic;
 use crate::model::Project;
-use crate::source::Span;
+use crate::source::{FileId, Span};
 use crate::yaml::{Node, Value};
 
 /// One fingerprint per diagnostic, in the same order. Identical findings get an occurrence
@@ -15,10 +16,12 @@ use crate::yaml::{Node, Value};
 #[must_use]
 pub fn fingerprints(project: &Project, diagnostics: &[Diagnostic]) -> Vec<String> {
     let mut seen: HashMap<String, usize> = HashMap::new();
+    // A values document's tree is parsed again once, not once per finding in it.
+    let mut trees: Trees = HashMap::new();
     diagnostics
         .iter()
         .map(|d| {
-            let key = identity(project, d);
+            let key = identity(project, d, &mut trees);
             let n = seen.entry(key.clone()).or_insert(0);
             *n += 1;
             let full = format!("{key}\u{0}{n}");
@@ -27,10 +30,13 @@ pub fn fingerprints(project: &Project, diagnostics: &[Diagnostic]) -> Vec<String
         .collect()
 }
 
-fn identity(project: &Project, d: &Diagnostic) -> String {
+/// The trees of the documents met so far, by file and index (see `Project::tree`).
+type Trees = HashMap<(FileId, usize), Arc<Node>>;
+
+fn identity(project: &Project, d: &Diagnostic, trees: &mut Trees) -> String {
     let file = project.source(d.span.file);
     let text = normalise(file.slice(d.span));
-    let (doc_id, path) = node_path(project, d.span);
+    let (doc_id, path) = node_path(project, d.span, trees);
     format!(
         "{}\u{0}{}\u{0}{}\u{0}{}\u{0}{}",
         d.rule, file.path, doc_id, path, text
@@ -43,7 +49,7 @@ fn normalise(s: &str) -> String {
 
 /// `kind/name` of the document holding `span`, and the dotted key path of the deepest node
 /// containing it (`spec.syncPolicy.automated.prune`, sequence items as `[i]`).
-fn node_path(project: &Project, span: Span) -> (String, String) {
+fn node_path(project: &Project, span: Span, trees: &mut Trees) -> (String, String) {
     let Some(doc) = project
         .file_docs(span.file)
         .iter()
@@ -57,7 +63,10 @@ fn node_path(project: &Project, span: Span) -> (String, String) {
         doc.name().unwrap_or("")
     );
     let mut path = String::new();
-    let tree = project.tree(doc);
+    let tree = trees
+        .entry((doc.file, doc.index))
+        .or_insert_with(|| project.tree(doc))
+        .clone();
     let mut node: &Node = &tree;
     let contains = |n: &Node| n.span.start <= span.start && span.end <= n.span.end;
     loop {

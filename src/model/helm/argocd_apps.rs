@@ -256,8 +256,10 @@ fn key_span(project: &Project, leaf: Span, name: &str) -> Option<Span> {
     if (leaf.file.0 as usize) >= project.sources.files().len() {
         return None;
     }
+    // Only the document holding `leaf`: a values document's tree may be parsed again.
     project
         .file_docs(leaf.file)
         .iter()
+        .filter(|d| d.span.start <= leaf.start && leaf.end <= d.span.end.max(d.root.span.end))
         .find_map(|d| walk(&project.tree(d), leaf, name, None))
 }
