@@ -75,6 +75,19 @@ impl Fields {
                 self.names.insert(word.to_string());
             }
         }
+        // Whole string literals too: `metadata.annotations["argocd.argoproj.io/sync-wave"]`
+        // names a key that is not one word.
+        for literal in string_literals(text) {
+            if !self.names.contains(literal) {
+                self.names.insert(literal.to_string());
+            }
+        }
+    }
+
+    /// Whether every key is kept (a policy reaches keys it does not name).
+    #[must_use]
+    pub fn is_all(&self) -> bool {
+        self.all
     }
 
     pub fn extend(&mut self, other: &Fields) {
@@ -86,6 +99,32 @@ impl Fields {
     pub fn has(&self, key: &str) -> bool {
         self.all || self.names.contains(key)
     }
+}
+
+/// The contents of a Rego text's string literals (`"…"`, raw `` `…` ``), as written.
+fn string_literals(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        loop {
+            let open = rest.find(['"', '`'])?;
+            let quote = rest.as_bytes()[open];
+            let body = &rest[open + 1..];
+            let mut escaped = false;
+            let close = body.bytes().position(|b| {
+                let end = !escaped && (b == quote || (quote == b'"' && b == b'\n'));
+                escaped = quote == b'"' && !escaped && b == b'\\';
+                end
+            });
+            let Some(close) = close else {
+                rest = "";
+                return None;
+            };
+            rest = &body[close + 1..];
+            if close > 0 {
+                return Some(&body[..close]);
+            }
+        }
+    })
 }
 
 /// Rego text without its `#` comments (strings and raw strings kept), so that words in

@@ -95,6 +95,15 @@ mod tests {
         let mut engine = set.engine.clone();
         engine.add_data(data.clone()).expect("data");
         let mut vm = machine(program, engine.get_data()).expect("machine");
+        let mut pruned = machine(program, engine.get_data()).expect("machine");
+        let keys = super::super::run::pack_document_keys(pack::get().rules.iter())
+            .expect("the shipped document rules name the keys they read");
+        let document_packages: Vec<&str> = pack::get()
+            .rules
+            .iter()
+            .filter(|r| r.scope == pack::Scope::Document)
+            .map(|r| r.package.as_str())
+            .collect();
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
         let mut files = Vec::new();
         let mut dirs = vec![root];
@@ -115,8 +124,9 @@ mod tests {
                 continue;
             };
             for doc in crate::yaml::parse(FileId(0), &text).docs {
-                let input = super::super::run::input_value(&doc.root);
+                let input = super::super::run::input_value(&doc.root, None);
                 engine.set_input(input.clone());
+                pruned.set_input(super::super::run::input_value(&doc.root, Some(&keys)));
                 vm.set_input(input);
                 for p in set.packages.values() {
                     for rule in &p.rules {
@@ -136,6 +146,16 @@ mod tests {
                             path.display(),
                             p.name
                         );
+                        if document_packages.contains(&p.name.as_str()) {
+                            // The per-document rules read only the keys they name.
+                            assert_eq!(
+                                eval(&mut pruned, &p.name, rule).as_ref().ok(),
+                                executed.as_ref().ok(),
+                                "{}: data.{}.{rule} on the pack's keys of `input`",
+                                path.display(),
+                                p.name
+                            );
+                        }
                         compared += 1;
                         with_results += usize::from(
                             interpreted
