@@ -4,6 +4,7 @@ pub mod glob;
 pub mod span;
 pub mod walk;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -198,22 +199,26 @@ pub struct SourceDb {
     files: Vec<SourceFile>,
     /// Sorted by path; ids follow `files`.
     templates: Vec<SourceFile>,
+    /// `files` by a hash of their path, built on the first lookup: the model looks paths up
+    /// hundreds of thousands of times, and a binary search compares long common prefixes.
+    by_hash: std::sync::OnceLock<HashMap<u64, u32>>,
 }
 
 impl SourceDb {
     #[must_use]
     pub fn new(files: Vec<SourceFile>) -> Self {
-        SourceDb {
-            files,
-            templates: Vec::new(),
-        }
+        SourceDb::with_templates(files, Vec::new())
     }
 
     /// With chart templates, whose ids must be `files.len()`, `files.len() + 1`... in path
     /// order.
     #[must_use]
     pub fn with_templates(files: Vec<SourceFile>, templates: Vec<SourceFile>) -> Self {
-        SourceDb { files, templates }
+        SourceDb {
+            files,
+            templates,
+            by_hash: std::sync::OnceLock::new(),
+        }
     }
 
     #[must_use]
@@ -267,6 +272,21 @@ impl SourceDb {
 
     #[must_use]
     pub fn by_path(&self, rel: &str) -> Option<&SourceFile> {
+        let index = self.by_hash.get_or_init(|| {
+            let mut index = HashMap::with_capacity(self.files.len());
+            for (i, f) in self.files.iter().enumerate() {
+                // On a collision the first path keeps the slot; the others are found below.
+                index
+                    .entry(path_hash(&f.path))
+                    .or_insert(u32::try_from(i).unwrap_or(u32::MAX));
+            }
+            index
+        });
+        // A hash no file has: no such file. The same hash and another path: a collision.
+        let f = self.files.get(*index.get(&path_hash(rel))? as usize)?;
+        if f.path == rel {
+            return Some(f);
+        }
         self.files
             .binary_search_by(|f| f.path.as_str().cmp(rel))
             .ok()
@@ -277,6 +297,13 @@ impl SourceDb {
     pub fn text(&self, span: Span) -> &str {
         self.get(span.file).slice(span)
     }
+}
+
+fn path_hash(path: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    path.hash(&mut h);
+    h.finish()
 }
 
 /// Largest file read; larger ones are reported as unreadable rather than exhausting memory.
