@@ -6,10 +6,10 @@
 //! cannot be expanded offline are listed by their template (`template: true`). CI jobs come
 //! from the assembled pipelines (`Model::ci`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rayon::prelude::*;
-use serde_json::{Value as J, json};
+use regorus::Value as R;
 
 use crate::model::resolve::{App, Location, ResolvedSource};
 use crate::model::values::Values;
@@ -160,23 +160,80 @@ fn without_comments(text: &str) -> String {
     out
 }
 
-/// A JSON object with only the keys of `$fields`; a value is computed only when kept.
+/// A value of `data.gitops`.
+trait ToRego {
+    fn to_rego(self) -> R;
+}
+
+impl ToRego for R {
+    fn to_rego(self) -> R {
+        self
+    }
+}
+
+impl ToRego for &str {
+    fn to_rego(self) -> R {
+        shared_string(self)
+    }
+}
+
+impl ToRego for Option<&str> {
+    fn to_rego(self) -> R {
+        self.map_or(R::Null, shared_string)
+    }
+}
+
+impl ToRego for bool {
+    fn to_rego(self) -> R {
+        R::from(self)
+    }
+}
+
+impl ToRego for usize {
+    fn to_rego(self) -> R {
+        R::from(self)
+    }
+}
+
+impl ToRego for Vec<R> {
+    fn to_rego(self) -> R {
+        R::from(self)
+    }
+}
+
+impl ToRego for &[String] {
+    fn to_rego(self) -> R {
+        R::from(self.iter().map(|s| shared_string(s)).collect::<Vec<_>>())
+    }
+}
+
+/// An object with only the keys of `$fields`; a value is computed only when kept.
 macro_rules! object {
     ($fields:expr, { $($key:literal : $value:expr),* $(,)? }) => {{
         let fields: &Fields = $fields;
-        let mut map = serde_json::Map::new();
+        let mut map = BTreeMap::new();
         $(
             if fields.has($key) {
-                map.insert($key.to_string(), J::from($value));
+                map.insert(shared_string($key), ToRego::to_rego($value));
             }
         )*
-        J::Object(map)
+        R::from(map)
     }};
+}
+
+/// An object with every one of its keys.
+fn whole_object<const N: usize>(entries: [(&str, R); N]) -> R {
+    R::from(
+        entries
+            .into_iter()
+            .map(|(k, v)| (shared_string(k), v))
+            .collect::<BTreeMap<_, _>>(),
+    )
 }
 
 /// Lines and columns are computed only when a policy names them: they need each file's
 /// line index.
-fn loc(fields: &Fields, project: &Project, doc: &Document, node: &Node) -> J {
+fn loc(fields: &Fields, project: &Project, doc: &Document, node: &Node) -> R {
     let f = project.source(doc.file);
     let at = node.span.start as usize;
     object!(fields, {
@@ -186,7 +243,7 @@ fn loc(fields: &Fields, project: &Project, doc: &Document, node: &Node) -> J {
     })
 }
 
-fn doc_ref(fields: &Fields, project: &Project, doc: &Document) -> J {
+fn doc_ref(fields: &Fields, project: &Project, doc: &Document) -> R {
     let f = project.source(doc.file);
     object!(fields, {
         "file": f.path.as_str(),
@@ -195,69 +252,107 @@ fn doc_ref(fields: &Fields, project: &Project, doc: &Document) -> J {
     })
 }
 
-/// Effective Helm values as JSON (scalars resolved as Helm reads YAML).
-fn values_json(v: &Values) -> J {
+/// A YAML node as Rego sees it: what `Value::from(node.to_json())` gives. With `keys`, maps
+/// keep only the entries whose key a policy names (at any depth; sequences keep every item).
+pub(crate) fn node_value(node: &Node, keys: Option<&Fields>) -> R {
+    use crate::yaml::Value as Y;
+    match &node.value {
+        Y::Scalar(_) => match node.resolve() {
+            Some(Resolved::Null) | None => R::Null,
+            Some(Resolved::Bool(b)) => R::from(b),
+            Some(Resolved::Int(i)) => R::from(i),
+            Some(Resolved::Float(f)) if f.is_finite() => R::from(f),
+            Some(Resolved::Float(f)) => R::from(f.to_string()),
+            Some(Resolved::Str(s)) => shared_string(s),
+        },
+        Y::Seq(items) => R::from(
+            items
+                .iter()
+                .map(|n| node_value(n, keys))
+                .collect::<Vec<_>>(),
+        ),
+        Y::Map(entries) => {
+            let mut map = BTreeMap::new();
+            for e in entries {
+                let key = match (e.key.scalar_text(), keys) {
+                    (Some(k), Some(keys)) if !keys.has(k) => continue,
+                    (None, Some(_)) => continue,
+                    (Some(k), _) => shared_string(k),
+                    (None, None) => R::from(e.key.to_json().to_string()),
+                };
+                map.insert(key, node_value(&e.value, keys));
+            }
+            R::from(map)
+        }
+    }
+}
+
+fn node_or_null(node: Option<&Node>) -> R {
+    node.map_or(R::Null, |n| node_value(n, None))
+}
+
+/// Effective Helm values (scalars resolved as Helm reads YAML).
+fn values_value(v: &Values) -> R {
     match v {
-        Values::Null => J::Null,
+        Values::Null => R::Null,
         Values::Scalar { text, is_str, .. } => {
             if *is_str {
-                return J::String(text.to_string());
+                return shared_string(text);
             }
             match crate::yaml::scalar::resolve_plain(text) {
-                Resolved::Null => J::Null,
-                Resolved::Bool(b) => J::Bool(b),
-                Resolved::Int(i) => J::from(i),
-                Resolved::Float(f) => {
-                    serde_json::Number::from_f64(f).map_or(J::String(text.to_string()), J::Number)
-                }
-                Resolved::Str(s) => J::String(s.to_string()),
+                Resolved::Null => R::Null,
+                Resolved::Bool(b) => R::from(b),
+                Resolved::Int(i) => R::from(i),
+                Resolved::Float(f) if f.is_finite() => R::from(f),
+                Resolved::Float(_) => shared_string(text),
+                Resolved::Str(s) => shared_string(s),
             }
         }
-        Values::Seq(_, items) => J::Array(items.iter().map(values_json).collect()),
-        Values::Map(entries) => J::Object(
+        Values::Seq(_, items) => R::from(items.iter().map(values_value).collect::<Vec<_>>()),
+        Values::Map(entries) => R::from(
             entries
                 .iter()
                 .filter(|(_, v)| *v != Values::Null)
-                .map(|(k, v)| (k.to_string(), values_json(v)))
-                .collect(),
+                .map(|(k, v)| (shared_string(k), values_value(v)))
+                .collect::<BTreeMap<_, _>>(),
         ),
     }
 }
 
-fn source_json(
+fn source_value(
     fields: &Fields,
     project: &Project,
     doc: &Document,
     node: &Node,
-    path: &[J],
+    path: &[R],
     resolved: Option<&ResolvedSource>,
-) -> J {
-    let get = |k: &str| node.get(k).map_or(J::Null, Node::to_json);
+) -> R {
+    let get = |k: &str| node_or_null(node.get(k));
     object!(fields, {
         "repoURL": get("repoURL"),
         "path": get("path"),
         "chart": get("chart"),
-        "targetRevision": node.get("targetRevision").map_or(J::Null, |n| J::String(n.scalar_text().unwrap_or("").to_string())),
+        "targetRevision": node.get("targetRevision").map_or(R::Null, |n| shared_string(n.scalar_text().unwrap_or(""))),
         "ref": get("ref"),
         "helm": get("helm"),
         "kustomize": get("kustomize"),
         "directory": get("directory"),
-        "kind": resolved.map_or(J::Null, |r| J::String(r.kind.as_str().to_string())),
+        "kind": resolved.map(|r| r.kind.as_str()),
         "repository": match resolved.map(|r| &r.location) {
-            Some(Location::InRepo(dir)) => json!({"in_repo": true, "dir": dir}),
-            Some(Location::RefInRepo) => json!({"in_repo": true, "dir": null}),
-            Some(Location::External) => json!({"in_repo": false}),
-            Some(Location::Unknown) => json!({"in_repo": null}),
-            None => J::Null,
+            Some(Location::InRepo(dir)) => whole_object([("in_repo", R::from(true)), ("dir", shared_string(dir))]),
+            Some(Location::RefInRepo) => whole_object([("in_repo", R::from(true)), ("dir", R::Null)]),
+            Some(Location::External) => whole_object([("in_repo", R::from(false))]),
+            Some(Location::Unknown) => whole_object([("in_repo", R::Null)]),
+            None => R::Null,
         },
         "files": resolved.map_or(Vec::new(), |r| {
             r.files
                 .iter()
-                .map(|f| J::String(project.source(*f).path.clone()))
+                .map(|f| shared_string(&project.source(*f).path))
                 .collect::<Vec<_>>()
         }),
-        "values": resolved.and_then(|r| r.values.as_ref()).map_or(J::Null, values_json),
-        "spec_path": path,
+        "values": resolved.and_then(|r| r.values.as_ref()).map_or(R::Null, values_value),
+        "spec_path": path.to_vec(),
         "location": loc(fields, project, doc, node),
     })
 }
@@ -269,35 +364,32 @@ fn application(
     doc: &Document,
     spec: &Node,
     app: Option<&App>,
-) -> J {
+) -> R {
     let in_template = doc.kind == DocKind::ApplicationSet;
     let spec_path: &[&str] = if in_template {
         &["spec", "template", "spec"]
     } else {
         &["spec"]
     };
-    let base: Vec<J> = spec_path
-        .iter()
-        .map(|s| J::String((*s).to_string()))
-        .collect();
+    let base: Vec<R> = spec_path.iter().map(|s| shared_string(s)).collect();
     let written = crate::model::argocd::sources(spec);
     let uses_list = spec
         .get("sources")
         .and_then(Node::as_seq)
         .is_some_and(|s| !s.is_empty());
-    let sources = || -> Vec<J> {
+    let sources = || -> Vec<R> {
         written
             .iter()
             .enumerate()
             .map(|(i, s)| {
                 let mut p = base.clone();
                 if uses_list {
-                    p.push("sources".into());
-                    p.push(i.into());
+                    p.push(shared_string("sources"));
+                    p.push(R::from(i));
                 } else {
-                    p.push("source".into());
+                    p.push(shared_string("source"));
                 }
-                source_json(
+                source_value(
                     fields,
                     project,
                     doc,
@@ -317,8 +409,8 @@ fn application(
         None => doc.name(),
     };
     let dest = spec.get("destination");
-    let dget = |k: &str| dest.and_then(|d| d.get(k)).map_or(J::Null, Node::to_json);
-    let finalizers = || -> Vec<J> {
+    let dget = |k: &str| node_or_null(dest.and_then(|d| d.get(k)));
+    let finalizers = || -> Vec<R> {
         if in_template {
             doc.root
                 .path(&["spec", "template", "metadata", "finalizers"])
@@ -327,40 +419,40 @@ fn application(
         }
         .into_iter()
         .flat_map(Node::items)
-        .map(Node::to_json)
+        .map(|n| node_value(n, None))
         .collect()
     };
-    let files = || -> Vec<J> {
+    let files = || -> Vec<R> {
         let mut seen = std::collections::BTreeSet::new();
         app.into_iter()
             .flat_map(|a| a.sources.iter().flat_map(|s| s.files.iter()))
             .filter(|f| seen.insert(**f))
-            .map(|f| J::String(project.source(*f).path.clone()))
+            .map(|f| shared_string(&project.source(*f).path))
             .collect()
     };
     object!(fields, {
         "name": name,
         "namespace": doc.namespace(),
         "kind": if in_template { "ApplicationSet" } else { "Application" },
-        "generated_by": if in_template { doc.name().map_or(J::Null, |n| J::String(n.to_string())) } else { J::Null },
+        "generated_by": if in_template { doc.name() } else { None },
         "template": in_template && app.is_none(),
         "live": app.is_none_or(|a| a.live),
         "resolved": app.is_some(),
-        "depends_on_unknown": app.map_or(Vec::new(), |a| a.depends_on_unknown.clone()),
-        "project": spec.get("project").map_or(J::String("default".into()), Node::to_json),
-        "destination": json!({"server": dget("server"), "name": dget("name"), "namespace": dget("namespace")}),
+        "depends_on_unknown": app.map_or(&[][..], |a| a.depends_on_unknown.as_slice()),
+        "project": spec.get("project").map_or_else(|| shared_string("default"), |n| node_value(n, None)),
+        "destination": whole_object([("server", dget("server")), ("name", dget("name")), ("namespace", dget("namespace"))]),
         "sources": sources(),
-        "sync_policy": spec.get("syncPolicy").map_or(J::Null, Node::to_json),
+        "sync_policy": node_or_null(spec.get("syncPolicy")),
         "finalizers": finalizers(),
         "files": files(),
-        "spec_path": base,
+        "spec_path": base.clone(),
         "document": doc_ref(fields, project, doc),
     })
 }
 
 /// CI jobs from the assembled pipelines (`Model::ci`): GitLab jobs with their includes,
 /// `extends`, `!reference` and `default:` resolved, as `ci/writeback-skip-ci` reads them.
-fn ci_jobs(model: &Model<'_>, fields: &Fields) -> Vec<J> {
+fn ci_jobs(model: &Model<'_>, fields: &Fields) -> Vec<R> {
     let project = model.project;
     let ci = model.ci();
     let mut jobs = Vec::new();
@@ -371,7 +463,7 @@ fn ci_jobs(model: &Model<'_>, fields: &Fields) -> Vec<J> {
                 .iter()
                 .filter_map(|n| n.scalar_text().map(str::to_string))
                 .collect();
-            jobs.push(job_json(
+            jobs.push(job_value(
                 fields,
                 project,
                 "gitlab",
@@ -390,7 +482,7 @@ fn ci_jobs(model: &Model<'_>, fields: &Fields) -> Vec<J> {
                 .filter_map(|s| s.run.as_ref().and_then(Node::scalar_text))
                 .map(str::to_string)
                 .collect();
-            jobs.push(job_json(
+            jobs.push(job_value(
                 fields,
                 project,
                 "github",
@@ -404,7 +496,7 @@ fn ci_jobs(model: &Model<'_>, fields: &Fields) -> Vec<J> {
     jobs
 }
 
-fn job_json(
+fn job_value(
     fields: &Fields,
     project: &Project,
     platform: &str,
@@ -412,7 +504,7 @@ fn job_json(
     key: Span,
     script: &[String],
     pipeline: FileId,
-) -> J {
+) -> R {
     let text = script.join("\n");
     let writes_back = text.contains("git push") || text.contains("/repository/commits");
     let skip_ci = ["[skip ci]", "[ci skip]", "ci.skip", "[skip actions]"]
@@ -425,97 +517,66 @@ fn job_json(
         "name": name,
         "file": f.path.as_str(),
         "pipeline": project.source(pipeline).path.as_str(),
-        "location": json!({"file": f.path, "line": lc.line, "column": lc.column}),
+        "location": whole_object([("file", shared_string(&f.path)), ("line", R::from(lc.line)), ("column", R::from(lc.column))]),
         "script": script,
         "writes_back": writes_back,
         "skip_ci": skip_ci,
     })
 }
 
-/// The `data.gitops` object for a project, with the keys of `fields` only, as JSON.
+/// The `data.gitops` object for a project, with the keys of `fields` only, as JSON (for
+/// tests and tools: the engines hold [`model_value`]).
 #[must_use]
-pub fn model(model: &Model<'_>, fields: &Fields) -> J {
-    let mut top = model_without_applications(model, fields);
-    if fields.has("applications")
-        && let J::Object(m) = &mut top
-    {
-        m.insert(
-            "applications".into(),
-            J::Array(applications(model, fields, |a| a)),
-        );
-    }
-    top
+pub fn model(model: &Model<'_>, fields: &Fields) -> serde_json::Value {
+    serde_json::to_value(model_value(model, fields)).unwrap_or_default()
 }
 
-/// [`model`] as regorus values, what the engines hold. The Applications, most of it, are
-/// converted one by one as they are built (in parallel), so their JSON never exists all at once.
+/// [`model`] as regorus values, what the engines hold, built directly: the Applications
+/// (most of it) in parallel.
 #[must_use]
-pub fn model_value(model: &Model<'_>, fields: &Fields) -> regorus::Value {
-    let mut top = rego_value(model_without_applications(model, fields));
+pub fn model_value(model: &Model<'_>, fields: &Fields) -> R {
+    let mut top = model_without_applications(model, fields);
     if fields.has("applications")
         && let Ok(m) = top.as_object_mut()
     {
         m.insert(
-            regorus::Value::from("applications"),
-            regorus::Value::from(applications(model, fields, rego_value)),
+            shared_string("applications"),
+            R::from(applications(model, fields)),
         );
     }
     top
-}
-
-/// `json` as a regorus value, built directly: regorus' own conversion goes through serde's
-/// visitors, several times slower on 10,000 Applications.
-fn rego_value(json: J) -> regorus::Value {
-    use regorus::Value as V;
-    match json {
-        J::Null => V::Null,
-        J::Bool(b) => V::from(b),
-        J::Number(n) => n
-            .as_u64()
-            .map(V::from)
-            .or_else(|| n.as_i64().map(V::from))
-            .or_else(|| n.as_f64().map(V::from))
-            .unwrap_or(V::Undefined),
-        J::String(s) => shared_string(s),
-        J::Array(items) => V::from(items.into_iter().map(rego_value).collect::<Vec<_>>()),
-        J::Object(map) => V::from(
-            map.into_iter()
-                .map(|(k, v)| (shared_string(k), rego_value(v)))
-                .collect::<std::collections::BTreeMap<_, _>>(),
-        ),
-    }
 }
 
 /// A short string as a regorus value, shared with the same string made before on this
 /// thread: keys and values such as `destination`, `spec` or a cluster URL repeat in every
 /// Application, and a regorus string is one reference-counted allocation.
-fn shared_string(s: String) -> regorus::Value {
+fn shared_string(s: &str) -> R {
     const LONGEST: usize = 64;
     const MOST: usize = 4096;
     thread_local! {
-        static SHARED: std::cell::RefCell<std::collections::HashMap<String, regorus::Value>> =
+        static SHARED: std::cell::RefCell<std::collections::HashMap<Box<str>, R>> =
             std::cell::RefCell::new(std::collections::HashMap::new());
     }
     if s.len() > LONGEST {
-        return regorus::Value::from(s);
+        return R::from(s);
     }
     SHARED.with(|shared| {
         let mut shared = shared.borrow_mut();
-        if let Some(v) = shared.get(&s) {
+        if let Some(v) = shared.get(s) {
             return v.clone();
         }
-        let v = regorus::Value::from(s.as_str());
+        let v = R::from(s);
         if shared.len() < MOST {
-            shared.insert(s, v.clone());
+            shared.insert(s.into(), v.clone());
         }
         v
     })
 }
 
 /// Every key of `data.gitops` but `applications`.
-fn model_without_applications(model: &Model<'_>, fields: &Fields) -> J {
+fn model_without_applications(model: &Model<'_>, fields: &Fields) -> R {
     let project = model.project;
-    let application_sets = || -> Vec<J> {
+    let application_sets = || -> Vec<R> {
         project
             .docs_of(DocKind::ApplicationSet)
             .map(|d| {
@@ -523,19 +584,19 @@ fn model_without_applications(model: &Model<'_>, fields: &Fields) -> J {
                     "name": d.name(),
                     "namespace": d.namespace(),
                     "document": doc_ref(fields, project, d),
-                    "generators": d.root.path(&["spec", "generators"]).map_or(J::Null, Node::to_json),
+                    "generators": node_or_null(d.root.path(&["spec", "generators"])),
                 })
             })
             .collect()
     };
-    let projects = || -> Vec<J> {
+    let projects = || -> Vec<R> {
         project
             .docs_of(DocKind::AppProject)
             .map(|d| {
                 let spec = d.root.get("spec");
                 let get = |k: &str| {
                     spec.and_then(|s| s.get(k))
-                        .map_or(J::Array(vec![]), Node::to_json)
+                        .map_or(R::from(Vec::new()), |n| node_value(n, None))
                 };
                 object!(fields, {
                     "name": d.name(),
@@ -544,43 +605,39 @@ fn model_without_applications(model: &Model<'_>, fields: &Fields) -> J {
                     "destinations": get("destinations"),
                     "sourceRepos": get("sourceRepos"),
                     "clusterResourceWhitelist": get("clusterResourceWhitelist"),
-                    "spec": spec.map_or(J::Null, Node::to_json),
+                    "spec": node_or_null(spec),
                 })
             })
             .collect()
     };
-    let files = || -> Vec<J> {
+    let files = || -> Vec<R> {
         project
             .sources
             .files()
             .iter()
-            .map(|f| J::String(f.path.clone()))
+            .map(|f| shared_string(&f.path))
             .collect()
     };
     // `schema_version` is always there: policies may check it.
     let mut top = object!(fields, {
         "application_sets": application_sets(),
         "projects": projects(),
-        "ci": json!({"jobs": ci_jobs(model, fields)}),
+        "ci": whole_object([("jobs", R::from(ci_jobs(model, fields)))]),
         "files": files(),
     });
-    if let J::Object(m) = &mut top {
-        m.insert("schema_version".into(), J::from(SCHEMA_VERSION));
+    if let Ok(m) = top.as_object_mut() {
+        m.insert(shared_string("schema_version"), R::from(SCHEMA_VERSION));
     }
     top
 }
 
 /// Every Application, written or generated, and the templates of ApplicationSets that
 /// generated nothing here.
-fn applications<T: Send>(
-    model: &Model<'_>,
-    fields: &Fields,
-    convert: impl Fn(J) -> T + Sync,
-) -> Vec<T> {
+fn applications(model: &Model<'_>, fields: &Fields) -> Vec<R> {
     let project = model.project;
     let argo = model.argocd();
     // Built in parallel: with 1000s of Applications this is most of the model's cost.
-    let mut applications: Vec<T> = argo
+    let mut applications: Vec<R> = argo
         .apps
         .par_iter()
         .filter_map(|app| {
@@ -589,7 +646,7 @@ fn applications<T: Send>(
                 Some(s) => Some(s),
                 None => doc.root.get("spec"),
             };
-            spec.map(|spec| convert(application(fields, project, doc, spec, Some(app))))
+            spec.map(|spec| application(fields, project, doc, spec, Some(app)))
         })
         .collect();
     let expanded: std::collections::HashSet<usize> = argo
@@ -602,7 +659,7 @@ fn applications<T: Send>(
     for (i, doc) in project.docs.iter().enumerate() {
         if doc.kind == DocKind::ApplicationSet && !expanded.contains(&i) {
             if let Some(spec) = doc.root.path(&["spec", "template", "spec"]) {
-                applications.push(convert(application(fields, project, doc, spec, None)));
+                applications.push(application(fields, project, doc, spec, None));
             }
         }
     }
@@ -612,6 +669,7 @@ fn applications<T: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn rego_sees_ci_jobs_of_included_files() {
@@ -666,10 +724,13 @@ mod tests {
     }
 
     #[test]
-    fn direct_conversion_is_regorus_own() {
+    fn effective_values_are_what_the_json_conversion_gives() {
+        let text = "a: [1, -2, 2.5, 1e300, .inf, ~, true, s, '3']\nb: {c: {}, d: null}\n\"\": []\n";
+        let root = &crate::yaml::parse(FileId(0), text).docs[0].root;
+        let values = Values::from_node(root, None);
         let json =
-            json!({"a": [1, -2, 2.5, 1e300, u64::MAX, null, true, "s"], "b": {"c": {}}, "": []});
-        assert_eq!(super::rego_value(json.clone()), regorus::Value::from(json));
+            json!({"a": [1, -2, 2.5, 1e300, ".inf", null, true, "s", "3"], "b": {"c": {}}, "": []});
+        assert_eq!(values_value(&values), regorus::Value::from(json));
     }
 
     #[test]

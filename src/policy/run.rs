@@ -1093,40 +1093,9 @@ pub fn rules(
     out
 }
 
-/// A document as Rego `input`: what `Value::from(node.to_json())` gives, without building the
-/// JSON first (this runs once per document per thread). With `keys`, maps keep only the
-/// entries whose key a policy names (at any depth; sequences keep every item).
+/// A document as Rego `input` ([`data::node_value`]).
 pub(crate) fn input_value(node: &crate::yaml::Node, keys: Option<&data::Fields>) -> Value {
-    use crate::yaml::{Resolved, Value as Y};
-    match &node.value {
-        Y::Scalar(_) => match node.resolve() {
-            Some(Resolved::Null) | None => Value::Null,
-            Some(Resolved::Bool(b)) => Value::from(b),
-            Some(Resolved::Int(i)) => Value::from(i),
-            Some(Resolved::Float(f)) if f.is_finite() => Value::from(f),
-            Some(Resolved::Float(f)) => Value::from(f.to_string()),
-            Some(Resolved::Str(s)) => Value::from(s),
-        },
-        Y::Seq(items) => Value::from(
-            items
-                .iter()
-                .map(|n| input_value(n, keys))
-                .collect::<Vec<_>>(),
-        ),
-        Y::Map(entries) => {
-            let mut map = BTreeMap::new();
-            for e in entries {
-                let key = match (e.key.scalar_text(), keys) {
-                    (Some(k), Some(keys)) if !keys.has(k) => continue,
-                    (None, Some(_)) => continue,
-                    (Some(k), _) => Value::from(k),
-                    (None, None) => Value::from(e.key.to_json().to_string()),
-                };
-                map.insert(key, input_value(&e.value, keys));
-            }
-            Value::from(map)
-        }
-    }
+    data::node_value(node, keys)
 }
 
 #[cfg(test)]
