@@ -576,19 +576,50 @@ fn load_one(
     overlay: &std::collections::BTreeMap<String, String>,
     keep_payloads: bool,
 ) -> Loaded {
+    /// The read buffer a thread keeps between files, when not larger than this.
+    const KEPT_BUFFER_BYTES: usize = 4 * 1024 * 1024;
+    thread_local! {
+        static READ_BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
     if let Some(text) = overlay.get(&rel) {
         return parse_file(id, rel, abs, text.clone());
     }
-    let (mut l, stamp) = load_file(id, rel, abs, problem);
+    if let Some(problem) = problem {
+        return unreadable(id, rel, abs, problem);
+    }
+    READ_BUFFER.with_borrow_mut(|buffer| {
+        let loaded = match crate::source::read_text_into(&abs, buffer) {
+            Ok((text, stamp)) => load_text(id, rel, abs, text, stamp, keep_payloads),
+            Err(reason) => unreadable(id, rel, abs, (reason, false)),
+        };
+        if buffer.capacity() > KEPT_BUFFER_BYTES {
+            *buffer = Vec::new();
+        }
+        loaded
+    })
+}
+
+/// A file read from disk: parsed, and kept whole only when something reads its text again.
+fn load_text(
+    id: FileId,
+    rel: String,
+    abs: PathBuf,
+    text: &str,
+    stamp: crate::source::Stamp,
+    keep_payloads: bool,
+) -> Loaded {
+    let (mut docs, findings) = parse_text(id, &rel, text);
     // A values file that may hold a cloudflared route keeps its tree and text: the route is
     // read from them (`model::edges`).
-    let may_hold_routes = l.docs.iter().any(|d| d.kind == model::DocKind::HelmValues)
-        && model::edges::text_may_hold_routes(l.source.text());
+    let may_hold_routes = docs.iter().any(|d| d.kind == model::DocKind::HelmValues)
+        && model::edges::text_may_hold_routes(text);
     if !keep_payloads {
-        for d in &mut l.docs {
+        for d in &mut docs {
             model::k8s::drop_unread_payloads(d);
             if d.kind == model::DocKind::HelmValues && !may_hold_routes {
-                d.values = Some(model::values::Values::from_node(&d.root, None));
+                d.values = Some(model::LoadedValues::new(model::values::Values::from_node(
+                    &d.root, None,
+                )));
                 d.root = std::sync::Arc::new(crate::yaml::Node::new(
                     d.root.span,
                     crate::yaml::Value::Map(Box::default()),
@@ -599,21 +630,27 @@ fn load_one(
     // Plain manifests, charts' `Chart.yaml` and Helm values files are read through their
     // trees (values files through their values); their text is needed again only to show a
     // finding or build a fix, so it is read again then. Suppression comments are parsed
-    // from the text, so files with one keep theirs.
+    // from the text, so files with one keep theirs. A file that changed while read keeps it.
     let releasable = |kind: model::DocKind| match kind {
         model::DocKind::K8sObject | model::DocKind::HelmChart => true,
         model::DocKind::HelmValues => !may_hold_routes,
         _ => false,
     };
-    if let Some(stamp) = stamp
-        && let Some(first) = l.docs.first()
-        && l.docs.iter().all(|d| d.kind == first.kind)
-        && releasable(first.kind)
-        && !l.source.text().contains(suppress::MARKER)
-    {
-        l.source.release_text_read_at(stamp);
+    let release = docs
+        .first()
+        .is_some_and(|first| docs.iter().all(|d| d.kind == first.kind) && releasable(first.kind))
+        && !text.contains(suppress::MARKER)
+        && text.len() as u64 == stamp.0;
+    let source = if release {
+        SourceFile::released(id, rel, abs, stamp)
+    } else {
+        SourceFile::new(id, rel, abs, text.to_string())
+    };
+    Loaded {
+        source,
+        docs,
+        findings,
     }
-    l
 }
 
 /// Folders of the `Chart.yaml` files among `paths`.
@@ -652,41 +689,24 @@ fn read_templates(root: &Path, files: &[SourceFile]) -> Vec<SourceFile> {
         .collect()
 }
 
-/// Reads and parses a file; with the text, its length and modification time when read.
-fn load_file(
-    id: FileId,
-    rel: String,
-    abs: PathBuf,
-    problem: Option<(String, bool)>,
-) -> (Loaded, Option<crate::source::Stamp>) {
-    let read = match problem {
-        Some(p) => Err(p),
-        None => crate::source::read_text_stamped(&abs).map_err(|reason| (reason, false)),
+/// A file that cannot be read (`skipped`: deliberately, such as a link out of the root).
+fn unreadable(id: FileId, rel: String, abs: PathBuf, (reason, skipped): (String, bool)) -> Loaded {
+    let finding = if skipped {
+        // A deliberate skip (a link out of the root): said, but not a failure.
+        Finding::new(
+            format!("`{rel}` was not read: {reason}"),
+            Span::empty(id, 0),
+        )
+        .with_severity(Severity::Info)
+        .with_help("Copy the file into the repository if Argo CD reads it from here.")
+    } else {
+        Finding::new(format!("cannot read `{rel}`: {reason}"), Span::empty(id, 0))
+            .with_help("Fix the file or exclude it in `.gitops-lint.yaml`; it was not checked.")
     };
-    match read {
-        Ok((text, stamp)) => (parse_file(id, rel, abs, text), Some(stamp)),
-        Err((reason, skipped)) => {
-            let finding = if skipped {
-                // A deliberate skip (a link out of the root): said, but not a failure.
-                Finding::new(
-                    format!("`{rel}` was not read: {reason}"),
-                    Span::empty(id, 0),
-                )
-                .with_severity(Severity::Info)
-                .with_help("Copy the file into the repository if Argo CD reads it from here.")
-            } else {
-                Finding::new(format!("cannot read `{rel}`: {reason}"), Span::empty(id, 0))
-                    .with_help(
-                        "Fix the file or exclude it in `.gitops-lint.yaml`; it was not checked.",
-                    )
-            };
-            let loaded = Loaded {
-                source: SourceFile::unreadable(id, rel, abs, (!skipped).then_some(reason)),
-                docs: Vec::new(),
-                findings: vec![("io/unreadable", finding)],
-            };
-            (loaded, None)
-        }
+    Loaded {
+        source: SourceFile::unreadable(id, rel, abs, (!skipped).then_some(reason)),
+        docs: Vec::new(),
+        findings: vec![("io/unreadable", finding)],
     }
 }
 
@@ -695,6 +715,16 @@ fn load_file(
 pub const LARGE_FILE_BYTES: usize = 32 * 1024 * 1024;
 
 fn parse_file(id: FileId, rel: String, abs: PathBuf, text: String) -> Loaded {
+    let (docs, findings) = parse_text(id, &rel, &text);
+    Loaded {
+        source: SourceFile::new(id, rel, abs, text),
+        docs,
+        findings,
+    }
+}
+
+/// The documents of a file's text, classified, and its YAML problems.
+fn parse_text(id: FileId, rel: &str, text: &str) -> (Vec<Document>, Vec<(&'static str, Finding)>) {
     let mut findings = Vec::new();
     let mut docs = Vec::new();
     let parsed = if text.len() > LARGE_FILE_BYTES {
@@ -713,10 +743,10 @@ fn parse_file(id: FileId, rel: String, abs: PathBuf, text: String) -> Loaded {
         ));
         yaml::ParsedYaml {
             docs: Vec::new(),
-            errors: yaml::validate_stream(id, &text),
+            errors: yaml::validate_stream(id, text),
         }
     } else {
-        yaml::parse(id, &text)
+        yaml::parse(id, text)
     };
     for e in parsed.errors {
         let (rule, mut f) = match e.kind {
@@ -735,7 +765,7 @@ fn parse_file(id: FileId, rel: String, abs: PathBuf, text: String) -> Loaded {
         findings.push((rule, f));
     }
     for d in parsed.docs {
-        let kind = model::classify(&rel, &d.root);
+        let kind = model::classify(rel, &d.root);
         docs.push(Document {
             file: id,
             index: d.index,
@@ -745,11 +775,7 @@ fn parse_file(id: FileId, rel: String, abs: PathBuf, text: String) -> Loaded {
             values: None,
         });
     }
-    Loaded {
-        source: SourceFile::new(id, rel, abs, text),
-        docs,
-        findings,
-    }
+    (docs, findings)
 }
 
 /// Adds the time since `started` (when timing) to a rule's total, in nanoseconds.
@@ -786,7 +812,15 @@ fn check_project(
     let options = config.rule_options();
     let enabled = |id: &str| config.level(id) != Some(Level::Off);
     let (raw, notes, related) = {
-        let model = Model::new(&project, config.settings());
+        let mut model = Model::new(&project, config.settings());
+        // A one-shot run that no policy reading Helm values joins frees them once the
+        // Applications are resolved (the language server's cache keeps its documents).
+        if memo.is_none()
+            && user_policies.is_none()
+            && !crate::policy::run::pack_reads_values(&enabled)
+        {
+            model = model.releasing_values();
+        }
         let cx = Context::new(&model, &options);
         let policy_rules = crate::policy::run::rules(
             &enabled,

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use super::values::Values;
 use super::{DocKind, Document};
 use crate::source::{FileId, SourceDb, SourceFile};
 
@@ -113,6 +114,27 @@ impl Project {
             .into_iter()
             .find(|d| d.index == doc.index)
             .map_or_else(|| doc.root.clone(), |d| std::sync::Arc::new(d.root))
+    }
+
+    /// A document as Helm values: those made while it was loaded, else from its tree (parsed
+    /// again if it was released).
+    #[must_use]
+    pub fn helm_values(&self, doc: &Document) -> Values {
+        match &doc.values {
+            None => Values::from_node(&doc.root, None),
+            Some(loaded) => loaded
+                .get()
+                .unwrap_or_else(|| Values::from_node(&self.tree(doc), None)),
+        }
+    }
+
+    /// Frees the values of the documents loaded as values (see [`crate::model::Model::releasing_values`]).
+    pub fn release_values(&self) {
+        for d in self.docs_of(DocKind::HelmValues) {
+            if let Some(loaded) = &d.values {
+                drop(loaded.release());
+            }
+        }
     }
 
     /// Gives the documents of `files` that were loaded as values only their trees back; true

@@ -232,6 +232,24 @@ pub fn resolve(project: &Project, graph: &Kustomizations, opts: &ResolveOptions)
     model
 }
 
+/// Drops the effective values nothing reads once Applications are resolved (see
+/// [`super::Model::releasing_values`]): image tags were read from them already. Kept: the
+/// values of in-repository charts that may render (`model::rendered`) and of the argo-cd
+/// chart (`argocd/insecure-without-edge-tls` reads them).
+pub fn keep_read_values(model: &mut ArgoModel, project: &Project) {
+    for src in model.apps.iter_mut().flat_map(|a| a.sources.iter_mut()) {
+        let read = match (&src.kind, &src.location) {
+            (SourceKind::Helm, Location::InRepo(dir)) => {
+                helm::may_render(project, dir) || helm::installs_argo_cd(project, dir)
+            }
+            _ => src.chart.as_ref().map(|c| c.value.as_str()) == Some(helm::ARGO_CD_CHART),
+        };
+        if !read {
+            src.values = None;
+        }
+    }
+}
+
 struct Resolver<'p> {
     project: &'p Project,
     /// The kustomization graph of the repository.
@@ -653,7 +671,7 @@ impl<'p> Resolver<'p> {
             .project
             .file_docs(file)
             .first()
-            .map_or(Values::empty_map(), |d| match d.helm_values() {
+            .map_or(Values::empty_map(), |d| match self.project.helm_values(d) {
                 Values::Null => Values::empty_map(),
                 v => v,
             });

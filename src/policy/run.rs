@@ -965,6 +965,22 @@ fn pack_text(path: &str) -> &'static str {
         .map_or("", |(_, t)| *t)
 }
 
+/// The keys of `data.gitops` that `rules` name. Only the pack rules that read `data.gitops`
+/// count: each pack file is its own package and calls into no other (a test keeps it so).
+fn pack_model_fields<'a>(rules: impl Iterator<Item = &'a PackRule>) -> data::Fields {
+    let mut fields = data::Fields::none();
+    for r in rules.filter(|r| reads_model(r.file)) {
+        fields.add_policy_text(pack_text(r.file));
+    }
+    fields
+}
+
+/// Whether the enabled pack rules read the effective Helm values of `data.gitops`.
+#[must_use]
+pub fn pack_reads_values(enabled: &dyn Fn(&str) -> bool) -> bool {
+    pack_model_fields(pack::get().rules.iter().filter(|r| enabled(r.meta.id))).has("values")
+}
+
 /// The keys of `input` that `rules`' per-document rules name (`None`: they may read any).
 pub(crate) fn pack_document_keys<'a>(
     rules: impl Iterator<Item = &'a PackRule>,
@@ -1018,12 +1034,7 @@ pub fn rules(
         model_value: OnceLock::new(),
         needs_model,
         fields: {
-            // Only the enabled pack rules that read `data.gitops` name its keys: each pack
-            // file is its own package and calls into no other (a test keeps it so).
-            let mut fields = data::Fields::none();
-            for r in pack_rules.iter().filter(|r| reads_model(r.file)) {
-                fields.add_policy_text(pack_text(r.file));
-            }
+            let mut fields = pack_model_fields(pack_rules.iter().copied());
             if let Some(u) = user {
                 fields.extend(&u.set.fields);
             }

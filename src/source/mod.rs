@@ -104,6 +104,17 @@ impl SourceFile {
         }
     }
 
+    /// A file read from disk whose text is not kept: it is read again on first use, and must
+    /// then have the length and modification time of `stamp`.
+    #[must_use]
+    pub fn released(id: FileId, path: String, abs: PathBuf, stamp: Stamp) -> Self {
+        SourceFile {
+            text: TextSlot::Own(Text::default()),
+            stamp: Some(stamp),
+            ..SourceFile::new(id, path, abs, String::new())
+        }
+    }
+
     /// A file that could not be read.
     #[must_use]
     pub fn unreadable(id: FileId, path: String, abs: PathBuf, reason: Option<String>) -> Self {
@@ -319,6 +330,31 @@ pub type Stamp = (u64, Option<SystemTime>);
 
 /// [`read_text`], with the file's length and modification time before the read.
 pub fn read_text_stamped(abs: &Path) -> Result<(String, Stamp), String> {
+    let mut bytes = Vec::new();
+    let stamp = read_bytes(abs, &mut bytes)?;
+    let text = String::from_utf8(bytes).map_err(|e| utf8_reason(e.utf8_error()))?;
+    Ok((text, stamp))
+}
+
+/// [`read_text_stamped`] into `buffer` (cleared first), whose memory is reused from file to
+/// file: most texts are dropped right after parsing, and allocating each would scatter them
+/// among the trees that stay.
+pub fn read_text_into<'b>(abs: &Path, buffer: &'b mut Vec<u8>) -> Result<(&'b str, Stamp), String> {
+    buffer.clear();
+    let stamp = read_bytes(abs, buffer)?;
+    let text = std::str::from_utf8(buffer).map_err(utf8_reason)?;
+    Ok((text, stamp))
+}
+
+fn utf8_reason(e: std::str::Utf8Error) -> String {
+    format!(
+        "not valid UTF-8 (invalid byte at offset {})",
+        e.valid_up_to()
+    )
+}
+
+/// Reads `abs` into `bytes` (empty), refusing files over [`MAX_FILE_BYTES`] and binary files.
+fn read_bytes(abs: &Path, bytes: &mut Vec<u8>) -> Result<Stamp, String> {
     use std::io::Read;
     // One open, and the size from the handle: a second lookup of the path costs as much as
     // the read of a small file.
@@ -331,9 +367,9 @@ pub fn read_text_stamped(abs: &Path) -> Result<(String, Stamp), String> {
             "file is {len} bytes, larger than the {MAX_FILE_BYTES} byte limit"
         ));
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
+    bytes.reserve(usize::try_from(len).unwrap_or(0).saturating_add(1));
     file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
+        .read_to_end(bytes)
         .map_err(|e| io_reason(&e))?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(format!(
@@ -343,13 +379,7 @@ pub fn read_text_stamped(abs: &Path) -> Result<(String, Stamp), String> {
     if let Some(pos) = memchr::memchr(0, &bytes[..bytes.len().min(8192)]) {
         return Err(format!("binary file (NUL byte at offset {pos})"));
     }
-    let text = String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "not valid UTF-8 (invalid byte at offset {})",
-            e.utf8_error().valid_up_to()
-        )
-    })?;
-    Ok((text, stamp))
+    Ok(stamp)
 }
 
 fn io_reason(e: &std::io::Error) -> String {

@@ -429,6 +429,60 @@ pub fn writes_argocd_kind(text: &str) -> bool {
 }
 
 /// Reads the chart in `dir` (repository-relative).
+/// The name of Argo CD's own chart.
+pub const ARGO_CD_CHART: &str = "argo-cd";
+
+/// Whether the chart in `dir` may hold a template: its own `templates/` or `crds/` files, a
+/// `charts/` folder, or the built-in `argocd-apps` as a dependency (other dependencies
+/// render only from `charts/`). False only when loading it would give a chart that renders
+/// nothing.
+#[must_use]
+pub fn may_render(project: &Project, dir: &str) -> bool {
+    let under = |sub: &str| join(dir, sub).unwrap_or_default();
+    if !project
+        .sources
+        .templates_under(&under("templates"))
+        .is_empty()
+        || files_under(project, &under("crds")).next().is_some()
+        || files_under(project, &under("charts")).next().is_some()
+        || (project.on_disk && project.root.join(dir).join("charts").exists())
+    {
+        return true;
+    }
+    chart_yaml(project, dir).is_none_or(|d| {
+        d.root
+            .get("dependencies")
+            .into_iter()
+            .flat_map(Node::items)
+            .any(|dep| {
+                let name = dep.get_str("name").unwrap_or_default();
+                argocd_apps::is_argocd_apps(dep.get_str("repository"), name)
+            })
+    })
+}
+
+/// Whether the chart in `dir` is the argo-cd chart or depends on it (a wrapper chart).
+#[must_use]
+pub fn installs_argo_cd(project: &Project, dir: &str) -> bool {
+    chart_yaml(project, dir).is_some_and(|d| {
+        d.root.get_str("name") == Some(ARGO_CD_CHART)
+            || d.root
+                .get("dependencies")
+                .into_iter()
+                .flat_map(Node::items)
+                .any(|dep| dep.get_str("name") == Some(ARGO_CD_CHART))
+    })
+}
+
+/// The first document of the chart's `Chart.yaml`.
+fn chart_yaml<'p>(project: &'p Project, dir: &str) -> Option<&'p crate::model::Document> {
+    ["Chart.yaml", "Chart.yml"]
+        .iter()
+        .filter_map(|n| join(dir, n))
+        .find_map(|p| project.file_by_path(&p))
+        .and_then(|f| project.file_docs(f.id).first())
+}
+
 pub fn load(project: &Project, dir: &str) -> Result<Chart, RenderError> {
     load_at(project, dir, 0)
 }
@@ -461,7 +515,7 @@ fn load_at(project: &Project, dir: &str, depth: usize) -> Result<Chart, RenderEr
     let defaults = join(dir, "values.yaml")
         .and_then(|p| project.file_by_path(&p))
         .and_then(|f| project.file_docs(f.id).first())
-        .map_or(Values::empty_map(), crate::model::Document::helm_values);
+        .map_or(Values::empty_map(), |d| project.helm_values(d));
     // Templates were read with the repository (`SourceDb::templates`); `crds/` holds YAML.
     let rel_to_chart = |path: &str| -> String {
         if dir.is_empty() {

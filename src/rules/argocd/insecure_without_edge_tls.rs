@@ -16,6 +16,7 @@ mod insecure;
 use std::collections::{BTreeMap, HashSet};
 
 use crate::diagnostic::{Finding, Severity};
+use crate::model::helm::ARGO_CD_CHART;
 use crate::model::edges::tunnel_routes;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::source::Span;
@@ -37,7 +38,6 @@ static META: RuleMeta = RuleMeta {
 const PARAMS_CM: &str = "argocd-cmd-params-cm";
 const GATEWAY_API: &str = "gateway.networking.k8s.io";
 const ISTIO: &str = "networking.istio.io";
-const ARGO_CD_CHART: &str = "argo-cd";
 
 impl Rule for InsecureWithoutEdgeTls {
     fn meta(&self) -> &'static RuleMeta {
