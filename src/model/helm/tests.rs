@@ -344,9 +344,18 @@ fn values_are_released_once_applications_are_resolved() {
     let (_dir, mut p) = project(&[
         ("apps/plain.yaml", &plain_app),
         ("apps/web.yaml", &web_app),
-        ("plain/Chart.yaml", "apiVersion: v2\nname: plain\nversion: 1.0.0\n"),
-        ("plain/values.yaml", "image:\n  repository: r\n  tag: none\n"),
-        ("web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 1.0.0\n"),
+        (
+            "plain/Chart.yaml",
+            "apiVersion: v2\nname: plain\nversion: 1.0.0\n",
+        ),
+        (
+            "plain/values.yaml",
+            "image:\n  repository: r\n  tag: none\n",
+        ),
+        (
+            "web/Chart.yaml",
+            "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+        ),
         ("web/values.yaml", "image:\n  tag: \"1.0\"\nreplicas: 2\n"),
         (
             "web/templates/cm.yaml",
@@ -355,7 +364,11 @@ fn values_are_released_once_applications_are_resolved() {
     ]);
     // As `engine::load_one` loads values files: values kept, tree dropped.
     let mut original = Vec::new();
-    for d in p.docs.iter_mut().filter(|d| d.kind == crate::model::DocKind::HelmValues) {
+    for d in p
+        .docs
+        .iter_mut()
+        .filter(|d| d.kind == crate::model::DocKind::HelmValues)
+    {
         let values = Values::from_node(&d.root, None);
         original.push((d.file, values.clone()));
         d.values = Some(crate::model::LoadedValues::new(values));
@@ -369,7 +382,9 @@ fn values_are_released_once_applications_are_resolved() {
     };
     assert!(values_of("plain").is_none());
     assert_eq!(
-        values_of("web").and_then(|v| v.path(&["replicas"]).and_then(|r| r.text().map(str::to_string))),
+        values_of("web").and_then(|v| v
+            .path(&["replicas"])
+            .and_then(|r| r.text().map(str::to_string))),
         Some("2".to_string())
     );
     assert!(argo.tags.iter().any(|t| t.tag == "none"));
