@@ -552,7 +552,7 @@ fn load_project(
     };
 
     let mut files = Vec::with_capacity(loaded.len());
-    let mut docs = Vec::new();
+    let mut docs = Vec::with_capacity(loaded.iter().map(|l| l.docs.len()).sum());
     let mut findings = Vec::new();
     for l in loaded {
         files.push(l.source);

@@ -128,13 +128,13 @@ impl Project {
         }
     }
 
-    /// Frees the values of the documents loaded as values (see [`crate::model::Model::releasing_values`]).
-    pub fn release_values(&self) {
-        for d in self.docs_of(DocKind::HelmValues) {
-            if let Some(loaded) = &d.values {
-                drop(loaded.release());
-            }
-        }
+    /// Takes the values of the documents loaded as values (see
+    /// [`crate::model::Model::releasing_values`]), for the caller to free.
+    #[must_use]
+    pub fn release_values(&self) -> Vec<Values> {
+        self.docs_of(DocKind::HelmValues)
+            .filter_map(|d| d.values.as_ref()?.release())
+            .collect()
     }
 
     /// Gives the documents of `files` that were loaded as values only their trees back; true

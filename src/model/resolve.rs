@@ -236,18 +236,23 @@ pub fn resolve(project: &Project, graph: &Kustomizations, opts: &ResolveOptions)
 /// [`super::Model::releasing_values`]): image tags were read from them already. Kept: the
 /// values of in-repository charts that may render (`model::rendered`) and of the argo-cd
 /// chart (`argocd/insecure-without-edge-tls` reads them).
-pub fn keep_read_values(model: &mut ArgoModel, project: &Project) {
-    for src in model.apps.iter_mut().flat_map(|a| a.sources.iter_mut()) {
-        let read = match (&src.kind, &src.location) {
-            (SourceKind::Helm, Location::InRepo(dir)) => {
-                helm::may_render(project, dir) || helm::installs_argo_cd(project, dir)
-            }
-            _ => src.chart.as_ref().map(|c| c.value.as_str()) == Some(helm::ARGO_CD_CHART),
-        };
-        if !read {
-            src.values = None;
-        }
-    }
+pub fn keep_read_values(model: &mut ArgoModel, project: &Project) -> Vec<Values> {
+    use rayon::prelude::*;
+    // A chart folder is looked up on disk (`charts/`): on all threads.
+    model
+        .apps
+        .par_iter_mut()
+        .flat_map_iter(|a| a.sources.iter_mut())
+        .filter_map(|src| {
+            let read = match (&src.kind, &src.location) {
+                (SourceKind::Helm, Location::InRepo(dir)) => {
+                    helm::may_render(project, dir) || helm::installs_argo_cd(project, dir)
+                }
+                _ => src.chart.as_ref().map(|c| c.value.as_str()) == Some(helm::ARGO_CD_CHART),
+            };
+            if read { None } else { src.values.take() }
+        })
+        .collect()
 }
 
 struct Resolver<'p> {

@@ -230,20 +230,24 @@ pub const MAX_CHART_TEMPLATES: usize = 2000;
 /// them as Go templates; they are kept so findings on rendered objects can point into them.
 #[must_use]
 pub fn chart_templates(root: &Path, dirs: &[&str]) -> Vec<Found> {
-    let mut out = Vec::new();
-    for dir in dirs {
-        let base = if dir.is_empty() {
-            "templates".to_string()
-        } else {
-            format!("{dir}/templates")
-        };
-        for (rel, _) in regular_files_under(root, &base, MAX_CHART_TEMPLATES) {
-            out.push(Found {
-                abs: root.join(&rel),
-                rel,
-            });
-        }
-    }
+    use rayon::prelude::*;
+    // One listing per chart, most of them of a folder that does not exist: on all threads.
+    let mut out: Vec<Found> = dirs
+        .par_iter()
+        .flat_map_iter(|dir| {
+            let base = if dir.is_empty() {
+                "templates".to_string()
+            } else {
+                format!("{dir}/templates")
+            };
+            regular_files_under(root, &base, MAX_CHART_TEMPLATES)
+                .into_iter()
+                .map(|(rel, _)| Found {
+                    abs: root.join(&rel),
+                    rel,
+                })
+        })
+        .collect();
     out.sort();
     out.dedup();
     out
