@@ -296,21 +296,41 @@ fn go_url_string(s: &str) -> Option<String> {
 /// Argo CD's `IsSourcePermitted` for one `repoURL`.
 #[must_use]
 pub fn is_source_permitted<S: AsRef<str>>(source_repos: &[S], repo_url: &str) -> bool {
-    let src = normalize_git_url(repo_url);
-    let mut any = false;
-    for r in source_repos {
-        let r = r.as_ref();
-        let normalized = match r.strip_prefix('!') {
-            Some(rest) => format!("!{}", normalize_git_url(rest)),
-            None => normalize_git_url(r),
-        };
-        if glob_match(&normalized, &src, true, Some('/')) {
-            any = true;
-        } else if is_deny(&normalized) {
-            return false;
-        }
+    SourceRepos::new(source_repos).permits(repo_url)
+}
+
+/// A project's `sourceRepos`, normalised once for many `repoURL`s.
+#[derive(Clone, Debug)]
+pub struct SourceRepos(Vec<String>);
+
+impl SourceRepos {
+    #[must_use]
+    pub fn new<S: AsRef<str>>(source_repos: &[S]) -> SourceRepos {
+        SourceRepos(
+            source_repos
+                .iter()
+                .map(|r| match r.as_ref().strip_prefix('!') {
+                    Some(rest) => format!("!{}", normalize_git_url(rest)),
+                    None => normalize_git_url(r.as_ref()),
+                })
+                .collect(),
+        )
     }
-    any
+
+    /// Argo CD's `IsSourcePermitted` for one `repoURL`.
+    #[must_use]
+    pub fn permits(&self, repo_url: &str) -> bool {
+        let src = normalize_git_url(repo_url);
+        let mut any = false;
+        for normalized in &self.0 {
+            if glob_match(normalized, &src, true, Some('/')) {
+                any = true;
+            } else if is_deny(normalized) {
+                return false;
+            }
+        }
+        any
+    }
 }
 
 /// A project `destinations` item (absent fields are `""`, as in Go).

@@ -1,8 +1,10 @@
 //! `argocd/source-out-of-project`: a source repository (or the Application's namespace) is not
 //! permitted by the AppProject.
 
+use std::collections::HashMap;
+
 use crate::diagnostic::{Finding, Severity};
-use crate::model::appproject;
+use crate::model::{Document, appproject};
 use crate::rules::argocd::bounds;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::yaml::Node;
@@ -36,6 +38,8 @@ impl Rule for SourceOutOfProject {
         let globals = bounds::global_projects(cx.model);
         let controller_ns = bounds::controller_namespaces(cx.project);
         let mut items = Vec::new();
+        // Each project's repositories (with the global projects'), normalised once.
+        let mut repos_of: HashMap<*const Document, appproject::SourceRepos> = HashMap::new();
         for (i, app, name, defs) in bounds::apps_with_projects(cx, &["project", "source"]) {
             let label_at = |key: &str| -> Vec<_> {
                 defs.iter()
@@ -57,15 +61,20 @@ impl Rule for SourceOutOfProject {
                     continue;
                 };
                 let permitted = defs.iter().any(|d| {
-                    let mut repos = strings(d.root.path(&["spec", "sourceRepos"]));
-                    for g in globals.iter().filter(|g| g.name() != d.name()) {
-                        repos.extend(
-                            strings(g.root.path(&["spec", "sourceRepos"]))
-                                .into_iter()
-                                .filter(|r| !appproject::is_deny(r)),
-                        );
-                    }
-                    appproject::is_source_permitted(&repos, url)
+                    repos_of
+                        .entry(std::ptr::from_ref(*d))
+                        .or_insert_with(|| {
+                            let mut repos = strings(d.root.path(&["spec", "sourceRepos"]));
+                            for g in globals.iter().filter(|g| g.name() != d.name()) {
+                                repos.extend(
+                                    strings(g.root.path(&["spec", "sourceRepos"]))
+                                        .into_iter()
+                                        .filter(|r| !appproject::is_deny(r)),
+                                );
+                            }
+                            appproject::SourceRepos::new(&repos)
+                        })
+                        .permits(url)
                 });
                 if permitted {
                     continue;
