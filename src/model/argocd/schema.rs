@@ -137,20 +137,23 @@ pub enum Availability {
 /// A struct of the schema: its fields by name.
 #[derive(Debug, Default)]
 pub struct Struct {
-    fields: HashMap<String, Field>,
-    /// Field names, sorted (for suggestions and completion).
-    names: Vec<String>,
+    /// Sorted by name: a struct has a few dozen fields at most, and every key of every
+    /// Argo CD object is looked up here.
+    fields: Vec<Field>,
 }
 
 impl Struct {
     #[must_use]
     pub fn field(&self, name: &str) -> Option<&Field> {
-        self.fields.get(name)
+        self.fields
+            .binary_search_by(|f| f.name.as_str().cmp(name))
+            .ok()
+            .map(|i| &self.fields[i])
     }
 
     /// Every field, sorted by name.
     pub fn fields(&self) -> impl Iterator<Item = &Field> {
-        self.names.iter().filter_map(|n| self.fields.get(n))
+        self.fields.iter()
     }
 
     /// Required fields, sorted by name.
@@ -220,24 +223,20 @@ impl Schema {
             .types
             .into_iter()
             .map(|(name, fields)| {
-                let mut names: Vec<String> = fields.keys().cloned().collect();
-                names.sort();
-                let fields = fields
+                let mut fields: Vec<Field> = fields
                     .into_iter()
-                    .map(|(fname, f)| {
-                        let field = Field {
-                            name: fname.clone(),
-                            shape: Shape::parse(&f.ty),
-                            doc: f.doc,
-                            required: f.required,
-                            allowed: f.allowed,
-                            since: f.since.as_deref().and_then(Version::parse),
-                            until: f.until.as_deref().and_then(Version::parse),
-                        };
-                        (fname, field)
+                    .map(|(fname, f)| Field {
+                        name: fname,
+                        shape: Shape::parse(&f.ty),
+                        doc: f.doc,
+                        required: f.required,
+                        allowed: f.allowed,
+                        since: f.since.as_deref().and_then(Version::parse),
+                        until: f.until.as_deref().and_then(Version::parse),
                     })
                     .collect();
-                (name, Struct { fields, names })
+                fields.sort_by(|a, b| a.name.cmp(&b.name));
+                (name, Struct { fields })
             })
             .collect();
         let config_maps = raw
