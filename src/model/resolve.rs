@@ -238,21 +238,32 @@ pub fn resolve(project: &Project, graph: &Kustomizations, opts: &ResolveOptions)
 /// chart (`argocd/insecure-without-edge-tls` reads them).
 pub fn keep_read_values(model: &mut ArgoModel, project: &Project) -> Vec<Values> {
     use rayon::prelude::*;
-    // A chart folder is looked up on disk (`charts/`): on all threads.
-    model
+    // Each chart folder is judged once (it is looked up on disk, `charts/`), on all threads.
+    let dirs: HashSet<&str> = model
         .apps
-        .par_iter_mut()
-        .flat_map_iter(|a| a.sources.iter_mut())
-        .filter_map(|src| {
-            let read = match (&src.kind, &src.location) {
-                (SourceKind::Helm, Location::InRepo(dir)) => {
-                    helm::may_render(project, dir) || helm::installs_argo_cd(project, dir)
-                }
-                _ => src.chart.as_ref().map(|c| c.value.as_str()) == Some(helm::ARGO_CD_CHART),
-            };
-            if read { None } else { src.values.take() }
+        .iter()
+        .flat_map(|a| &a.sources)
+        .filter_map(|src| match (&src.kind, &src.location) {
+            (SourceKind::Helm, Location::InRepo(dir)) if src.values.is_some() => Some(dir.as_str()),
+            _ => None,
         })
-        .collect()
+        .collect();
+    let read_dirs: HashSet<String> = dirs
+        .into_par_iter()
+        .filter(|dir| helm::may_render(project, dir) || helm::installs_argo_cd(project, dir))
+        .map(str::to_string)
+        .collect();
+    let mut unread = Vec::new();
+    for src in model.apps.iter_mut().flat_map(|a| a.sources.iter_mut()) {
+        let read = match (&src.kind, &src.location) {
+            (SourceKind::Helm, Location::InRepo(dir)) => read_dirs.contains(dir),
+            _ => src.chart.as_ref().map(|c| c.value.as_str()) == Some(helm::ARGO_CD_CHART),
+        };
+        if !read {
+            unread.extend(src.values.take());
+        }
+    }
+    unread
 }
 
 struct Resolver<'p> {
