@@ -617,9 +617,7 @@ fn load_text(
         for d in &mut docs {
             model::k8s::drop_unread_payloads(d);
             if d.kind == model::DocKind::HelmValues && !may_hold_routes {
-                d.values = Some(model::LoadedValues::new(model::values::Values::from_node(
-                    &d.root, None,
-                )));
+                d.values = Some(model::values::Values::from_node(&d.root, None));
                 d.root = std::sync::Arc::new(crate::yaml::Node::new(
                     d.root.span,
                     crate::yaml::Value::Map(Box::default()),
@@ -819,7 +817,7 @@ fn check_project(
             && user_policies.is_none()
             && !crate::policy::run::pack_reads_values(&enabled)
         {
-            model = model.releasing_values();
+            model = model.dropping_unread_values();
         }
         let cx = Context::new(&model, &options);
         let policy_rules = crate::policy::run::rules(

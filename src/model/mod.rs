@@ -33,8 +33,8 @@ use crate::yaml::Node;
 pub struct Model<'p> {
     pub project: &'p Project,
     pub settings: Settings,
-    /// Whether values documents are released once Applications are resolved.
-    release_values: bool,
+    /// Whether the effective values nothing reads are dropped once Applications are resolved.
+    drop_unread_values: bool,
     argocd: OnceLock<resolve::ArgoModel>,
     ci: OnceLock<ci::CiModel>,
     k8s: OnceLock<k8s::K8sIndex>,
@@ -47,7 +47,7 @@ impl<'p> Model<'p> {
         Model {
             project,
             settings,
-            release_values: false,
+            drop_unread_values: false,
             argocd: OnceLock::new(),
             ci: OnceLock::new(),
             k8s: OnceLock::new(),
@@ -55,13 +55,13 @@ impl<'p> Model<'p> {
         }
     }
 
-    /// A model that frees the values of values documents once Applications are resolved,
-    /// keeping only the effective values that something reads later: those of charts that
-    /// render and of the argo-cd chart. For one run over a project nothing else reads
-    /// (`data.gitops` then has no `values`, as no policy names them).
+    /// A model that keeps, once Applications are resolved, only the effective values that
+    /// something reads later: those of charts that may render and of the argo-cd chart (image
+    /// tags were read already). Charts that cannot render are then not loaded. For a run whose
+    /// policies do not read `data.gitops` values, without a language server reading them.
     #[must_use]
-    pub fn releasing_values(mut self) -> Self {
-        self.release_values = true;
+    pub fn dropping_unread_values(mut self) -> Self {
+        self.drop_unread_values = true;
         self
     }
 
@@ -73,12 +73,8 @@ impl<'p> Model<'p> {
                 roots: self.settings.argocd.roots.clone(),
             };
             let mut model = resolve::resolve(self.project, self.kustomize(), &opts);
-            if self.release_values {
-                let mut unread = resolve::keep_read_values(&mut model, self.project);
-                unread.extend(self.project.release_values());
-                // Hundreds of thousands of small allocations: freed by a thread with nothing
-                // else to do, not on the way to the rules that wait for this model.
-                rayon::spawn(move || drop(unread));
+            if self.drop_unread_values {
+                resolve::drop_unread_values(&mut model, self.project);
             }
             model
         })
@@ -245,56 +241,20 @@ pub struct Document {
     pub kind: DocKind,
     /// A Helm values document's values, made while it was loaded, when its tree was not kept:
     /// `root` is then an empty map, and [`Project::tree`] parses the tree again
-    /// (see `engine::load_one`). Read them with [`Project::helm_values`].
-    pub values: Option<LoadedValues>,
-}
-
-/// A values document loaded as values. Once the Argo CD model has resolved every
-/// Application, it may release them ([`Model::releasing_values`]): the sources that still
-/// need values hold their own share, and a later reader parses the file again.
-#[derive(Debug)]
-pub struct LoadedValues {
-    values: std::sync::Mutex<Option<values::Values>>,
-    config_keys: bool,
-}
-
-impl LoadedValues {
-    #[must_use]
-    pub fn new(values: values::Values) -> LoadedValues {
-        LoadedValues {
-            config_keys: values::CONFIG_KEYS.iter().any(|k| values.get(k).is_some()),
-            values: std::sync::Mutex::new(Some(values)),
-        }
-    }
-
-    /// The values, unless released.
-    #[must_use]
-    pub fn get(&self) -> Option<values::Values> {
-        self.values.lock().map_or(None, |v| v.clone())
-    }
-
-    /// Whether the document has a top-level key of [`values::CONFIG_KEYS`] (known after a
-    /// release too).
-    #[must_use]
-    pub fn has_config_keys(&self) -> bool {
-        self.config_keys
-    }
-
-    fn release(&self) -> Option<values::Values> {
-        self.values.lock().ok()?.take()
-    }
-}
-
-impl Clone for LoadedValues {
-    fn clone(&self) -> LoadedValues {
-        LoadedValues {
-            values: std::sync::Mutex::new(self.get()),
-            config_keys: self.config_keys,
-        }
-    }
+    /// (see `engine::load_one`).
+    pub values: Option<values::Values>,
 }
 
 impl Document {
+    /// The document as Helm values: made while loaded for a values file, else now.
+    #[must_use]
+    pub fn helm_values(&self) -> values::Values {
+        match &self.values {
+            Some(v) => v.clone(),
+            None => values::Values::from_node(&self.root, None),
+        }
+    }
+
     #[must_use]
     pub fn api_version(&self) -> Option<&str> {
         self.root.get_str("apiVersion")

@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::values::Values;
 use super::{DocKind, Document};
 use crate::source::{FileId, SourceDb, SourceFile};
 
@@ -114,27 +113,6 @@ impl Project {
             .into_iter()
             .find(|d| d.index == doc.index)
             .map_or_else(|| doc.root.clone(), |d| std::sync::Arc::new(d.root))
-    }
-
-    /// A document as Helm values: those made while it was loaded, else from its tree (parsed
-    /// again if it was released).
-    #[must_use]
-    pub fn helm_values(&self, doc: &Document) -> Values {
-        match &doc.values {
-            None => Values::from_node(&doc.root, None),
-            Some(loaded) => loaded
-                .get()
-                .unwrap_or_else(|| Values::from_node(&self.tree(doc), None)),
-        }
-    }
-
-    /// Takes the values of the documents loaded as values (see
-    /// [`crate::model::Model::releasing_values`]), for the caller to free.
-    #[must_use]
-    pub fn release_values(&self) -> Vec<Values> {
-        self.docs_of(DocKind::HelmValues)
-            .filter_map(|d| d.values.as_ref()?.release())
-            .collect()
     }
 
     /// Gives the documents of `files` that were loaded as values only their trees back; true

@@ -233,10 +233,10 @@ pub fn resolve(project: &Project, graph: &Kustomizations, opts: &ResolveOptions)
 }
 
 /// Drops the effective values nothing reads once Applications are resolved (see
-/// [`super::Model::releasing_values`]): image tags were read from them already. Kept: the
-/// values of in-repository charts that may render (`model::rendered`) and of the argo-cd
+/// [`super::Model::dropping_unread_values`]): image tags were read from them already. Kept:
+/// the values of in-repository charts that may render (`model::rendered`) and of the argo-cd
 /// chart (`argocd/insecure-without-edge-tls` reads them).
-pub fn keep_read_values(model: &mut ArgoModel, project: &Project) -> Vec<Values> {
+pub fn drop_unread_values(model: &mut ArgoModel, project: &Project) {
     use rayon::prelude::*;
     // Each chart folder is judged once (it is looked up on disk, `charts/`), on all threads.
     let dirs: HashSet<&str> = model
@@ -253,17 +253,16 @@ pub fn keep_read_values(model: &mut ArgoModel, project: &Project) -> Vec<Values>
         .filter(|dir| helm::may_render(project, dir) || helm::installs_argo_cd(project, dir))
         .map(str::to_string)
         .collect();
-    let mut unread = Vec::new();
     for src in model.apps.iter_mut().flat_map(|a| a.sources.iter_mut()) {
         let read = match (&src.kind, &src.location) {
             (SourceKind::Helm, Location::InRepo(dir)) => read_dirs.contains(dir),
             _ => src.chart.as_ref().map(|c| c.value.as_str()) == Some(helm::ARGO_CD_CHART),
         };
         if !read {
-            unread.extend(src.values.take());
+            // Mostly shared with the values files' own (`Document::values`): cheap to drop.
+            src.values = None;
         }
     }
-    unread
 }
 
 struct Resolver<'p> {
@@ -687,7 +686,7 @@ impl<'p> Resolver<'p> {
             .project
             .file_docs(file)
             .first()
-            .map_or(Values::empty_map(), |d| match self.project.helm_values(d) {
+            .map_or(Values::empty_map(), |d| match d.helm_values() {
                 Values::Null => Values::empty_map(),
                 v => v,
             });

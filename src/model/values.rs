@@ -6,11 +6,6 @@ use std::sync::Arc;
 use crate::source::Span;
 use crate::yaml::{Node, Resolved, ScalarText, Value};
 
-/// Top-level keys that make a values document Argo CD configuration or an object saved under
-/// a values file name: the argo-cd chart's `configs` (also under `argo-cd`), `metadata` and
-/// `kind`. `argocd/schema` checks such documents.
-pub const CONFIG_KEYS: &[&str] = &["configs", "argo-cd", "metadata", "kind"];
-
 /// A map's entries, in the order first written.
 pub type Entries = Vec<(ScalarText, Values)>;
 

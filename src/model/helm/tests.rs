@@ -330,18 +330,17 @@ fn hostile_archives_are_refused_not_unpacked() {
     assert!(read_archive(b"not gzip").is_err());
 }
 
-/// Released values: the sources of charts that render keep their effective values, the
-/// others drop them once their image tags are read, and a values document read later is
-/// parsed again.
+/// Once Applications are resolved, the sources of charts that may render keep their effective
+/// values; the others drop them (their image tags were read already).
 #[test]
-fn values_are_released_once_applications_are_resolved() {
+fn unread_values_are_dropped_once_applications_are_resolved() {
     let app = |name: &str, path: &str| {
         format!(
             "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {name}\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: {path}\n    helm:\n      valueFiles: [values.yaml]\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: {name}\n"
         )
     };
     let (plain_app, web_app) = (app("plain", "plain"), app("web", "web"));
-    let (_dir, mut p) = project(&[
+    let (_dir, p) = project(&[
         ("apps/plain.yaml", &plain_app),
         ("apps/web.yaml", &web_app),
         (
@@ -362,19 +361,7 @@ fn values_are_released_once_applications_are_resolved() {
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  tag: {{ .Values.image.tag }}\n",
         ),
     ]);
-    // As `engine::load_one` loads values files: values kept, tree dropped.
-    let mut original = Vec::new();
-    for d in p
-        .docs
-        .iter_mut()
-        .filter(|d| d.kind == crate::model::DocKind::HelmValues)
-    {
-        let values = Values::from_node(&d.root, None);
-        original.push((d.file, values.clone()));
-        d.values = Some(crate::model::LoadedValues::new(values));
-        d.root = std::sync::Arc::new(Node::new(d.root.span, yaml::Value::Map(Box::default())));
-    }
-    let model = crate::model::Model::new(&p, Default::default()).releasing_values();
+    let model = crate::model::Model::new(&p, Default::default()).dropping_unread_values();
     let argo = model.argocd();
     let values_of = |name: &str| {
         let a = argo.apps.iter().find(|a| a.name == name).expect("app");
@@ -388,9 +375,4 @@ fn values_are_released_once_applications_are_resolved() {
         Some("2".to_string())
     );
     assert!(argo.tags.iter().any(|t| t.tag == "none"));
-    for (file, values) in original {
-        let doc = &p.file_docs(file)[0];
-        assert!(doc.values.as_ref().is_some_and(|v| v.get().is_none()));
-        assert_eq!(p.helm_values(doc), values);
-    }
 }

@@ -49,7 +49,9 @@ impl Rule for Schema {
                 match &doc.values {
                     // A values file loaded without its tree: parsed again only when it has a
                     // top-level key the values checks read.
-                    Some(values) if !values.has_config_keys() => Vec::new(),
+                    Some(values) if !VALUES_KEYS_READ.iter().any(|k| values.get(k).is_some()) => {
+                        Vec::new()
+                    }
                     Some(_) => {
                         let reparsed = Document {
                             root: cx.project.tree(doc),
@@ -64,6 +66,11 @@ impl Rule for Schema {
             .collect()
     }
 }
+
+/// The top-level keys of a Helm values document that its checks read: the argo-cd chart's
+/// `configs` (also under `argo-cd`), `metadata.annotations`, and the `kind` of an Argo CD
+/// object saved under a values file name.
+const VALUES_KEYS_READ: &[&str] = &["configs", "argo-cd", "metadata", "kind"];
 
 /// Checks one document; `partial` when kustomize patches may complete it (required fields are
 /// then not judged).
