@@ -324,7 +324,7 @@ fn source_value(
     project: &Project,
     doc: &Document,
     node: &Node,
-    path: &[R],
+    path: R,
     resolved: Option<&ResolvedSource>,
 ) -> R {
     let get = |k: &str| node_or_null(node.get(k));
@@ -352,7 +352,7 @@ fn source_value(
                 .collect::<Vec<_>>()
         }),
         "values": resolved.and_then(|r| r.values.as_ref()).map_or(R::Null, values_value),
-        "spec_path": path.to_vec(),
+        "spec_path": path,
         "location": loc(fields, project, doc, node),
     })
 }
@@ -382,19 +382,13 @@ fn application(
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                let mut p = base.clone();
-                if uses_list {
-                    p.push(shared_string("sources"));
-                    p.push(R::from(i));
-                } else {
-                    p.push(shared_string("source"));
-                }
+                let path = source_path(&base, in_template, uses_list.then_some(i));
                 source_value(
                     fields,
                     project,
                     doc,
                     s,
-                    &p,
+                    path,
                     app.and_then(|a| a.sources.get(i)),
                 )
             })
@@ -445,8 +439,48 @@ fn application(
         "sync_policy": node_or_null(spec.get("syncPolicy")),
         "finalizers": finalizers(),
         "files": files(),
-        "spec_path": base.clone(),
+        "spec_path": shared_array(in_template, None, || base.clone()),
         "document": doc_ref(fields, project, doc),
+    })
+}
+
+/// `spec_path` of a source: `[..spec, "source"]` or `[..spec, "sources", i]`.
+fn source_path(base: &[R], in_template: bool, index: Option<usize>) -> R {
+    shared_array(in_template, Some(index), || {
+        let mut path = base.to_vec();
+        match index {
+            Some(i) => {
+                path.push(shared_string("sources"));
+                path.push(R::from(i));
+            }
+            None => path.push(shared_string("source")),
+        }
+        path
+    })
+}
+
+/// A `spec_path` array, made once per thread: every Application has the same few, and a
+/// regorus array is an allocation. `source`: `None` for the spec, `Some(index)` for a source.
+fn shared_array(
+    in_template: bool,
+    source: Option<Option<usize>>,
+    items: impl FnOnce() -> Vec<R>,
+) -> R {
+    type Key = (bool, Option<Option<usize>>);
+    thread_local! {
+        static ARRAYS: std::cell::RefCell<std::collections::HashMap<Key, R>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    ARRAYS.with_borrow_mut(|arrays| {
+        let key = (in_template, source);
+        if let Some(v) = arrays.get(&key) {
+            return v.clone();
+        }
+        let v = R::from(items());
+        if arrays.len() < 256 {
+            arrays.insert(key, v.clone());
+        }
+        v
     })
 }
 
