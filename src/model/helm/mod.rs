@@ -1639,6 +1639,10 @@ pub fn render_argocd(
     release: &Release,
     anchor: Span,
 ) -> Result<Option<Vec<RenderedDoc>>, RenderError> {
+    // Most charts an Application names hold no template: not loaded at all.
+    if !may_render(project, dir) {
+        return Ok(None);
+    }
     let chart = load(project, dir)?;
     let writes = |c: &Chart| c.templates.iter().any(|(_, t)| writes_argocd_kind(t));
     fn any_sub(c: &Chart, f: &dyn Fn(&Chart) -> bool) -> bool {
