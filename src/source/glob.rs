@@ -51,7 +51,9 @@ impl Patterns {
     /// Does a root-relative path match any pattern?
     #[must_use]
     pub fn is_match(&self, rel: &str) -> bool {
-        self.set.is_match(rel)
+        // An empty set matches nothing; asking it still prepares the path (walks ask it for
+        // every file).
+        !self.empty && self.set.is_match(rel)
     }
 
     #[must_use]

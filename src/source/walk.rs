@@ -125,6 +125,9 @@ pub fn discover(root: &Path, filter: &Filter) -> (Vec<Found>, Vec<WalkProblem>) 
             {
                 return false;
             }
+            if filter_for_dirs.exclude.is_empty() {
+                return true;
+            }
             let rel = relative(&root_for_filter, e.path());
             rel.is_empty() || !filter_for_dirs.excludes_dir(&rel)
         })
