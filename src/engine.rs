@@ -326,10 +326,9 @@ fn prepare(opts: &Options, timer: &mut Timer) -> Result<Prepared, Error> {
         ),
         None => resolve_root(&opts.paths)?,
     };
-    let metas = registry::all_meta();
     let config_path = opts.config.clone().or_else(|| config::find(&root));
     let config = match &config_path {
-        Some(p) => config::load(p, &metas).map_err(Error::Config)?,
+        Some(p) => config::load(p, &registry::all_meta()).map_err(Error::Config)?,
         None => Config::default(),
     };
     let mut exclude = config.exclude.clone();
@@ -415,6 +414,11 @@ pub fn run(opts: &Options) -> Result<Report, Error> {
 fn run_inner(opts: &Options) -> Result<Report, Error> {
     let started = Instant::now();
     let mut timer = Timer::new(opts.timings);
+    if !opts.parse_only {
+        // The shipped pack is compiled while the files are walked (on a thread the walk
+        // leaves idle), not when the first rule needs it.
+        rayon::spawn(crate::policy::run::warm_up);
+    }
     let Prepared {
         project,
         config,

@@ -19,7 +19,9 @@ impl Selection {
         extend_select: &[String],
         ignore: &[String],
     ) -> Result<Selection, (String, String)> {
-        let metas = rules::all_meta();
+        // The rules' metadata (the shipped pack compiled) only to check what was given.
+        let given = !(select.is_empty() && extend_select.is_empty() && ignore.is_empty());
+        let metas = if given { rules::all_meta() } else { Vec::new() };
         for (flag, list) in [
             ("--select", select),
             ("--extend-select", extend_select),

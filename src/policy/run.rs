@@ -965,6 +965,12 @@ fn pack_text(path: &str) -> &'static str {
         .map_or("", |(_, t)| *t)
 }
 
+/// Compiles the shipped pack and its program for the virtual machine, once per process.
+pub fn warm_up() {
+    let _ = pack::get();
+    let _ = super::vm::pack_program();
+}
+
 /// The keys of `data.gitops` that `rules` name. Only the pack rules that read `data.gitops`
 /// count: each pack file is its own package and calls into no other (a test keeps it so).
 fn pack_model_fields<'a>(rules: impl Iterator<Item = &'a PackRule>) -> data::Fields {
