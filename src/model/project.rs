@@ -131,6 +131,15 @@ impl Project {
         restored
     }
 
+    /// Whether kustomize's transformations changed this document (see [`Project::transformed`]).
+    #[must_use]
+    pub fn is_transformed(&self, doc: &Document) -> bool {
+        !self.transformed.is_empty()
+            && self
+                .file_doc_range(doc.file)
+                .any(|i| self.docs[i].index == doc.index && self.transformed.contains(&i))
+    }
+
     /// Documents of one file.
     #[must_use]
     pub fn file_docs(&self, file: FileId) -> &[Document] {

@@ -61,10 +61,11 @@ impl Rule for SyncPolicy {
         };
         // A kustomize patch set part of this spec: an edit here would be overridden or land
         // at offsets of another file.
-        let patched = spec_entry
-            .value
-            .descendants()
-            .any(|n| n.span.file != doc.file);
+        let patched = cx.project.is_transformed(doc)
+            && spec_entry
+                .value
+                .descendants()
+                .any(|n| n.span.file != doc.file);
         let text = Some(text).filter(|_| !patched);
         check_spec(text, &spec_entry.key, &spec_entry.value, what, name)
             .map(|mut f| {
