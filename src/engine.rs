@@ -1031,7 +1031,18 @@ fn check_project(
     let mut diagnostics = merge_same_place(diagnostics);
     // Every report shows lines and columns: the line indexes of the files with findings (and
     // the texts released after the load) are made on all threads, not one by one.
-    let mut with_findings: Vec<FileId> = diagnostics.iter().map(|d| d.span.file).collect();
+    let mut with_findings: Vec<FileId> = diagnostics
+        .iter()
+        .flat_map(|d| {
+            let labels = d.labels.iter().map(|l| l.span.file);
+            let edits = d
+                .fix
+                .iter()
+                .flat_map(|f| f.edits.iter().map(|e| e.span.file));
+            std::iter::once(d.span.file).chain(labels).chain(edits)
+        })
+        .collect();
+    with_findings.sort_unstable();
     with_findings.dedup();
     with_findings.par_iter().for_each(|f| {
         let _ = project.source(*f).lines();

@@ -1,5 +1,6 @@
 //! The JSON contract (version 1) documented in `docs/json-output.md`.
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{Range, range};
@@ -61,9 +62,10 @@ struct JsonEdit<'a> {
 pub fn render(report: &Report) -> String {
     let sources = &report.project.sources;
     let path = |f| sources.get(f).path.as_str();
+    // Each fix's diff is computed from its file's text: on all threads.
     let diagnostics = report
         .diagnostics
-        .iter()
+        .par_iter()
         .map(|d| JsonDiagnostic {
             rule: &d.rule,
             severity: d.severity.as_str(),
