@@ -525,9 +525,17 @@ fn load_project(
     type Entry = (String, PathBuf, Option<(String, bool)>);
     let mut entries: Vec<Entry> = found.into_iter().map(|f| (f.rel, f.abs, None)).collect();
     // A text given for a file not on disk (`--stdin-filename` of a new file) is checked too.
-    let on_disk: HashSet<String> = entries.iter().map(|e| e.0.clone()).collect();
-    for rel in overlay.keys().filter(|rel| !on_disk.contains(*rel)) {
-        entries.push((rel.clone(), root.join(rel), None));
+    if !overlay.is_empty() {
+        let on_disk: HashSet<&str> = entries.iter().map(|e| e.0.as_str()).collect();
+        let new: Vec<String> = overlay
+            .keys()
+            .filter(|rel| !on_disk.contains(rel.as_str()))
+            .cloned()
+            .collect();
+        for rel in new {
+            let abs = root.join(&rel);
+            entries.push((rel, abs, None));
+        }
     }
     entries.extend(
         problems
