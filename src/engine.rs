@@ -417,7 +417,11 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
     if !opts.parse_only {
         // The shipped pack is compiled while the files are walked (on a thread the walk
         // leaves idle), not when the first rule needs it.
-        rayon::spawn(crate::policy::run::warm_up);
+        // A pack that fails to compile (a build bug) panics again, with its message, where the
+        // rules need it: not in this job, where a panic would abort the process.
+        rayon::spawn(|| {
+            let _ = std::panic::catch_unwind(crate::policy::run::warm_up);
+        });
     }
     let Prepared {
         project,
@@ -823,8 +827,8 @@ fn check_project(
     let enabled = |id: &str| config.level(id) != Some(Level::Off);
     let (raw, notes, related) = {
         let mut model = Model::new(&project, config.settings());
-        // A one-shot run that no policy reading Helm values joins frees them once the
-        // Applications are resolved (the language server's cache keeps its documents).
+        // A one-shot run whose policies do not read Helm values keeps, after resolution, only
+        // the effective values a later step reads (the language server's hovers show them).
         if memo.is_none()
             && user_policies.is_none()
             && !crate::policy::run::pack_reads_values(&enabled)

@@ -337,8 +337,7 @@ pub fn read_text_stamped(abs: &Path) -> Result<(String, Stamp), String> {
 }
 
 /// [`read_text_stamped`] into `buffer` (cleared first), whose memory is reused from file to
-/// file: most texts are dropped right after parsing, and allocating each would scatter them
-/// among the trees that stay.
+/// file: most texts are dropped right after parsing, so they need no allocation of their own.
 pub fn read_text_into<'b>(abs: &Path, buffer: &'b mut Vec<u8>) -> Result<(&'b str, Stamp), String> {
     buffer.clear();
     let stamp = read_bytes(abs, buffer)?;
