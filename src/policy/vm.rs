@@ -11,6 +11,7 @@
 //! with `default`). User policies stay on the interpreter: conftest's behaviour, `print` and
 //! `gitops.location` are the interpreter's.
 
+use std::collections::HashMap;
 use std::num::NonZeroU32;
 use std::sync::{Arc, OnceLock};
 
@@ -71,7 +72,26 @@ pub(super) fn eval(
     package: &str,
     rule: &str,
 ) -> Result<Option<serde_json::Value>, String> {
-    match vm.execute_entry_point_by_name(&rule_path(package, rule)) {
+    // The entry points of the pack's rules, named once: an evaluation per document per rule.
+    static ENTRIES: OnceLock<HashMap<String, HashMap<String, String>>> = OnceLock::new();
+    let entries = ENTRIES.get_or_init(|| {
+        let mut entries: HashMap<String, HashMap<String, String>> = HashMap::new();
+        for p in pack::get().set.packages.values() {
+            for r in &p.rules {
+                entries
+                    .entry(p.name.clone())
+                    .or_default()
+                    .insert(r.clone(), rule_path(&p.name, r));
+            }
+        }
+        entries
+    });
+    let named = entries.get(package).and_then(|rules| rules.get(rule));
+    let path = match named {
+        Some(path) => std::borrow::Cow::Borrowed(path.as_str()),
+        None => std::borrow::Cow::Owned(rule_path(package, rule)),
+    };
+    match vm.execute_entry_point_by_name(&path) {
         Ok(Value::Undefined) => Ok(None),
         Ok(v) => serde_json::to_value(&v)
             .map(Some)
