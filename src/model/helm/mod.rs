@@ -464,18 +464,23 @@ pub fn may_render(project: &Project, dir: &str) -> bool {
 /// Whether the chart in `dir` is the argo-cd chart or depends on it (a wrapper chart).
 #[must_use]
 pub fn installs_argo_cd(project: &Project, dir: &str) -> bool {
-    chart_yaml(project, dir).is_some_and(|d| {
-        d.root.get_str("name") == Some(ARGO_CD_CHART)
-            || d.root
-                .get("dependencies")
-                .into_iter()
-                .flat_map(Node::items)
-                .any(|dep| dep.get_str("name") == Some(ARGO_CD_CHART))
-    })
+    chart_yaml(project, dir).is_some_and(|d| is_or_wraps_argo_cd(&d.root))
 }
 
-/// The first document of the chart's `Chart.yaml`.
-fn chart_yaml<'p>(project: &'p Project, dir: &str) -> Option<&'p crate::model::Document> {
+/// Whether a `Chart.yaml` is the argo-cd chart's or lists it as a dependency.
+#[must_use]
+pub fn is_or_wraps_argo_cd(chart: &Node) -> bool {
+    chart.get_str("name") == Some(ARGO_CD_CHART)
+        || chart
+            .get("dependencies")
+            .into_iter()
+            .flat_map(Node::items)
+            .any(|dep| dep.get_str("name") == Some(ARGO_CD_CHART))
+}
+
+/// The first document of the `Chart.yaml` (or `Chart.yml`) in `dir`.
+#[must_use]
+pub fn chart_yaml<'p>(project: &'p Project, dir: &str) -> Option<&'p crate::model::Document> {
     ["Chart.yaml", "Chart.yml"]
         .iter()
         .filter_map(|n| join(dir, n))

@@ -7,10 +7,11 @@ use super::ARGO_CD_CHART;
 use super::insecure::{Insecure, is_insecure_flag, is_true};
 use crate::model::Field;
 use crate::model::kustomize::{Kustomization, Reference};
-use crate::model::repo::{self, join};
+use crate::model::helm;
+use crate::model::repo;
 use crate::model::resolve::{Location, SourceKind};
 use crate::model::values::Values;
-use crate::model::{DocKind, Document, is_values_file_name};
+use crate::model::{DocKind, is_values_file_name};
 use crate::model::Project;
 use crate::rules::Context;
 use crate::source::Span;
@@ -144,23 +145,6 @@ pub(super) fn argo_cd_values<'v>(chart: &Node, values: &'v Values) -> Option<&'v
     values.get(key)
 }
 
-pub(super) fn chart_doc<'p>(project: &'p Project, dir: &str) -> Option<&'p Document> {
-    ["Chart.yaml", "Chart.yml"]
-        .iter()
-        .filter_map(|n| join(dir, n))
-        .find_map(|p| project.file_by_path(&p))
-        .and_then(|f| project.file_docs(f.id).first())
-}
-
-pub(super) fn depends_on_argo_cd(chart: &Node) -> bool {
-    chart.get_str("name") == Some(ARGO_CD_CHART)
-        || chart
-            .get("dependencies")
-            .into_iter()
-            .flat_map(Node::items)
-            .any(|d| d.get_str("name") == Some(ARGO_CD_CHART))
-}
-
 /// argo-cd chart values that Applications deploy, and those of in-repository wrapper charts no
 /// Application deploys (installed by another tool).
 pub(super) fn chart_values(cx: &Context<'_>, service: &str, out: &mut Vec<Insecure>) {
@@ -202,7 +186,7 @@ pub(super) fn chart_values(cx: &Context<'_>, service: &str, out: &mut Vec<Insecu
                     Some(values)
                 }
                 (SourceKind::Helm, Location::InRepo(dir)) => {
-                    chart_doc(project, dir).and_then(|c| argo_cd_values(&c.root, values))
+                    helm::chart_yaml(project, dir).and_then(|c| argo_cd_values(&c.root, values))
                 }
                 _ => None,
             };
@@ -243,7 +227,7 @@ pub(super) fn chart_values(cx: &Context<'_>, service: &str, out: &mut Vec<Insecu
     }
     // Wrapper charts nothing in the repository deploys: their values files as they are.
     for chart in project.docs_of(DocKind::HelmChart) {
-        if !depends_on_argo_cd(&chart.root) {
+        if !helm::is_or_wraps_argo_cd(&chart.root) {
             continue;
         }
         let dir = repo::parent(&project.source(chart.file).path);
