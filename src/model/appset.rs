@@ -3,8 +3,6 @@
 //! `scmProvider`, `pullRequest`, `plugin`, ...) only exist at run time: they yield one set of
 //! open parameters, so the template is still checked where it does not depend on them.
 
-use std::collections::HashSet;
-
 use globset::GlobBuilder;
 use serde_json::{Map, Value as J};
 
@@ -36,7 +34,7 @@ pub struct Expansion {
 pub struct RepoView<'a> {
     pub project: &'a Project,
     /// Every folder of the repository (`""` is the root).
-    pub dirs: &'a HashSet<String>,
+    pub dirs: &'a rustc_hash::FxHashSet<String>,
     /// Whether a `repoURL` is this repository: `Some(false)` for another one, `None` when
     /// unknown (then it is assumed to be this one).
     pub is_here: &'a dyn Fn(&str) -> Option<bool>,

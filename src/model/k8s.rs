@@ -11,7 +11,7 @@ use super::kustomize::Kustomizations;
 use super::rendered::RenderedObjects;
 use super::{DocKind, Document};
 use crate::source::FileId;
-use crate::yaml::Node;
+use crate::yaml::{Node, ScalarText};
 
 /// The index, without the documents it points into (see [`Objects`]).
 #[derive(Debug, Default)]
@@ -23,10 +23,11 @@ pub struct K8sIndex {
 #[derive(Debug)]
 struct Indexed {
     doc: usize,
-    group: String,
-    kind: String,
-    name: String,
-    namespace: Option<String>,
+    // Inline up to 24 bytes: most groups, kinds and names cost no allocation.
+    group: ScalarText,
+    kind: ScalarText,
+    name: ScalarText,
+    namespace: Option<ScalarText>,
 }
 
 /// Payloads of at least this many bytes in a ConfigMap or Secret nothing reads are dropped.
@@ -112,14 +113,14 @@ pub fn index(
         .filter_map(|(i, d)| {
             let (api, kind) = (d.api_version()?, d.k8s_kind()?);
             let namespace = match namespaces.get(&d.file) {
-                Some(ns) => ns.clone(),
-                None => d.namespace().map(str::to_string),
+                Some(ns) => ns.as_deref().map(ScalarText::from),
+                None => d.namespace().map(ScalarText::from),
             };
             Some(Indexed {
                 doc: i,
-                group: group_of(api).to_string(),
-                kind: kind.to_string(),
-                name: d.name().unwrap_or("").to_string(),
+                group: group_of(api).into(),
+                kind: kind.into(),
+                name: d.name().unwrap_or("").into(),
                 namespace,
             })
         })
@@ -131,14 +132,15 @@ pub fn index(
             };
             objects.push(Indexed {
                 doc: docs.len() + i,
-                group: group_of(api).to_string(),
-                kind: kind.to_string(),
-                name: d.name().unwrap_or("").to_string(),
-                namespace: meta.namespace.clone(),
+                group: group_of(api).into(),
+                kind: kind.into(),
+                name: d.name().unwrap_or("").into(),
+                namespace: meta.namespace.as_deref().map(ScalarText::from),
             });
         }
     }
-    objects.sort_by(|a, b| (&a.group, &a.kind, a.doc).cmp(&(&b.group, &b.kind, b.doc)));
+    // Document indexes are distinct, so an unstable sort gives the one order.
+    objects.sort_unstable_by(|a, b| (&a.group, &a.kind, a.doc).cmp(&(&b.group, &b.kind, b.doc)));
     K8sIndex { objects }
 }
 

@@ -7,7 +7,9 @@
 //! Argo CD objects each Application manages (app-of-apps) and which are live.
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
@@ -40,9 +42,9 @@ pub struct ArgoModel {
     pub apps: Vec<App>,
     /// Argo CD documents each Application or ApplicationSet document manages (by index in
     /// `Project::docs`).
-    pub manages: HashMap<usize, BTreeSet<usize>>,
+    pub manages: std::collections::HashMap<usize, BTreeSet<usize>>,
     /// Live documents (by index in `Project::docs`).
-    pub live: HashSet<usize>,
+    pub live: std::collections::HashSet<usize>,
     /// The roots of liveness: the Argo CD documents of config `argocd.roots`, else those no
     /// other document manages.
     pub roots: Vec<usize>,
@@ -301,7 +303,7 @@ struct PendingRender {
 
 impl<'p> Resolver<'p> {
     fn new(project: &'p Project, graph: &'p Kustomizations, opts: &'p ResolveOptions) -> Self {
-        let mut dirs = HashSet::new();
+        let mut dirs = HashSet::default();
         dirs.insert(String::new());
         for f in project.sources.files() {
             let mut p = repo::parent(&f.path);
@@ -327,12 +329,12 @@ impl<'p> Resolver<'p> {
             graph,
             opts,
             this_repo,
-            confirmed: HashSet::new(),
+            confirmed: HashSet::default(),
             dirs,
-            values_cache: HashMap::new(),
+            values_cache: HashMap::default(),
             pending_renders: Vec::new(),
-            plain_charts: HashSet::new(),
-            kustomize_installs: HashMap::new(),
+            plain_charts: HashSet::default(),
+            kustomize_installs: HashMap::default(),
             model: ArgoModel {
                 repo_identity: identity,
                 ..ArgoModel::default()
@@ -484,7 +486,7 @@ impl<'p> Resolver<'p> {
         });
         let srcs = argocd::sources(&input.spec);
         // `ref:` names → where their repository is.
-        let mut refs: HashMap<&str, Option<bool>> = HashMap::new();
+        let mut refs: HashMap<&str, Option<bool>> = HashMap::default();
         for s in &srcs {
             if let Some(name) = s.get_str("ref") {
                 let url = s.get_str("repoURL").unwrap_or("");
@@ -880,7 +882,7 @@ impl<'p> Resolver<'p> {
         let Some(start) = graph.in_dir(dir) else {
             return;
         };
-        let mut visited = HashSet::new();
+        let mut visited = HashSet::default();
         let mut entered = Vec::new();
         graph.walk(start, &mut |step| match step {
             Step::Enter { node, .. } => {
@@ -1172,12 +1174,12 @@ impl<'p> Resolver<'p> {
     fn render_charts(&mut self) {
         const MAX_RENDERS: usize = 1000;
         let project = self.project;
-        let mut rendered_dirs: HashSet<String> = HashSet::new();
-        let mut standalone_kustomizations: HashSet<String> = HashSet::new();
+        let mut rendered_dirs: HashSet<String> = HashSet::default();
+        let mut standalone_kustomizations: HashSet<String> = HashSet::default();
         // (manager document, chart folder): rendered once. An Application rendered from a chart
         // has its manager's document, so a chart that renders the Application installing it (a
         // self-managed bootstrap) is not rendered again and again.
-        let mut done: HashSet<(usize, String)> = HashSet::new();
+        let mut done: HashSet<(usize, String)> = HashSet::default();
         let mut renders = 0;
         loop {
             let pending = std::mem::take(&mut self.pending_renders);
@@ -1423,7 +1425,8 @@ impl<'p> Resolver<'p> {
     /// App-of-apps edges and liveness.
     fn liveness(&mut self) {
         let project = self.project;
-        let mut manages: HashMap<usize, BTreeSet<usize>> = HashMap::new();
+        let mut manages: std::collections::HashMap<usize, BTreeSet<usize>> =
+            std::collections::HashMap::new();
         for app in &self.model.apps {
             for s in &app.sources {
                 if matches!(s.kind, SourceKind::Helm | SourceKind::Chart) {
@@ -1442,8 +1445,8 @@ impl<'p> Resolver<'p> {
         let argo_docs: Vec<usize> = (0..project.docs.len())
             .filter(|&i| is_argocd_kind(project.docs[i].kind))
             .collect();
-        let live: HashSet<usize> = if self.opts.roots.is_empty() {
-            let mut managed_by_other: HashSet<usize> = HashSet::new();
+        let live: std::collections::HashSet<usize> = if self.opts.roots.is_empty() {
+            let mut managed_by_other: HashSet<usize> = HashSet::default();
             for (from, to) in &manages {
                 managed_by_other.extend(to.iter().copied().filter(|d| d != from));
             }
@@ -1456,7 +1459,7 @@ impl<'p> Resolver<'p> {
         } else {
             let roots: HashSet<String> =
                 self.opts.roots.iter().filter_map(|r| join("", r)).collect();
-            let mut live = HashSet::new();
+            let mut live = std::collections::HashSet::new();
             let mut stack: Vec<usize> = argo_docs
                 .into_iter()
                 .filter(|&i| roots.contains(&project.source(project.docs[i].file).path))
@@ -1474,7 +1477,7 @@ impl<'p> Resolver<'p> {
         // (Folder → the documents of the Applications installing it; kustomizations that
         // install `argocd-apps` count too.) An install by what the folder itself renders (a
         // self-managed bootstrap) does not make it less of a root.
-        let mut installed: HashMap<&str, HashSet<usize>> = HashMap::new();
+        let mut installed: HashMap<&str, HashSet<usize>> = HashMap::default();
         for a in &self.model.apps {
             for s in a.sources.iter().filter(|s| s.kind == SourceKind::Helm) {
                 if let Location::InRepo(d) = &s.location {
@@ -1499,7 +1502,7 @@ impl<'p> Resolver<'p> {
                 self.model.roots.push(o.manager_doc);
             }
         }
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         let not_rendered = std::mem::take(&mut self.model.not_rendered);
         self.model.not_rendered = not_rendered
             .into_iter()

@@ -468,8 +468,8 @@ fn shared_array(
 ) -> R {
     type Key = (bool, Option<Option<usize>>);
     thread_local! {
-        static ARRAYS: std::cell::RefCell<std::collections::HashMap<Key, R>> =
-            std::cell::RefCell::new(std::collections::HashMap::new());
+        static ARRAYS: std::cell::RefCell<rustc_hash::FxHashMap<Key, R>> =
+            std::cell::RefCell::new(rustc_hash::FxHashMap::default());
     }
     ARRAYS.with_borrow_mut(|arrays| {
         let key = (in_template, source);
@@ -588,8 +588,8 @@ fn shared_string(s: &str) -> R {
     const LONGEST: usize = 64;
     const MOST: usize = 4096;
     thread_local! {
-        static SHARED: std::cell::RefCell<std::collections::HashMap<Box<str>, R>> =
-            std::cell::RefCell::new(std::collections::HashMap::new());
+        static SHARED: std::cell::RefCell<rustc_hash::FxHashMap<Box<str>, R>> =
+            std::cell::RefCell::new(rustc_hash::FxHashMap::default());
     }
     if s.len() > LONGEST {
         return R::from(s);

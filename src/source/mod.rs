@@ -4,7 +4,6 @@ pub mod glob;
 pub mod span;
 pub mod walk;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -212,7 +211,7 @@ pub struct SourceDb {
     templates: Vec<SourceFile>,
     /// `files` by a hash of their path, built on the first lookup: the model looks paths up
     /// hundreds of thousands of times, and a binary search compares long common prefixes.
-    by_hash: std::sync::OnceLock<HashMap<u64, u32>>,
+    by_hash: std::sync::OnceLock<rustc_hash::FxHashMap<u64, u32>>,
 }
 
 impl SourceDb {
@@ -284,7 +283,10 @@ impl SourceDb {
     #[must_use]
     pub fn by_path(&self, rel: &str) -> Option<&SourceFile> {
         let index = self.by_hash.get_or_init(|| {
-            let mut index = HashMap::with_capacity(self.files.len());
+            let mut index = rustc_hash::FxHashMap::with_capacity_and_hasher(
+                self.files.len(),
+                rustc_hash::FxBuildHasher,
+            );
             for (i, f) in self.files.iter().enumerate() {
                 // On a collision the first path keeps the slot; the others are found below.
                 index
@@ -311,10 +313,10 @@ impl SourceDb {
 }
 
 fn path_hash(path: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::hash::DefaultHasher::new();
-    path.hash(&mut h);
-    h.finish()
+    use std::hash::BuildHasher;
+    // Not keyed: paths come from the repository's own tree, and a collision only costs a
+    // binary search.
+    rustc_hash::FxBuildHasher.hash_one(path)
 }
 
 /// Largest file read; larger ones are reported as unreadable rather than exhausting memory.
