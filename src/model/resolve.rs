@@ -307,7 +307,9 @@ impl<'p> Resolver<'p> {
         dirs.insert(String::new());
         for f in project.sources.files() {
             let mut p = repo::parent(&f.path);
-            while !p.is_empty() && dirs.insert(p.to_string()) {
+            // Most files share their folder with the previous one: no allocation then.
+            while !p.is_empty() && !dirs.contains(p) {
+                dirs.insert(p.to_string());
                 p = repo::parent(p);
             }
         }

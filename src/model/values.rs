@@ -309,7 +309,12 @@ fn walk_tags<'v>(values: &'v Values, path: &mut Vec<&'v str>, out: &mut Vec<Imag
     };
     for (k, v) in entries.iter() {
         path.push(k);
-        let is_image_key = k.to_ascii_lowercase().ends_with("image");
+        // `image`, `Image`, `sidecarImage`: compared in place, no lowercase copy per key.
+        let is_image_key = k
+            .len()
+            .checked_sub("image".len())
+            .and_then(|at| k.as_bytes().get(at..))
+            .is_some_and(|end| end.eq_ignore_ascii_case(b"image"));
         match v {
             Values::Map(_) if is_image_key => {
                 if let Some(Values::Scalar { text, span, .. }) = v.get("tag") {
