@@ -33,7 +33,7 @@ use crate::yaml::Node;
 pub struct Model<'p> {
     pub project: &'p Project,
     pub settings: Settings,
-    /// Whether the effective values nothing reads are dropped once Applications are resolved.
+    /// Whether sources drop the effective values nothing reads once their image tags are read.
     drop_unread_values: bool,
     argocd: OnceLock<resolve::ArgoModel>,
     ci: OnceLock<ci::CiModel>,
@@ -55,10 +55,11 @@ impl<'p> Model<'p> {
         }
     }
 
-    /// A model that keeps, once Applications are resolved, only the effective values that
-    /// something reads later: those of charts that may render and of the argo-cd chart (image
-    /// tags were read already). Charts that cannot render are then not loaded. For a run whose
-    /// policies do not read `data.gitops` values, without a language server reading them.
+    /// A model whose sources keep their effective values only where something reads them
+    /// later: charts that may render and the argo-cd chart. The others drop them as soon as
+    /// their image tags are read, so thousands of sources' values never live at once, and
+    /// charts that cannot render are not loaded. For a run whose policies do not read
+    /// `data.gitops` values, without a language server reading them.
     #[must_use]
     pub fn dropping_unread_values(mut self) -> Self {
         self.drop_unread_values = true;
@@ -71,12 +72,9 @@ impl<'p> Model<'p> {
             let opts = resolve::ResolveOptions {
                 repo_urls: self.settings.repo_urls.clone(),
                 roots: self.settings.argocd.roots.clone(),
+                drop_unread_values: self.drop_unread_values,
             };
-            let mut model = resolve::resolve(self.project, self.kustomize(), &opts);
-            if self.drop_unread_values {
-                resolve::drop_unread_values(&mut model, self.project);
-            }
-            model
+            resolve::resolve(self.project, self.kustomize(), &opts)
         })
     }
 

@@ -33,6 +33,9 @@ pub struct ResolveOptions {
     pub repo_urls: Vec<String>,
     /// Files whose Argo CD objects are the roots of liveness (config `argocd.roots`).
     pub roots: Vec<String>,
+    /// Keep a source's effective values only where something reads them after resolution
+    /// (see [`super::Model::dropping_unread_values`]).
+    pub drop_unread_values: bool,
 }
 
 /// The resolved model of a run.
@@ -234,37 +237,22 @@ pub fn resolve(project: &Project, graph: &Kustomizations, opts: &ResolveOptions)
     model
 }
 
-/// Drops the effective values nothing reads once Applications are resolved (see
-/// [`super::Model::dropping_unread_values`]): image tags were read from them already. Kept:
-/// the values of in-repository charts that may render (`model::rendered`) and of the argo-cd
-/// chart (`argocd/insecure-without-edge-tls` reads them).
-pub fn drop_unread_values(model: &mut ArgoModel, project: &Project) {
+/// The chart folders whose effective values nothing reads once a source's image tags are
+/// taken (see [`super::Model::dropping_unread_values`]): charts that cannot render
+/// (`model::rendered`: no templates, CRDs, `charts/` or `argocd-apps` dependency) and are not
+/// the argo-cd chart or a wrapper of it (`argocd/insecure-without-edge-tls` reads those).
+/// Judged once per folder with a `Chart.yaml`, on all threads (`charts/` is looked up on
+/// disk); any other folder keeps its values.
+fn charts_with_unread_values(project: &Project) -> HashSet<String> {
     use rayon::prelude::*;
-    // Each chart folder is judged once (it is looked up on disk, `charts/`), on all threads.
-    let dirs: HashSet<&str> = model
-        .apps
-        .iter()
-        .flat_map(|a| &a.sources)
-        .filter_map(|src| match (&src.kind, &src.location) {
-            (SourceKind::Helm, Location::InRepo(dir)) if src.values.is_some() => Some(dir.as_str()),
-            _ => None,
-        })
+    let dirs: Vec<&str> = project
+        .docs_of(DocKind::HelmChart)
+        .map(|d| repo::parent(&project.source(d.file).path))
         .collect();
-    let read_dirs: HashSet<String> = dirs
-        .into_par_iter()
-        .filter(|dir| helm::may_render(project, dir) || helm::installs_argo_cd(project, dir))
+    dirs.into_par_iter()
+        .filter(|dir| !helm::may_render(project, dir) && !helm::installs_argo_cd(project, dir))
         .map(str::to_string)
-        .collect();
-    for src in model.apps.iter_mut().flat_map(|a| a.sources.iter_mut()) {
-        let read = match (&src.kind, &src.location) {
-            (SourceKind::Helm, Location::InRepo(dir)) => read_dirs.contains(dir),
-            _ => src.chart.as_ref().map(|c| c.value.as_str()) == Some(helm::ARGO_CD_CHART),
-        };
-        if !read {
-            // Mostly shared with the values files' own (`Document::values`): cheap to drop.
-            src.values = None;
-        }
-    }
+        .collect()
 }
 
 struct Resolver<'p> {
@@ -279,6 +267,9 @@ struct Resolver<'p> {
     /// Every folder holding a discovered file (and their ancestors).
     dirs: HashSet<String>,
     values_cache: HashMap<FileId, Values>,
+    /// Chart folders whose sources drop their effective values once their image tags are
+    /// read; empty unless [`ResolveOptions::drop_unread_values`].
+    unread_values: HashSet<String>,
     /// Helm sources of this repository to render (see [`Resolver::render_charts`]).
     pending_renders: Vec<PendingRender>,
     /// Chart folders whose templates write no Argo CD object (not rendered again).
@@ -334,6 +325,11 @@ impl<'p> Resolver<'p> {
             confirmed: HashSet::default(),
             dirs,
             values_cache: HashMap::default(),
+            unread_values: if opts.drop_unread_values {
+                charts_with_unread_values(project)
+            } else {
+                HashSet::default()
+            },
             pending_renders: Vec::new(),
             plain_charts: HashSet::default(),
             kustomize_installs: HashMap::default(),
@@ -560,7 +556,7 @@ impl<'p> Resolver<'p> {
                     let release = self.release_of(app, src);
                     self.queue_render(app, argocd_apps::CHART, Some(form), &vals, release, anchor);
                 }
-                out.values = Some(vals);
+                out.values = self.keeps_values(&out).then_some(vals);
             }
             return out;
         }
@@ -601,7 +597,7 @@ impl<'p> Resolver<'p> {
                         let mut vals = Values::empty_map();
                         if self.helm_values(app, helm, None, refs, &mut vals, &mut out.files) {
                             self.collect_tags(app, &vals);
-                            out.values = Some(vals);
+                            out.values = self.keeps_values(&out).then_some(vals);
                         }
                     }
                     return out;
@@ -646,9 +642,19 @@ impl<'p> Resolver<'p> {
                 if complete {
                     self.collect_tags(app, &vals);
                     let release = self.release_of(app, src);
-                    self.queue_render(app, &dir, None, &vals, release.clone(), path_node.span);
+                    // A chart that cannot render is not rendered: it needs no values.
+                    let vals = self.keeps_values(&out).then_some(vals);
+                    let render_values = vals.clone().unwrap_or_else(Values::empty_map);
+                    self.queue_render(
+                        app,
+                        &dir,
+                        None,
+                        &render_values,
+                        release.clone(),
+                        path_node.span,
+                    );
                     out.release = Some(release);
-                    out.values = Some(vals);
+                    out.values = vals;
                 }
             }
             SourceKind::Kustomize => {
@@ -858,6 +864,19 @@ impl<'p> Resolver<'p> {
                 Some(Values::from_node(&root, None))
             }
             None => Some(Values::from_node(root, Some(key.span))),
+        }
+    }
+
+    /// Whether a source keeps its effective values after its image tags are read: always,
+    /// unless [`ResolveOptions::drop_unread_values`]; then only an in-repository chart that
+    /// may render and the argo-cd chart.
+    fn keeps_values(&self, src: &ResolvedSource) -> bool {
+        if !self.opts.drop_unread_values {
+            return true;
+        }
+        match (&src.kind, &src.location) {
+            (SourceKind::Helm, Location::InRepo(dir)) => !self.unread_values.contains(dir),
+            _ => src.chart.as_ref().map(|c| c.value.as_str()) == Some(helm::ARGO_CD_CHART),
         }
     }
 
