@@ -641,13 +641,18 @@ fn load_text(
             }
         }
     }
-    // Plain manifests, charts' `Chart.yaml` and Helm values files are read through their
-    // trees (values files through their values); their text is needed again only to show a
-    // finding or build a fix, so it is read again then. Suppression comments are parsed
-    // from the text, so files with one keep theirs. A file that changed while read keeps it.
+    // Plain manifests, charts' `Chart.yaml`, Helm values files and Argo CD objects are read
+    // through their trees (values files through their values); their text is needed again
+    // only to show a finding or build a fix, so it is read again then. Argo CD objects keep
+    // theirs when user policies run (`data.gitops` may place every Application by line).
+    // Suppression comments are parsed from the text, so files with one keep theirs. A file
+    // that changed while read keeps it.
     let releasable = |kind: model::DocKind| match kind {
         model::DocKind::K8sObject | model::DocKind::HelmChart => true,
         model::DocKind::HelmValues => !may_hold_routes,
+        model::DocKind::Application
+        | model::DocKind::ApplicationSet
+        | model::DocKind::AppProject => !keep_payloads,
         _ => false,
     };
     let release = docs

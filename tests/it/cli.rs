@@ -1020,6 +1020,33 @@ fn verbose_prints_each_phase_with_its_memory_and_a_released_text_still_shows_its
 }
 
 #[test]
+fn a_released_application_still_shows_its_finding_and_takes_its_fix() {
+    // Without user policies, an Application's text is released after the load: rules read it
+    // again only to build a fix, and the report to show the finding.
+    let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: shop\n  namespace: argocd\nspec:\n  project: shop\n  destination: {server: https://kubernetes.default.svc, namespace: shop}\n  syncPolicy:\n    automated:\n      prune: true\n";
+    let dirty = repo(&[("app.yaml", app)]);
+    let args = [
+        "check",
+        "--fail-on",
+        "never",
+        "--select",
+        "argocd/sync-policy",
+    ];
+    let text = stdout(&run(&args, dirty.path()));
+    assert!(
+        text.contains("app.yaml:10:") && text.contains("    automated:"),
+        "the released file's finding shows its source line:\n{text}"
+    );
+    let fixed = run(&[&args[..], &["--fix"]].concat(), dirty.path());
+    assert_eq!(fixed.status.code(), Some(0), "{}", stdout(&fixed));
+    assert_eq!(
+        std::fs::read_to_string(dirty.path().join("app.yaml")).unwrap(),
+        format!("{app}      selfHeal: true\n"),
+        "the fix is built from the text read again"
+    );
+}
+
+#[test]
 fn a_released_values_file_still_shows_its_finding() {
     // A Helm values file's text is released after the load, unless it may hold a cloudflared
     // route; either way its findings show their source lines.

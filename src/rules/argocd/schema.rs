@@ -101,13 +101,13 @@ fn check_document(doc: &Document, cx: &Context<'_>, partial: bool) -> Vec<Findin
     }
     strings::annotations(doc, version, &mut out);
     if let Some(kind) = kind {
-        let text = cx.text(doc);
+        let source = cx.project.source(doc.file);
         let template_patch = kind == "ApplicationSet"
             && doc
                 .root
                 .path(&["spec", "templatePatch"])
                 .is_some_and(|p| !p.is_null());
-        let mut walker = walk::Walker::new(schema, version, text, partial, template_patch);
+        let mut walker = walk::Walker::new(schema, version, source, partial, template_patch);
         let reported: Vec<_> = out.iter().map(|f| f.span).collect();
         walker.value(
             &doc.root,

@@ -4,7 +4,7 @@ use crate::diagnostic::Finding;
 use crate::fix::{Applicability, Edit, Fix};
 use crate::model::{DocKind, Document};
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
-use crate::source::Span;
+use crate::source::{SourceFile, Span};
 use crate::yaml::{Entry, Node, Value, edit};
 
 pub struct SyncPolicy;
@@ -30,7 +30,6 @@ impl Rule for SyncPolicy {
     }
 
     fn check(&self, doc: &Document, cx: &Context<'_>) -> Vec<Finding> {
-        let text = cx.text(doc);
         let (spec_entry, what) = match doc.kind {
             DocKind::Application => (doc.root.entry("spec"), "Application"),
             DocKind::ApplicationSet => {
@@ -66,12 +65,12 @@ impl Rule for SyncPolicy {
                 .value
                 .descendants()
                 .any(|n| n.span.file != doc.file);
-        let text = Some(text).filter(|_| !patched);
-        check_spec(text, &spec_entry.key, &spec_entry.value, what, name)
+        let source = Some(cx.project.source(doc.file)).filter(|_| !patched);
+        check_spec(source, &spec_entry.key, &spec_entry.value, what, name)
             .map(|mut f| {
                 // Unusual layouts (explicit `? key` entries, odd indentation) can defeat the
                 // edit helpers: a fix that would not leave valid YAML is not offered.
-                if let (Some(text), Some(fix)) = (text, &f.fix)
+                if let (Some(text), Some(fix)) = (source.map(SourceFile::text), &f.fix)
                     && !edit::keeps_yaml_valid(text, &fix.edits)
                 {
                     f.fix = None;
@@ -88,18 +87,21 @@ const HELP: &str = "Set `spec.syncPolicy.automated` with `prune: true` and `self
 const BLOCK_AUTOMATED: [&str; 3] = ["automated:", "  prune: true", "  selfHeal: true"];
 const FLOW_AUTOMATED: &str = "{prune: true, selfHeal: true}";
 
-/// `text` is the document's file, `None` when a kustomize patch set part of the spec: an edit
-/// in the file would be overridden by the patch (and the patch's nodes are in another file),
-/// so no fix is offered.
+/// `source` is the document's file, `None` when a kustomize patch set part of the spec: an
+/// edit in the file would be overridden by the patch (and the patch's nodes are in another
+/// file), so no fix is offered. Its text is read (again, if it was released) only to build a
+/// fix.
 fn check_spec(
-    text: Option<&str>,
+    source: Option<&SourceFile>,
     spec_key: &Node,
     spec: &Node,
     what: &str,
     name: &str,
 ) -> Option<Finding> {
+    // A file changed on disk since it was parsed reads as empty: no fix then.
+    let text = || source.map(SourceFile::text).filter(|t| !t.is_empty());
     let Some(sp_entry) = spec.entry("syncPolicy") else {
-        let fix = if let (Some(text), Some(_)) = (text, spec.as_map()) {
+        let fix = if let (Some(text), Some(_)) = (text(), spec.as_map()) {
             add_entry(
                 text,
                 spec,
@@ -129,7 +131,7 @@ fn check_spec(
     };
     let sync_policy = &sp_entry.value;
     let Some(auto_entry) = sync_policy.entry("automated") else {
-        let fix = match text {
+        let fix = match text() {
             Some(text) if sync_policy.as_map().is_some() => add_entry(
                 text,
                 sync_policy,
@@ -161,7 +163,7 @@ fn check_spec(
     };
     let automated = &auto_entry.value;
     if automated.is_null() || automated.as_map().is_some_and(<[_]>::is_empty) {
-        let fix = if let Some(text) = text.filter(|_| !automated.flow()) {
+        let fix = if let Some(text) = text().filter(|_| !automated.flow()) {
             edit::fill_empty_value(
                 text,
                 &auto_entry.key,
@@ -174,7 +176,7 @@ fn check_spec(
                 ),
             )
         } else {
-            text.map(|_| {
+            source.map(|_| {
                 vec![Edit {
                     span: automated.span,
                     replacement: FLOW_AUTOMATED.into(),
@@ -189,7 +191,7 @@ fn check_spec(
                 auto_entry.key.span,
             )
             .with_help(HELP)
-            .with_fix(fix.zip(text).and_then(|(e, text)| {
+            .with_fix(fix.zip(text()).and_then(|(e, text)| {
                 Fix::new(
                     "set `prune: true` and `selfHeal: true`",
                     completing(text, auto_entry, automated),
@@ -258,7 +260,7 @@ fn check_spec(
     if problems.is_empty() {
         return None;
     }
-    let Some(text) = text else {
+    let Some(text) = text() else {
         edits.clear();
         return Some(finding(what, name, &problems, primary.unwrap_or(auto_entry.key.span), None));
     };

@@ -12,7 +12,8 @@ use crate::yaml::{Node, Resolved, ScalarStyle};
 pub struct Walker<'a> {
     pub schema: &'static Schema,
     pub version: Version,
-    pub text: &'a str,
+    /// The document's file: its text is read (again, if it was released) only to build a fix.
+    pub source: &'a crate::source::SourceFile,
     pub out: Vec<Finding>,
     /// Inside an ApplicationSet template, where `{{...}}` stands for any scalar.
     templated: bool,
@@ -28,14 +29,14 @@ impl<'a> Walker<'a> {
     pub fn new(
         schema: &'static Schema,
         version: Version,
-        text: &'a str,
+        source: &'a crate::source::SourceFile,
         partial: bool,
         template_patch: bool,
     ) -> Self {
         Walker {
             schema,
             version,
-            text,
+            source,
             out: Vec::new(),
             templated: false,
             partial,
@@ -306,7 +307,8 @@ impl<'a> Walker<'a> {
             return None;
         }
         let raw = self
-            .text
+            .source
+            .text()
             .get(node.span.start as usize..node.span.end as usize)?;
         let replacement = match (shape, scalar.style) {
             (Shape::String, ScalarStyle::Plain) if !raw.contains(['"', '\\', '\n', '\r']) => {
