@@ -7,9 +7,9 @@
 //! Argo CD objects each Application manages (app-of-apps) and which are live.
 
 use std::borrow::Cow;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
@@ -45,9 +45,9 @@ pub struct ArgoModel {
     pub apps: Vec<App>,
     /// Argo CD documents each Application or ApplicationSet document manages (by index in
     /// `Project::docs`).
-    pub manages: std::collections::HashMap<usize, BTreeSet<usize>>,
+    pub manages: HashMap<usize, BTreeSet<usize>>,
     /// Live documents (by index in `Project::docs`).
-    pub live: std::collections::HashSet<usize>,
+    pub live: HashSet<usize>,
     /// The roots of liveness: the Argo CD documents of config `argocd.roots`, else those no
     /// other document manages.
     pub roots: Vec<usize>,
@@ -243,7 +243,7 @@ pub fn resolve(project: &Project, graph: &Kustomizations, opts: &ResolveOptions)
 /// the argo-cd chart or a wrapper of it (`argocd/insecure-without-edge-tls` reads those).
 /// Judged once per folder with a `Chart.yaml`, on all threads (`charts/` is looked up on
 /// disk); any other folder keeps its values.
-fn charts_with_unread_values(project: &Project) -> HashSet<String> {
+fn charts_with_unread_values(project: &Project) -> FxHashSet<String> {
     use rayon::prelude::*;
     let dirs: Vec<&str> = project
         .docs_of(DocKind::HelmChart)
@@ -261,22 +261,22 @@ struct Resolver<'p> {
     graph: &'p Kustomizations,
     opts: &'p ResolveOptions,
     /// Normalised URLs of this repository; `None` when inferred.
-    this_repo: Option<HashSet<String>>,
+    this_repo: Option<FxHashSet<String>>,
     /// In inference mode: normalised repo URLs with at least one existing path.
-    confirmed: HashSet<String>,
+    confirmed: FxHashSet<String>,
     /// Every folder holding a discovered file (and their ancestors).
-    dirs: HashSet<String>,
-    values_cache: HashMap<FileId, Values>,
+    dirs: FxHashSet<String>,
+    values_cache: FxHashMap<FileId, Values>,
     /// Chart folders whose sources drop their effective values once their image tags are
     /// read; empty unless [`ResolveOptions::drop_unread_values`].
-    unread_values: HashSet<String>,
+    unread_values: FxHashSet<String>,
     /// Helm sources of this repository to render (see [`Resolver::render_charts`]).
     pending_renders: Vec<PendingRender>,
     /// Chart folders whose templates write no Argo CD object (not rendered again).
-    plain_charts: HashSet<String>,
+    plain_charts: FxHashSet<String>,
     /// Folders of kustomizations whose `argocd-apps` `helmCharts` an Application renders, and
     /// the documents of those Applications.
-    kustomize_installs: HashMap<String, HashSet<usize>>,
+    kustomize_installs: FxHashMap<String, FxHashSet<usize>>,
     model: ArgoModel,
 }
 
@@ -294,7 +294,7 @@ struct PendingRender {
 
 impl<'p> Resolver<'p> {
     fn new(project: &'p Project, graph: &'p Kustomizations, opts: &'p ResolveOptions) -> Self {
-        let mut dirs = HashSet::default();
+        let mut dirs = FxHashSet::default();
         dirs.insert(String::new());
         for f in project.sources.files() {
             let mut p = repo::parent(&f.path);
@@ -322,17 +322,17 @@ impl<'p> Resolver<'p> {
             graph,
             opts,
             this_repo,
-            confirmed: HashSet::default(),
+            confirmed: FxHashSet::default(),
             dirs,
-            values_cache: HashMap::default(),
+            values_cache: FxHashMap::default(),
             unread_values: if opts.drop_unread_values {
                 charts_with_unread_values(project)
             } else {
-                HashSet::default()
+                FxHashSet::default()
             },
             pending_renders: Vec::new(),
-            plain_charts: HashSet::default(),
-            kustomize_installs: HashMap::default(),
+            plain_charts: FxHashSet::default(),
+            kustomize_installs: FxHashMap::default(),
             model: ArgoModel {
                 repo_identity: identity,
                 ..ArgoModel::default()
@@ -484,7 +484,7 @@ impl<'p> Resolver<'p> {
         });
         let srcs = argocd::sources(&input.spec);
         // `ref:` names → where their repository is.
-        let mut refs: HashMap<&str, Option<bool>> = HashMap::default();
+        let mut refs: FxHashMap<&str, Option<bool>> = FxHashMap::default();
         for s in &srcs {
             if let Some(name) = s.get_str("ref") {
                 let url = s.get_str("repoURL").unwrap_or("");
@@ -519,7 +519,7 @@ impl<'p> Resolver<'p> {
         &mut self,
         app: usize,
         src: &Node,
-        refs: &HashMap<&str, Option<bool>>,
+        refs: &FxHashMap<&str, Option<bool>>,
     ) -> ResolvedSource {
         let repo_url = src.get_str("repoURL").map(str::to_string);
         let mut out = ResolvedSource {
@@ -711,7 +711,7 @@ impl<'p> Resolver<'p> {
         app: usize,
         helm: &Node,
         dir: Option<&str>,
-        refs: &HashMap<&str, Option<bool>>,
+        refs: &FxHashMap<&str, Option<bool>>,
         vals: &mut Values,
         files: &mut Vec<FileId>,
     ) -> bool {
@@ -903,7 +903,7 @@ impl<'p> Resolver<'p> {
         let Some(start) = graph.in_dir(dir) else {
             return;
         };
-        let mut visited = HashSet::default();
+        let mut visited = FxHashSet::default();
         let mut entered = Vec::new();
         graph.walk(start, &mut |step| match step {
             Step::Enter { node, .. } => {
@@ -1195,12 +1195,12 @@ impl<'p> Resolver<'p> {
     fn render_charts(&mut self) {
         const MAX_RENDERS: usize = 1000;
         let project = self.project;
-        let mut rendered_dirs: HashSet<String> = HashSet::default();
-        let mut standalone_kustomizations: HashSet<String> = HashSet::default();
+        let mut rendered_dirs: FxHashSet<String> = FxHashSet::default();
+        let mut standalone_kustomizations: FxHashSet<String> = FxHashSet::default();
         // (manager document, chart folder): rendered once. An Application rendered from a chart
         // has its manager's document, so a chart that renders the Application installing it (a
         // self-managed bootstrap) is not rendered again and again.
-        let mut done: HashSet<(usize, String)> = HashSet::default();
+        let mut done: FxHashSet<(usize, String)> = FxHashSet::default();
         let mut renders = 0;
         loop {
             let pending = std::mem::take(&mut self.pending_renders);
@@ -1446,8 +1446,7 @@ impl<'p> Resolver<'p> {
     /// App-of-apps edges and liveness.
     fn liveness(&mut self) {
         let project = self.project;
-        let mut manages: std::collections::HashMap<usize, BTreeSet<usize>> =
-            std::collections::HashMap::new();
+        let mut manages: HashMap<usize, BTreeSet<usize>> = HashMap::new();
         for app in &self.model.apps {
             for s in &app.sources {
                 if matches!(s.kind, SourceKind::Helm | SourceKind::Chart) {
@@ -1466,8 +1465,8 @@ impl<'p> Resolver<'p> {
         let argo_docs: Vec<usize> = (0..project.docs.len())
             .filter(|&i| is_argocd_kind(project.docs[i].kind))
             .collect();
-        let live: std::collections::HashSet<usize> = if self.opts.roots.is_empty() {
-            let mut managed_by_other: HashSet<usize> = HashSet::default();
+        let live: HashSet<usize> = if self.opts.roots.is_empty() {
+            let mut managed_by_other: FxHashSet<usize> = FxHashSet::default();
             for (from, to) in &manages {
                 managed_by_other.extend(to.iter().copied().filter(|d| d != from));
             }
@@ -1478,9 +1477,9 @@ impl<'p> Resolver<'p> {
                 .collect();
             argo_docs.into_iter().collect()
         } else {
-            let roots: HashSet<String> =
+            let roots: FxHashSet<String> =
                 self.opts.roots.iter().filter_map(|r| join("", r)).collect();
-            let mut live = std::collections::HashSet::new();
+            let mut live = HashSet::new();
             let mut stack: Vec<usize> = argo_docs
                 .into_iter()
                 .filter(|&i| roots.contains(&project.source(project.docs[i].file).path))
@@ -1498,7 +1497,7 @@ impl<'p> Resolver<'p> {
         // (Folder → the documents of the Applications installing it; kustomizations that
         // install `argocd-apps` count too.) An install by what the folder itself renders (a
         // self-managed bootstrap) does not make it less of a root.
-        let mut installed: HashMap<&str, HashSet<usize>> = HashMap::default();
+        let mut installed: FxHashMap<&str, FxHashSet<usize>> = FxHashMap::default();
         for a in &self.model.apps {
             for s in a.sources.iter().filter(|s| s.kind == SourceKind::Helm) {
                 if let Location::InRepo(d) = &s.location {
@@ -1523,7 +1522,7 @@ impl<'p> Resolver<'p> {
                 self.model.roots.push(o.manager_doc);
             }
         }
-        let mut seen = HashSet::default();
+        let mut seen = FxHashSet::default();
         let not_rendered = std::mem::take(&mut self.model.not_rendered);
         self.model.not_rendered = not_rendered
             .into_iter()
