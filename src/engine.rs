@@ -340,12 +340,21 @@ fn prepare(opts: &Options, timer: &mut Timer) -> Result<Prepared, Error> {
     // User policies may read any field of any object; built-in rules do not read the payloads
     // of most ConfigMaps and Secrets.
     let keep_payloads = !opts.policy.paths.is_empty() || !config.policies.is_empty();
+    // Only a one-shot run whose policies read no Helm values lets the resolver drop them
+    // (see `check`): such a run keeps, of most values files, only their image tags.
+    let keep_values = opts.cache.is_some()
+        || keep_payloads
+        || crate::policy::run::pack_reads_values(&|id: &str| config.level(id) != Some(Level::Off));
+    let keep = Keep {
+        payloads: keep_payloads,
+        values: keep_values,
+    };
     let (project, load_findings, reuse) = load_project(
         root,
         found,
         problems,
         &opts.overlay,
-        keep_payloads,
+        keep,
         opts.cache.as_deref(),
     );
     timer.mark("read, parse, kustomize");
@@ -516,13 +525,24 @@ struct Loaded {
     findings: Vec<(&'static str, Finding)>,
 }
 
+/// What loading keeps of the files beyond what the built-in rules read.
+#[derive(Clone, Copy)]
+pub(crate) struct Keep {
+    /// Every object's payload: user policies may read any field of any object.
+    pub payloads: bool,
+    /// Every Helm values file's values. Without, a values file keeps only its image tags,
+    /// unless it is in the folder of a chart with default values (`values.yaml`), where
+    /// chart sources layer it over them and read it whole (see `model::resolve`).
+    pub values: bool,
+}
+
 /// Reads and parses files in parallel into a [`Project`], keeping YAML and I/O problems.
 fn load_project(
     root: PathBuf,
     found: Vec<walk::Found>,
     problems: Vec<walk::WalkProblem>,
     overlay: &std::collections::BTreeMap<String, String>,
-    keep_payloads: bool,
+    keep: Keep,
     cache: Option<&ParseCache>,
 ) -> (Project, Vec<(&'static str, Finding)>, Option<cache::Reuse>) {
     // (relative path, absolute path, why it cannot be read and whether that is a deliberate skip)
@@ -551,20 +571,33 @@ fn load_project(
 
     let (loaded, reuse): (Vec<Loaded>, _) = match cache {
         Some(cache) => {
-            let (loaded, reuse) = cache.load(&root, entries, overlay, keep_payloads);
+            let (loaded, reuse) = cache.load(&root, entries, overlay, keep.payloads);
             (loaded, Some(reuse))
         }
-        None => (
-            entries
-                .into_par_iter()
-                .enumerate()
-                .map(|(i, (rel, abs, problem))| {
-                    let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
-                    load_one(id, rel, abs, problem, overlay, keep_payloads)
+        None => {
+            let defaults = dirs_with_chart_defaults(entries.iter().map(|e| e.0.as_str()));
+            let keeps: Vec<Keep> = entries
+                .iter()
+                .map(|e| Keep {
+                    values: keep.values
+                        || defaults.contains(e.0.rsplit_once('/').map_or("", |(dir, _)| dir)),
+                    ..keep
                 })
-                .collect(),
-            None,
-        ),
+                .collect();
+            drop(defaults);
+            (
+                entries
+                    .into_par_iter()
+                    .zip(keeps)
+                    .enumerate()
+                    .map(|(i, ((rel, abs, problem), keep))| {
+                        let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
+                        load_one(id, rel, abs, problem, overlay, keep)
+                    })
+                    .collect(),
+                None,
+            )
+        }
     };
 
     let mut files = Vec::with_capacity(loaded.len());
@@ -590,7 +623,7 @@ fn load_one(
     abs: PathBuf,
     problem: Option<(String, bool)>,
     overlay: &std::collections::BTreeMap<String, String>,
-    keep_payloads: bool,
+    keep: Keep,
 ) -> Loaded {
     /// The read buffer a thread keeps between files, when not larger than this.
     const KEPT_BUFFER_BYTES: usize = 4 * 1024 * 1024;
@@ -605,7 +638,7 @@ fn load_one(
     }
     READ_BUFFER.with_borrow_mut(|buffer| {
         let loaded = match crate::source::read_text_into(&abs, buffer) {
-            Ok((text, stamp)) => load_text(id, rel, abs, text, stamp, keep_payloads),
+            Ok((text, stamp)) => load_text(id, rel, abs, text, stamp, keep),
             Err(reason) => unreadable(id, rel, abs, (reason, false)),
         };
         if buffer.capacity() > KEPT_BUFFER_BYTES {
@@ -622,8 +655,9 @@ fn load_text(
     abs: PathBuf,
     text: &str,
     stamp: crate::source::Stamp,
-    keep_payloads: bool,
+    keep: Keep,
 ) -> Loaded {
+    let keep_payloads = keep.payloads;
     let (mut docs, findings) = parse_text(id, &rel, text);
     // A values file that may hold a cloudflared route keeps its tree and text: the route is
     // read from them (`model::edges`).
@@ -633,7 +667,8 @@ fn load_text(
         for d in &mut docs {
             model::k8s::drop_unread_payloads(d);
             if d.kind == model::DocKind::HelmValues && !may_hold_routes {
-                d.values = Some(model::values::Values::from_node(&d.root, None));
+                let values = model::values::Values::from_node(&d.root, None);
+                d.kept = Some(model::KeptValues::new(values, keep.values));
                 d.root = std::sync::Arc::new(crate::yaml::Node::new(
                     d.root.span,
                     crate::yaml::Value::Map(Box::default()),
@@ -670,6 +705,21 @@ fn load_text(
         docs,
         findings,
     }
+}
+
+/// Folders of the charts among `paths` that have default values (`values.yaml`).
+fn dirs_with_chart_defaults<'a>(paths: impl Iterator<Item = &'a str> + Clone) -> HashSet<&'a str> {
+    let with_values: HashSet<&str> = paths
+        .clone()
+        .filter_map(|p| {
+            let (dir, name) = p.rsplit_once('/').unwrap_or(("", p));
+            matches!(name, "values.yaml" | "values.yml").then_some(dir)
+        })
+        .collect();
+    chart_dirs(paths)
+        .into_iter()
+        .filter(|d| with_values.contains(d))
+        .collect()
 }
 
 /// Folders of the `Chart.yaml` files among `paths`.
@@ -791,7 +841,7 @@ fn parse_text(id: FileId, rel: &str, text: &str) -> (Vec<Document>, Vec<(&'stati
             span: d.span,
             root: std::sync::Arc::new(d.root),
             kind,
-            values: None,
+            kept: None,
         });
     }
     (docs, findings)

@@ -227,9 +227,14 @@ fn load_one(
     keep_payloads: bool,
     cached: Option<Entry>,
 ) -> (Loaded, Option<Entry>, bool) {
+    // The language server shows the effective values: it keeps them all.
+    let keep = super::Keep {
+        payloads: keep_payloads,
+        values: true,
+    };
     if problem.is_some() {
         return (
-            super::load_one(id, rel, abs, problem, overlay, keep_payloads),
+            super::load_one(id, rel, abs, problem, overlay, keep),
             None,
             false,
         );
@@ -250,7 +255,7 @@ fn load_one(
             return (c.loaded.clone(), Some(c), true);
         }
     }
-    let mut loaded = super::load_one(id, rel, abs, None, overlay, keep_payloads);
+    let mut loaded = super::load_one(id, rel, abs, None, overlay, keep);
     // The cache and each run share the text and line index.
     loaded.source.share();
     // An unreadable file (or one whose time is unknown) is tried again next time.

@@ -237,19 +237,60 @@ pub struct Document {
     pub span: Span,
     pub root: std::sync::Arc<Node>,
     pub kind: DocKind,
-    /// A Helm values document's values, made while it was loaded, when its tree was not kept:
-    /// `root` is then an empty map, and [`Project::tree`] parses the tree again
-    /// (see `engine::load_one`).
-    pub values: Option<values::Values>,
+    /// What a Helm values document keeps of itself when its tree is not kept: `root` is then
+    /// an empty map, and [`Project::tree`] parses the tree again (see `engine::load_text`).
+    pub kept: Option<KeptValues>,
+}
+
+/// What a Helm values document whose tree was dropped keeps.
+#[derive(Clone, Debug)]
+pub enum KeptValues {
+    /// Its values.
+    Values(values::Values),
+    /// Only its image tags and top-level keys, when a run reads nothing else of it: the rest is
+    /// parsed again if a reader needs it (see [`Project::helm_values`]).
+    ImageTags {
+        tags: std::sync::Arc<[values::ImageTag]>,
+        keys: Box<[crate::yaml::ScalarText]>,
+    },
+}
+
+impl KeptValues {
+    /// What a values document keeps: `values`, or only its image tags and top-level keys.
+    #[must_use]
+    pub fn new(values: values::Values, whole: bool) -> KeptValues {
+        if whole {
+            return KeptValues::Values(values);
+        }
+        let keys = match &values {
+            values::Values::Map(entries) => entries.iter().map(|(k, _)| k.clone()).collect(),
+            _ => Box::default(),
+        };
+        KeptValues::ImageTags {
+            tags: values::image_tags(&values).into(),
+            keys,
+        }
+    }
 }
 
 impl Document {
-    /// The document as Helm values: made while loaded for a values file, else now.
+    /// Its image tags, when it was loaded as image tags only (see [`KeptValues::ImageTags`]).
     #[must_use]
-    pub fn helm_values(&self) -> values::Values {
-        match &self.values {
-            Some(v) => v.clone(),
-            None => values::Values::from_node(&self.root, None),
+    pub fn kept_image_tags(&self) -> Option<&std::sync::Arc<[values::ImageTag]>> {
+        match &self.kept {
+            Some(KeptValues::ImageTags { tags, .. }) => Some(tags),
+            _ => None,
+        }
+    }
+
+    /// Whether a values document loaded without its tree has the top-level key `key`
+    /// (`None`: it has its tree).
+    #[must_use]
+    pub fn kept_has_key(&self, key: &str) -> Option<bool> {
+        match &self.kept {
+            Some(KeptValues::Values(v)) => Some(v.get(key).is_some()),
+            Some(KeptValues::ImageTags { keys, .. }) => Some(keys.iter().any(|k| k == key)),
+            None => None,
         }
     }
 

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::{DocKind, Document};
+use super::values::Values;
+use super::{DocKind, Document, KeptValues};
 use crate::source::{FileId, SourceDb, SourceFile};
 
 pub struct Project {
@@ -100,12 +101,12 @@ impl Project {
             .map(|&i| &self.docs[i])
     }
 
-    /// A document's tree. A Helm values document is loaded as values only (its `root` an empty
-    /// map, see [`Document::values`]); its tree is parsed again from its file for the few
+    /// A document's tree. A Helm values document may be loaded without one (its `root` an
+    /// empty map, see [`Document::kept`]); its tree is parsed again from its file for the few
     /// readers that need one (a fingerprint, a key's span, `argocd/schema`'s checks).
     #[must_use]
     pub fn tree(&self, doc: &Document) -> std::sync::Arc<crate::yaml::Node> {
-        if doc.values.is_none() {
+        if doc.kept.is_none() {
             return doc.root.clone();
         }
         crate::yaml::parse(doc.file, self.source(doc.file).text())
@@ -115,15 +116,26 @@ impl Project {
             .map_or_else(|| doc.root.clone(), |d| std::sync::Arc::new(d.root))
     }
 
+    /// The document as Helm values: kept while loaded, made from its tree otherwise, or (for
+    /// one loaded as image tags only) from its tree parsed again.
+    #[must_use]
+    pub fn helm_values(&self, doc: &Document) -> Values {
+        match &doc.kept {
+            Some(KeptValues::Values(v)) => v.clone(),
+            Some(KeptValues::ImageTags { .. }) => Values::from_node(&self.tree(doc), None),
+            None => Values::from_node(&doc.root, None),
+        }
+    }
+
     /// Gives the documents of `files` that were loaded as values only their trees back; true
     /// when there was one.
     fn restore_trees(&mut self, files: &[FileId]) -> bool {
         let mut restored = false;
         for f in files {
             for i in self.file_doc_range(*f) {
-                if self.docs[i].values.is_some() {
+                if self.docs[i].kept.is_some() {
                     self.docs[i].root = self.tree(&self.docs[i]);
-                    self.docs[i].values = None;
+                    self.docs[i].kept = None;
                     restored = true;
                 }
             }

@@ -207,7 +207,7 @@ pub fn build(project: &Project, argo: &ArgoModel) -> RenderedObjects {
                     span: d.start,
                     root: std::sync::Arc::new(root),
                     kind: DocKind::K8sObject,
-                    values: None,
+                    kept: None,
                 });
                 let written = out.docs[out.docs.len() - 1]
                     .root

@@ -19,7 +19,7 @@ use super::helm::argocd_apps;
 use super::kustomize::{Flow, Kustomization, Kustomizations, Reference, Step};
 use super::repo::{self, join, normalize_url};
 use super::template::is_unknown;
-use super::values::{self, Values};
+use super::values::{self, ImageTag, Values};
 use super::{DocKind, KUSTOMIZATION_FILE_NAMES, appset, helm};
 use crate::model::Project;
 use crate::source::{FileId, Span};
@@ -227,7 +227,7 @@ pub fn resolve(project: &Project, graph: &Kustomizations, opts: &ResolveOptions)
             span: o.root.span,
             root: o.root.clone().into(),
             kind: DocKind::AppProject,
-            values: None,
+            kept: None,
         })
         .collect();
     // Findings of dead Applications do not matter.
@@ -278,6 +278,15 @@ struct Resolver<'p> {
     /// the documents of those Applications.
     kustomize_installs: FxHashMap<String, FxHashSet<usize>>,
     model: ArgoModel,
+}
+
+/// A layer of a Helm source's values, in the order Argo CD applies them.
+enum ValuesLayer {
+    /// A values file.
+    File(FileId),
+    /// `valuesObject`, `values` or one parameter. `own_spans` is false when every leaf points
+    /// at the `values` key.
+    Inline { values: Values, own_spans: bool },
 }
 
 /// A Helm source of this repository: its chart folder, effective values and release. For the
@@ -541,22 +550,26 @@ impl<'p> Resolver<'p> {
             out.location = Location::External;
             out.kind = SourceKind::Chart;
             // Value files of an external chart: only `$ref` ones can be in this repository.
-            let mut vals = Values::empty_map();
+            let mut layers = Vec::new();
             let complete = match src.get("helm") {
-                Some(helm) => self.helm_values(app, helm, None, refs, &mut vals, &mut out.files),
+                Some(helm) => self.helm_layers(app, helm, None, refs, &mut layers, &mut out.files),
                 None => true,
             };
             if complete {
-                self.collect_tags(app, &vals);
                 let name = chart.and_then(Node::scalar_text).unwrap_or("");
-                if argocd_apps::is_argocd_apps(Some(url), name) {
+                let renders = argocd_apps::is_argocd_apps(Some(url), name);
+                let keep = self.keeps_values(&out);
+                let (tags, vals) = self.effective_values(None, layers, keep || renders);
+                self.collect_tags(app, tags);
+                let vals = vals.unwrap_or_else(Values::empty_map);
+                if renders {
                     let form =
                         argocd_apps::form_of(src.get("targetRevision").and_then(Node::scalar_text));
                     let anchor = chart.map_or(src.span, |c| c.span);
                     let release = self.release_of(app, src);
                     self.queue_render(app, argocd_apps::CHART, Some(form), &vals, release, anchor);
                 }
-                out.values = self.keeps_values(&out).then_some(vals);
+                out.values = keep.then_some(vals);
             }
             return out;
         }
@@ -594,10 +607,12 @@ impl<'p> Resolver<'p> {
                         (src.get("helm"), &explicit_kinds(src)[..])
                     {
                         out.kind = SourceKind::Helm;
-                        let mut vals = Values::empty_map();
-                        if self.helm_values(app, helm, None, refs, &mut vals, &mut out.files) {
-                            self.collect_tags(app, &vals);
-                            out.values = self.keeps_values(&out).then_some(vals);
+                        let mut layers = Vec::new();
+                        if self.helm_layers(app, helm, None, refs, &mut layers, &mut out.files) {
+                            let keep = self.keeps_values(&out);
+                            let (tags, vals) = self.effective_values(None, layers, keep);
+                            self.collect_tags(app, tags);
+                            out.values = vals;
                         }
                     }
                     return out;
@@ -626,24 +641,23 @@ impl<'p> Resolver<'p> {
         out.kind = self.source_kind(src, &dir);
         match out.kind {
             SourceKind::Helm => {
-                let mut vals = Values::empty_map();
                 let default = join(&dir, "values.yaml").unwrap_or_default();
-                if let Some(f) = self.project.file_by_path(&default) {
-                    out.files.push(f.id);
-                    vals = self.values_of(f.id);
-                }
+                let defaults = self.project.file_by_path(&default).map(|f| f.id);
+                out.files.extend(defaults);
+                let mut layers = Vec::new();
                 let complete = match src.get("helm") {
                     Some(helm) => {
-                        self.helm_values(app, helm, Some(&dir), refs, &mut vals, &mut out.files)
+                        self.helm_layers(app, helm, Some(&dir), refs, &mut layers, &mut out.files)
                     }
                     None => true,
                 };
                 // A layer that depends on unknown parameters may override any tag.
                 if complete {
-                    self.collect_tags(app, &vals);
-                    let release = self.release_of(app, src);
                     // A chart that cannot render is not rendered: it needs no values.
-                    let vals = self.keeps_values(&out).then_some(vals);
+                    let keep = self.keeps_values(&out);
+                    let (tags, vals) = self.effective_values(defaults, layers, keep);
+                    self.collect_tags(app, tags);
+                    let release = self.release_of(app, src);
                     let render_values = vals.clone().unwrap_or_else(Values::empty_map);
                     self.queue_render(
                         app,
@@ -696,7 +710,7 @@ impl<'p> Resolver<'p> {
             .project
             .file_docs(file)
             .first()
-            .map_or(Values::empty_map(), |d| match d.helm_values() {
+            .map_or(Values::empty_map(), |d| match self.project.helm_values(d) {
                 Values::Null => Values::empty_map(),
                 v => v,
             });
@@ -704,15 +718,77 @@ impl<'p> Resolver<'p> {
         v
     }
 
-    /// Applies `helm:` in Argo CD's order: value files, then `values`/`valuesObject`, then
-    /// parameters. `dir` is the chart folder for an in-repository chart.
-    fn helm_values(
+    /// The effective values of a Helm source, from the chart's default values file and the
+    /// layers of `helm:` over them: their image tags, and the values when `whole`.
+    ///
+    /// The values are merged only when needed: when the first file is one loaded as image tags
+    /// only (see [`crate::model::KeptValues`]), its tags are taken and each later layer removes
+    /// those it overrides and adds its own. Layers whose leaves share one span (an unmapped
+    /// `values` string) are merged, so that each key keeps its place in the merged order.
+    fn effective_values(
+        &mut self,
+        defaults: Option<FileId>,
+        layers: Vec<ValuesLayer>,
+        whole: bool,
+    ) -> (Vec<ImageTag>, Option<Values>) {
+        let (first, rest) = match defaults {
+            Some(f) => (Some(f), &layers[..]),
+            None => match layers.split_first() {
+                Some((ValuesLayer::File(f), rest)) => (Some(*f), rest),
+                _ => (None, &layers[..]),
+            },
+        };
+        let first_tags = first
+            .and_then(|f| self.project.file_docs(f).first())
+            .and_then(super::Document::kept_image_tags);
+        if let Some(tags) = first_tags.filter(|_| !whole) {
+            if rest.iter().all(|l| {
+                !matches!(
+                    l,
+                    ValuesLayer::Inline {
+                        own_spans: false,
+                        ..
+                    }
+                )
+            }) {
+                let mut tags = tags.to_vec();
+                for layer in rest {
+                    match layer {
+                        ValuesLayer::File(f) => {
+                            let v = self.values_of(*f);
+                            values::merge_image_tags(&mut tags, &v);
+                        }
+                        ValuesLayer::Inline { values, .. } => {
+                            values::merge_image_tags(&mut tags, values);
+                        }
+                    }
+                }
+                return (tags, None);
+            }
+        }
+        let mut vals = defaults.map_or_else(Values::empty_map, |f| self.values_of(f));
+        for layer in layers {
+            match layer {
+                ValuesLayer::File(f) => {
+                    let v = self.values_of(f);
+                    vals.merge(v);
+                }
+                ValuesLayer::Inline { values, .. } => vals.merge(values),
+            }
+        }
+        (values::image_tags(&vals), whole.then_some(vals))
+    }
+
+    /// Reads `helm:` into layers in Argo CD's order: value files, then
+    /// `values`/`valuesObject`, then parameters. `dir` is the chart folder for an
+    /// in-repository chart. False when a layer depends on something unknown.
+    fn helm_layers(
         &mut self,
         app: usize,
         helm: &Node,
         dir: Option<&str>,
         refs: &FxHashMap<&str, Option<bool>>,
-        vals: &mut Values,
+        layers: &mut Vec<ValuesLayer>,
         files: &mut Vec<FileId>,
     ) -> bool {
         let mut complete = true;
@@ -766,10 +842,8 @@ impl<'p> Resolver<'p> {
             };
             match self.project.file_by_path(&rel) {
                 Some(f) => {
-                    let id = f.id;
-                    files.push(id);
-                    let v = self.values_of(id);
-                    vals.merge(v);
+                    files.push(f.id);
+                    layers.push(ValuesLayer::File(f.id));
                 }
                 None if self.file_exists(&rel) => {}
                 None if ignore_missing => {}
@@ -782,10 +856,13 @@ impl<'p> Resolver<'p> {
         }
         // `valuesObject` wins over `values` when both are set.
         if let Some(obj) = helm.get("valuesObject").filter(|o| o.as_map().is_some()) {
-            vals.merge(Values::from_node(obj, None));
+            layers.push(ValuesLayer::Inline {
+                values: Values::from_node(obj, None),
+                own_spans: true,
+            });
         } else if let Some(entry) = helm.entry("values") {
-            if let Some(v) = self.inline_values(&entry.key, &entry.value) {
-                vals.merge(v);
+            if let Some((values, own_spans)) = self.inline_values(&entry.key, &entry.value) {
+                layers.push(ValuesLayer::Inline { values, own_spans });
             }
         }
         for p in helm.get("parameters").into_iter().flat_map(Node::items) {
@@ -811,7 +888,12 @@ impl<'p> Resolver<'p> {
                     span: value.span,
                 }
             };
-            vals.set_path(name, v);
+            if let Some(values) = Values::at_set_path(name, v) {
+                layers.push(ValuesLayer::Inline {
+                    values,
+                    own_spans: true,
+                });
+            }
         }
         for fp in helm.get("fileParameters").into_iter().flat_map(Node::items) {
             let (Some(dir), Some(pnode)) = (dir, fp.get("path")) else {
@@ -841,11 +923,12 @@ impl<'p> Resolver<'p> {
     }
 
     /// `helm.values`: a YAML string. Spans map back into the file for a literal block scalar
-    /// whose lines can be located; otherwise every value points at the `values` key.
-    fn inline_values(&self, key: &Node, node: &Node) -> Option<Values> {
+    /// whose lines can be located; otherwise every value points at the `values` key (and
+    /// the flag, whether the values have their own spans, is false).
+    fn inline_values(&self, key: &Node, node: &Node) -> Option<(Values, bool)> {
         if node.as_map().is_some() {
             // Argo CD also accepts an object here.
-            return Some(Values::from_node(node, None));
+            return Some((Values::from_node(node, None), true));
         }
         let text = node.scalar_text()?;
         if is_unknown(text) {
@@ -861,9 +944,9 @@ impl<'p> Resolver<'p> {
             Some(map) => {
                 let mut root = root.clone();
                 remap(&mut root, &map, node.span.file);
-                Some(Values::from_node(&root, None))
+                Some((Values::from_node(&root, None), true))
             }
-            None => Some(Values::from_node(root, Some(key.span))),
+            None => Some((Values::from_node(root, Some(key.span)), false)),
         }
     }
 
@@ -880,8 +963,8 @@ impl<'p> Resolver<'p> {
         }
     }
 
-    fn collect_tags(&mut self, app: usize, vals: &Values) {
-        for t in values::image_tags(vals) {
+    fn collect_tags(&mut self, app: usize, tags: Vec<ImageTag>) {
+        for t in tags {
             if is_unknown(&t.tag) {
                 self.unknown(app, "helm.parameters");
                 continue;
@@ -1410,7 +1493,7 @@ impl<'p> Resolver<'p> {
             span: anchor,
             root: object.root.clone().into(),
             kind: DocKind::ApplicationSet,
-            values: None,
+            kept: None,
         };
         let is_here = |url: &str| self.known_here(url);
         let view = appset::RepoView {

@@ -155,15 +155,41 @@ impl Values {
     /// Sets a `--set`-style dotted path (`a.b\.c.d`); list indexes (`a[0]`) are not modelled
     /// and such parameters are ignored.
     pub fn set_path(&mut self, name: &str, value: Values) {
+        if let Some(over) = Values::at_set_path(name, value) {
+            self.merge(over);
+        }
+    }
+
+    /// The map that sets `value` at a `--set`-style path, as [`Values::set_path`] merges it
+    /// (`None` for a path it ignores).
+    #[must_use]
+    pub fn at_set_path(name: &str, value: Values) -> Option<Values> {
         let keys = split_set_path(name);
         if keys.is_empty() || keys.iter().any(|k| k.contains('[')) {
-            return;
+            return None;
         }
         let mut over = value;
         for k in keys.into_iter().rev() {
             over = Values::map(vec![(k.into(), over)]);
         }
-        self.merge(over);
+        Some(over)
+    }
+
+    /// Whether merging `self` over values replaces or deletes what they hold at `path`: it
+    /// sets something at `path` or at a prefix of it that is not a map.
+    #[must_use]
+    pub fn overrides(&self, path: &[ScalarText]) -> bool {
+        let mut node = self;
+        for key in path {
+            match node {
+                Values::Map(m) => match m.iter().find(|(k, _)| k == key) {
+                    Some((_, v)) => node = v,
+                    None => return false,
+                },
+                _ => return true,
+            }
+        }
+        true
     }
 
     #[must_use]
@@ -286,10 +312,12 @@ pub fn split_set_path(name: &str) -> Vec<String> {
 }
 
 /// An image tag found in effective values: the key path and the leaf that set it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ImageTag {
     /// Dotted key path (`metricsExporter.image.tag`, or `x.image` for `repo:tag` strings).
     pub key: String,
+    /// The keys of the leaf, undotted.
+    pub path: Box<[ScalarText]>,
     pub tag: String,
     pub span: Span,
 }
@@ -303,7 +331,15 @@ pub fn image_tags(values: &Values) -> Vec<ImageTag> {
     out
 }
 
-fn walk_tags<'v>(values: &'v Values, path: &mut Vec<&'v str>, out: &mut Vec<ImageTag>) {
+/// The image tags of `base` merged with `over`, from `base`'s tags (`tags`) and `over`: those
+/// `over` does not replace or delete, then its own. The same tags as [`image_tags`] of the
+/// merged values, though not always in the same order.
+pub fn merge_image_tags(tags: &mut Vec<ImageTag>, over: &Values) {
+    tags.retain(|t| !over.overrides(&t.path));
+    tags.extend(image_tags(over));
+}
+
+fn walk_tags<'v>(values: &'v Values, path: &mut Vec<&'v ScalarText>, out: &mut Vec<ImageTag>) {
     let Values::Map(entries) = values else {
         return;
     };
@@ -319,7 +355,12 @@ fn walk_tags<'v>(values: &'v Values, path: &mut Vec<&'v str>, out: &mut Vec<Imag
             Values::Map(_) if is_image_key => {
                 if let Some(Values::Scalar { text, span, .. }) = v.get("tag") {
                     out.push(ImageTag {
-                        key: format!("{}.tag", path.join(".")),
+                        key: format!("{}.tag", dotted(path)),
+                        path: path
+                            .iter()
+                            .map(|k| (*k).clone())
+                            .chain(std::iter::once(ScalarText::const_new("tag")))
+                            .collect(),
                         tag: text.to_string(),
                         span: *span,
                     });
@@ -334,7 +375,8 @@ fn walk_tags<'v>(values: &'v Values, path: &mut Vec<&'v str>, out: &mut Vec<Imag
             } if is_image_key => {
                 if let Some(tag) = tag_of_reference(text) {
                     out.push(ImageTag {
-                        key: path.join("."),
+                        key: dotted(path),
+                        path: path.iter().map(|k| (*k).clone()).collect(),
                         tag: tag.to_string(),
                         span: *span,
                     });
@@ -344,6 +386,17 @@ fn walk_tags<'v>(values: &'v Values, path: &mut Vec<&'v str>, out: &mut Vec<Imag
         }
         path.pop();
     }
+}
+
+fn dotted(path: &[&ScalarText]) -> String {
+    let mut out = String::new();
+    for (i, k) in path.iter().enumerate() {
+        if i > 0 {
+            out.push('.');
+        }
+        out.push_str(k);
+    }
+    out
 }
 
 /// The tag of an image reference `registry:5000/repo:tag@sha256:...`, if it has one.
@@ -456,5 +509,104 @@ mod tests {
     #[test]
     fn set_paths_split_on_unescaped_dots() {
         assert_eq!(split_set_path(r"a.b\.c.d"), vec!["a", "b.c", "d"]);
+    }
+
+    /// Random values trees over a few keys, every leaf at its own span.
+    struct Trees {
+        state: u64,
+        next_span: usize,
+    }
+
+    impl Trees {
+        fn roll(&mut self, n: u64) -> u64 {
+            // xorshift64: deterministic, no dependency.
+            self.state ^= self.state << 13;
+            self.state ^= self.state >> 7;
+            self.state ^= self.state << 17;
+            self.state % n
+        }
+
+        fn scalar(&mut self, text: &str) -> Values {
+            self.next_span += 1;
+            Values::Scalar {
+                text: text.into(),
+                is_str: true,
+                span: Span::new(FileId(0), self.next_span, self.next_span + 1),
+            }
+        }
+
+        fn tree(&mut self, depth: u32) -> Values {
+            match self.roll(if depth == 0 { 4 } else { 7 }) {
+                0 => Values::Null,
+                1 => self.scalar("none"),
+                2 => self.scalar("reg/app:v1"),
+                3 => Values::Seq(Span::new(FileId(0), 0, 0), Arc::from([])),
+                _ => {
+                    let keys = ["image", "tag", "a", "sidecarImage"];
+                    let n = self.roll(4);
+                    let mut entries: Entries = Vec::new();
+                    for _ in 0..n {
+                        let key = keys[self.roll(4) as usize];
+                        if entries.iter().all(|(k, _)| k != key) {
+                            let v = self.tree(depth - 1);
+                            entries.push((key.into(), v));
+                        }
+                    }
+                    Values::map(entries)
+                }
+            }
+        }
+    }
+
+    fn sorted(tags: Vec<ImageTag>) -> Vec<(u32, String, String)> {
+        let mut out: Vec<_> = tags
+            .into_iter()
+            .map(|t| (t.span.start, t.key, t.tag))
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn merged_tags_are_the_tags_of_the_merged_values() {
+        let mut trees = Trees {
+            state: 0x9e37_79b9_7f4a_7c15,
+            next_span: 0,
+        };
+        let mut compared = 0;
+        for _ in 0..5000 {
+            let layers: Vec<Values> = (0..3).map(|_| trees.tree(3)).collect();
+            let mut merged = Values::empty_map();
+            merged.merge(layers[0].clone());
+            let mut tags = image_tags(&layers[0]);
+            for layer in &layers[1..] {
+                merged.merge(layer.clone());
+                merge_image_tags(&mut tags, layer);
+            }
+            let expected = sorted(image_tags(&merged));
+            compared += expected.len();
+            assert_eq!(sorted(tags), expected, "layers {layers:?}");
+        }
+        assert!(compared > 500, "the trees hold tags ({compared})");
+    }
+
+    #[test]
+    fn a_layer_overrides_a_tag_at_its_path_or_above_it() {
+        let base = v("x:\n  image:\n    tag: none\ny:\n  image: reg/app:none\n");
+        let mut tags = image_tags(&base);
+        merge_image_tags(&mut tags, &v("x:\n  image:\n    repository: r\ny: {}\n"));
+        assert_eq!(tags.len(), 2, "maps around a tag keep it");
+        merge_image_tags(&mut tags, &v("x:\n  image: reg/app:v2\n"));
+        let kept: Vec<_> = tags
+            .iter()
+            .map(|t| (t.key.as_str(), t.tag.as_str()))
+            .collect();
+        assert_eq!(kept, vec![("y.image", "none"), ("x.image", "v2")]);
+        merge_image_tags(&mut tags, &v("y: null\nx: 1\n"));
+        assert!(tags.is_empty());
+        let mut set = Values::empty_map();
+        set.set_path("a.b", v("1"));
+        assert_eq!(Values::at_set_path("a.b", v("1")), Some(set.clone()));
+        assert_eq!(Values::at_set_path("a[0].b", v("1")), None);
     }
 }

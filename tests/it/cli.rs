@@ -1068,3 +1068,112 @@ fn a_released_values_file_still_shows_its_finding() {
         "the kept file's finding shows its source line:\n{text}"
     );
 }
+
+#[test]
+fn values_files_loaded_as_image_tags_give_the_findings_of_merged_values() {
+    // A one-shot run keeps only the image tags of values files outside charts with default
+    // values, and merges later layers over those tags; a run with user policies keeps every
+    // values file whole. Both must find the same placeholder tags at the same places.
+    let app = |name: &str, path: &str, helm: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {name}\n  namespace: argocd\n  finalizers: [resources-finalizer.argocd.argoproj.io]\nspec:\n  project: web\n  source:\n    repoURL: https://git.example.com/gitops.git\n    targetRevision: main\n    path: {path}\n    helm:\n{helm}  destination:\n    server: https://kubernetes.default.svc\n    namespace: {name}\n  syncPolicy:\n    automated: {{prune: true, selfHeal: true}}\n"
+        )
+    };
+    let files = [
+        ("apps/web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 1.0.0\n".to_string()),
+        (
+            "apps/web/values-prod.yaml",
+            "image:\n  repository: reg/web\n  tag: none\nworker:\n  image: reg/worker:none\nsidecarImage:\n  tag: none\njobs:\n  image: {tag: none}\nkept:\n  image:\n    tag: none\n".to_string(),
+        ),
+        ("apps/web/values-extra.yaml", "jobs:\n  image: null\n".to_string()),
+        (
+            "argocd/web-prod.yaml",
+            app(
+                "web-prod",
+                "apps/web",
+                "      valueFiles: [values-prod.yaml, values-extra.yaml]\n      valuesObject:\n        worker: {image: reg/worker:v2}\n        image: {repository: reg/web2}\n      parameters:\n        - {name: sidecarImage.tag, value: v3}\n        - {name: extra.image, value: reg/extra:none}\n",
+            ),
+        ),
+        (
+            "argocd/web-inline.yaml",
+            app(
+                "web-inline",
+                "apps/web",
+                "      valueFiles: [values-prod.yaml]\n      values: \"kept: {image: {tag: v1}}\\nnew: {image: {tag: none}}\"\n",
+            ),
+        ),
+        (
+            "argocd/web-block.yaml",
+            app(
+                "web-block",
+                "apps/web",
+                "      valueFiles: [values-prod.yaml]\n      values: |\n        image:\n          tag: v9\n        block:\n          image: reg/block:none\n",
+            ),
+        ),
+        (
+            "argocd/project.yaml",
+            "apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: web, namespace: argocd}\nspec:\n  sourceRepos: ['*']\n  destinations: [{server: https://kubernetes.default.svc, namespace: '*'}]\n".to_string(),
+        ),
+        (
+            "policy/noop.rego",
+            "package main\n\ndeny contains msg if {\n  input.kind == \"NoSuchKind\"\n  msg := \"never\"\n}\n".to_string(),
+        ),
+    ];
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    let dir = repo(&files);
+    let tag_findings = |args: &[&str]| -> Vec<String> {
+        let o = run(&[&["check", "--format", "json"], args].concat(), dir.path());
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        let mut found: Vec<String> = v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["rule"] == "argocd/image-tag-none")
+            .map(|d| {
+                format!(
+                    "{}:{}:{} {}",
+                    d["file"].as_str().unwrap(),
+                    d["range"]["start"]["line"],
+                    d["range"]["start"]["column"],
+                    d["message"].as_str().unwrap()
+                )
+            })
+            .collect();
+        found.sort();
+        found
+    };
+    let one_shot = tag_findings(&[]);
+    assert_eq!(one_shot, tag_findings(&["--policy", "policy"]));
+    let places: Vec<&str> = one_shot
+        .iter()
+        .map(|f| f.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(
+        places,
+        [
+            // kept.image.tag: web-prod, web-block (web-inline sets it)
+            "apps/web/values-prod.yaml:12:10",
+            // image.tag: web-prod, web-inline (valuesObject keeps it, web-block sets it)
+            "apps/web/values-prod.yaml:3:8",
+            // worker.image: web-inline, web-block (valuesObject sets it)
+            "apps/web/values-prod.yaml:5:10",
+            // sidecarImage.tag: web-inline, web-block (a parameter sets it)
+            "apps/web/values-prod.yaml:7:8",
+            // jobs.image.tag: web-inline, web-block (values-extra.yaml deletes it)
+            "apps/web/values-prod.yaml:9:16",
+            // block.image, from the mapped `values: |`
+            "argocd/web-block.yaml:19:18",
+            // new.image.tag, at the key of the unmapped `values` string
+            "argocd/web-inline.yaml:15:7",
+            // extra.image, from a parameter
+            "argocd/web-prod.yaml:20:38",
+        ],
+        "{one_shot:#?}"
+    );
+    assert!(
+        one_shot[..5]
+            .iter()
+            .all(|f| f.ends_with("2 Applications deploy it")),
+        "{one_shot:#?}"
+    );
+}

@@ -526,7 +526,7 @@ fn render_argocd_apps(
     };
     let (project, _) = engine::load(&opts).unwrap();
     let f = project.file_by_path("values.yaml").unwrap().id;
-    let vals = project.file_docs(f)[0].helm_values();
+    let vals = project.helm_values(&project.file_docs(f)[0]);
     let chart = helm::argocd_apps::chart("argocd-apps", form);
     let r = helm::render(&chart, &vals, &helm::Release::new("rel", "ns"))
         .map(|r| r.manifests.into_iter().map(|m| m.text).collect())

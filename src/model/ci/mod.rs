@@ -67,7 +67,7 @@ pub(crate) fn test_project(files: &[(&str, &str)]) -> Project {
                 index: d.index,
                 span: d.span,
                 kind: classify(path, &d.root),
-                values: None,
+                kept: None,
                 root: d.root.into(),
             });
         }

@@ -520,7 +520,7 @@ fn load_at(project: &Project, dir: &str, depth: usize) -> Result<Chart, RenderEr
     let defaults = join(dir, "values.yaml")
         .and_then(|p| project.file_by_path(&p))
         .and_then(|f| project.file_docs(f.id).first())
-        .map_or(Values::empty_map(), crate::model::Document::helm_values);
+        .map_or(Values::empty_map(), |d| project.helm_values(d));
     // Templates were read with the repository (`SourceDb::templates`); `crds/` holds YAML.
     let rel_to_chart = |path: &str| -> String {
         if dir.is_empty() {

@@ -41,7 +41,7 @@ fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Project) {
                 index: d.index,
                 span: d.span,
                 kind: classify(rel, &d.root),
-                values: None,
+                kept: None,
                 root: d.root.into(),
             });
         }

@@ -46,16 +46,15 @@ impl Rule for Schema {
             .flat_map_iter(|doc| {
                 let path = &cx.project.source(doc.file).path;
                 let partial = is_patched(&patched, path);
-                match &doc.values {
-                    // A values file loaded without its tree: parsed again only when it has a
-                    // top-level key the values checks read.
-                    Some(values) if !VALUES_KEYS_READ.iter().any(|k| values.get(k).is_some()) => {
-                        Vec::new()
-                    }
+                // A values file loaded without its tree: parsed again only when it has a
+                // top-level key the values checks read.
+                let has_key = |k: &&str| doc.kept_has_key(k) == Some(true);
+                match &doc.kept {
+                    Some(_) if !VALUES_KEYS_READ.iter().any(has_key) => Vec::new(),
                     Some(_) => {
                         let reparsed = Document {
                             root: cx.project.tree(doc),
-                            values: None,
+                            kept: None,
                             ..doc.clone()
                         };
                         check_document(&reparsed, cx, partial)

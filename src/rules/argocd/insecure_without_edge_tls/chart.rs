@@ -243,7 +243,7 @@ pub(super) fn chart_values(cx: &Context<'_>, service: &str, out: &mut Vec<Insecu
             let Some(doc) = project.file_docs(f.id).first() else {
                 continue;
             };
-            let values = doc.helm_values();
+            let values = project.helm_values(doc);
             let Some(root) = argo_cd_values(&chart.root, &values) else {
                 continue;
             };
@@ -291,7 +291,7 @@ pub(super) fn kustomize_helm_charts(
         let mut origin = "kustomize helmCharts `argo-cd`".to_string();
         if let Some((_, Reference::File(f))) = &hc.values_file {
             if let Some(d) = project.file_docs(*f).first() {
-                values.merge(d.helm_values());
+                values.merge(project.helm_values(d));
                 origin = format!(
                     "values file `{}` of kustomize helmCharts `argo-cd`",
                     project.source(*f).path
