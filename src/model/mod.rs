@@ -247,29 +247,30 @@ pub struct Document {
 pub enum KeptValues {
     /// Its values.
     Values(values::Values),
-    /// Only its image tags and top-level keys, when a run reads nothing else of it: the rest is
-    /// parsed again if a reader needs it (see [`Project::helm_values`]).
-    ImageTags {
-        tags: std::sync::Arc<[values::ImageTag]>,
-        keys: Box<[crate::yaml::ScalarText]>,
-    },
+    /// Only its image tags, when a run reads nothing else of it and it has none of
+    /// [`VALUES_KEYS_READ_WHOLE`]: the rest is parsed again if a reader needs it (see
+    /// [`Project::helm_values`]).
+    ImageTags(std::sync::Arc<[values::ImageTag]>),
 }
 
+/// Top-level keys that make a values document more than its image tags: the argo-cd chart's
+/// `configs` (also under `argo-cd`), and the `metadata` and `kind` of an Argo CD object saved
+/// under a values file name. `argocd/schema` checks documents with one of them.
+pub const VALUES_KEYS_READ_WHOLE: &[&str] = &["configs", "argo-cd", "metadata", "kind"];
+
 impl KeptValues {
-    /// What a values document keeps: `values`, or only its image tags and top-level keys.
+    /// What a values document keeps: `values` when `whole` or when it has one of
+    /// [`VALUES_KEYS_READ_WHOLE`], else only its image tags.
     #[must_use]
     pub fn new(values: values::Values, whole: bool) -> KeptValues {
-        if whole {
+        if whole
+            || VALUES_KEYS_READ_WHOLE
+                .iter()
+                .any(|k| values.get(k).is_some())
+        {
             return KeptValues::Values(values);
         }
-        let keys = match &values {
-            values::Values::Map(entries) => entries.iter().map(|(k, _)| k.clone()).collect(),
-            _ => Box::default(),
-        };
-        KeptValues::ImageTags {
-            tags: values::image_tags(&values).into(),
-            keys,
-        }
+        KeptValues::ImageTags(values::image_tags(&values).into())
     }
 }
 
@@ -278,19 +279,8 @@ impl Document {
     #[must_use]
     pub fn kept_image_tags(&self) -> Option<&std::sync::Arc<[values::ImageTag]>> {
         match &self.kept {
-            Some(KeptValues::ImageTags { tags, .. }) => Some(tags),
+            Some(KeptValues::ImageTags(tags)) => Some(tags),
             _ => None,
-        }
-    }
-
-    /// Whether a values document loaded without its tree has the top-level key `key`
-    /// (`None`: it has its tree).
-    #[must_use]
-    pub fn kept_has_key(&self, key: &str) -> Option<bool> {
-        match &self.kept {
-            Some(KeptValues::Values(v)) => Some(v.get(key).is_some()),
-            Some(KeptValues::ImageTags { keys, .. }) => Some(keys.iter().any(|k| k == key)),
-            None => None,
         }
     }
 

@@ -122,7 +122,7 @@ impl Project {
     pub fn helm_values(&self, doc: &Document) -> Values {
         match &doc.kept {
             Some(KeptValues::Values(v)) => v.clone(),
-            Some(KeptValues::ImageTags { .. }) => Values::from_node(&self.tree(doc), None),
+            Some(KeptValues::ImageTags(_)) => Values::from_node(&self.tree(doc), None),
             None => Values::from_node(&doc.root, None),
         }
     }

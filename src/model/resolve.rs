@@ -971,8 +971,8 @@ impl<'p> Resolver<'p> {
             }
             self.model.tags.push(TagUse {
                 span: t.span,
-                tag: t.tag,
-                key: format!("`{}`", t.key),
+                key: format!("`{}`", t.key()),
+                tag: t.tag.into(),
                 app,
             });
         }

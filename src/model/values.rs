@@ -314,12 +314,26 @@ pub fn split_set_path(name: &str) -> Vec<String> {
 /// An image tag found in effective values: the key path and the leaf that set it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ImageTag {
-    /// Dotted key path (`metricsExporter.image.tag`, or `x.image` for `repo:tag` strings).
-    pub key: String,
-    /// The keys of the leaf, undotted.
+    /// The keys of the leaf (`[metricsExporter, image, tag]`, or `[x, image]` for a
+    /// `repo:tag` string).
     pub path: Box<[ScalarText]>,
-    pub tag: String,
+    pub tag: ScalarText,
     pub span: Span,
+}
+
+impl ImageTag {
+    /// The dotted key path: `metricsExporter.image.tag`.
+    #[must_use]
+    pub fn key(&self) -> String {
+        let mut out = String::new();
+        for (i, k) in self.path.iter().enumerate() {
+            if i > 0 {
+                out.push('.');
+            }
+            out.push_str(k);
+        }
+        out
+    }
 }
 
 /// Every image tag in `values`: `<...>image.tag` keys at any depth (the parent key ends in
@@ -355,13 +369,12 @@ fn walk_tags<'v>(values: &'v Values, path: &mut Vec<&'v ScalarText>, out: &mut V
             Values::Map(_) if is_image_key => {
                 if let Some(Values::Scalar { text, span, .. }) = v.get("tag") {
                     out.push(ImageTag {
-                        key: format!("{}.tag", dotted(path)),
                         path: path
                             .iter()
                             .map(|k| (*k).clone())
                             .chain(std::iter::once(ScalarText::const_new("tag")))
                             .collect(),
-                        tag: text.to_string(),
+                        tag: text.clone(),
                         span: *span,
                     });
                 }
@@ -375,9 +388,8 @@ fn walk_tags<'v>(values: &'v Values, path: &mut Vec<&'v ScalarText>, out: &mut V
             } if is_image_key => {
                 if let Some(tag) = tag_of_reference(text) {
                     out.push(ImageTag {
-                        key: dotted(path),
                         path: path.iter().map(|k| (*k).clone()).collect(),
-                        tag: tag.to_string(),
+                        tag: tag.into(),
                         span: *span,
                     });
                 }
@@ -386,17 +398,6 @@ fn walk_tags<'v>(values: &'v Values, path: &mut Vec<&'v ScalarText>, out: &mut V
         }
         path.pop();
     }
-}
-
-fn dotted(path: &[&ScalarText]) -> String {
-    let mut out = String::new();
-    for (i, k) in path.iter().enumerate() {
-        if i > 0 {
-            out.push('.');
-        }
-        out.push_str(k);
-    }
-    out
 }
 
 /// The tag of an image reference `registry:5000/repo:tag@sha256:...`, if it has one.
@@ -421,7 +422,10 @@ mod tests {
     }
 
     fn tags(v: &Values) -> Vec<(String, String)> {
-        image_tags(v).into_iter().map(|t| (t.key, t.tag)).collect()
+        image_tags(v)
+            .into_iter()
+            .map(|t| (t.key(), t.tag.to_string()))
+            .collect()
     }
 
     #[test]
@@ -561,7 +565,7 @@ mod tests {
     fn sorted(tags: Vec<ImageTag>) -> Vec<(u32, String, String)> {
         let mut out: Vec<_> = tags
             .into_iter()
-            .map(|t| (t.span.start, t.key, t.tag))
+            .map(|t| (t.span.start, t.key(), t.tag.to_string()))
             .collect();
         out.sort();
         out
@@ -597,11 +601,14 @@ mod tests {
         merge_image_tags(&mut tags, &v("x:\n  image:\n    repository: r\ny: {}\n"));
         assert_eq!(tags.len(), 2, "maps around a tag keep it");
         merge_image_tags(&mut tags, &v("x:\n  image: reg/app:v2\n"));
-        let kept: Vec<_> = tags
-            .iter()
-            .map(|t| (t.key.as_str(), t.tag.as_str()))
-            .collect();
-        assert_eq!(kept, vec![("y.image", "none"), ("x.image", "v2")]);
+        let kept: Vec<_> = tags.iter().map(|t| (t.key(), t.tag.as_str())).collect();
+        assert_eq!(
+            kept,
+            vec![
+                ("y.image".to_string(), "none"),
+                ("x.image".to_string(), "v2")
+            ]
+        );
         merge_image_tags(&mut tags, &v("y: null\nx: 1\n"));
         assert!(tags.is_empty());
         let mut set = Values::empty_map();

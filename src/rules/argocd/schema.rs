@@ -7,7 +7,7 @@ mod walk;
 use crate::diagnostic::Finding;
 use crate::fix::{Applicability, Edit, Fix};
 use crate::model::argocd::schema::{Shape, schema};
-use crate::model::{DocKind, Document};
+use crate::model::{DocKind, Document, KeptValues, VALUES_KEYS_READ_WHOLE};
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::yaml::{Node, ScalarStyle};
 
@@ -47,10 +47,14 @@ impl Rule for Schema {
                 let path = &cx.project.source(doc.file).path;
                 let partial = is_patched(&patched, path);
                 // A values file loaded without its tree: parsed again only when it has a
-                // top-level key the values checks read.
-                let has_key = |k: &&str| doc.kept_has_key(k) == Some(true);
+                // top-level key the values checks read (one loaded as image tags has none).
                 match &doc.kept {
-                    Some(_) if !VALUES_KEYS_READ.iter().any(has_key) => Vec::new(),
+                    Some(KeptValues::ImageTags(_)) => Vec::new(),
+                    Some(KeptValues::Values(values))
+                        if !VALUES_KEYS_READ_WHOLE.iter().any(|k| values.get(k).is_some()) =>
+                    {
+                        Vec::new()
+                    }
                     Some(_) => {
                         let reparsed = Document {
                             root: cx.project.tree(doc),
@@ -65,11 +69,6 @@ impl Rule for Schema {
             .collect()
     }
 }
-
-/// The top-level keys of a Helm values document that its checks read: the argo-cd chart's
-/// `configs` (also under `argo-cd`), `metadata.annotations`, and the `kind` of an Argo CD
-/// object saved under a values file name.
-const VALUES_KEYS_READ: &[&str] = &["configs", "argo-cd", "metadata", "kind"];
 
 /// Checks one document; `partial` when kustomize patches may complete it (required fields are
 /// then not judged).
