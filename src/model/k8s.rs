@@ -16,21 +16,21 @@ use crate::yaml::{Node, ScalarText};
 /// The index, without the documents it points into (see [`Objects`]).
 #[derive(Debug, Default)]
 pub struct K8sIndex {
-    /// Sorted by group, kind, then document order.
+    /// The distinct (group, kind) pairs, sorted.
+    kinds: Vec<(ScalarText, ScalarText)>,
+    /// Sorted by kind (an index in `kinds`), then document order.
     objects: Vec<Indexed>,
 }
 
+/// One object: 32 bytes. Its name is read from its document when asked for.
 #[derive(Debug)]
 struct Indexed {
-    doc: usize,
-    // Inline up to 24 bytes: most groups, kinds and names cost no allocation.
-    group: ScalarText,
-    kind: ScalarText,
-    name: ScalarText,
+    kind: u32,
+    doc: u32,
+    // Inline up to 24 bytes: most namespaces cost no allocation.
     namespace: Option<ScalarText>,
 }
 
-/// Payloads of at least this many bytes in a ConfigMap or Secret nothing reads are dropped.
 pub const UNREAD_PAYLOAD_BYTES: usize = 1024;
 
 /// Empties the large `data`/`stringData`/`binaryData` values of a ConfigMap or Secret that no
@@ -98,7 +98,8 @@ pub fn index(
     rendered: Option<&RenderedObjects>,
 ) -> K8sIndex {
     let namespaces: HashMap<FileId, Option<String>> = kustomize.namespaces_by_file();
-    let mut objects: Vec<Indexed> = docs
+    // (group, kind, document, namespace) of every object, then the kinds numbered in order.
+    let mut found: Vec<(&str, &str, usize, Option<ScalarText>)> = docs
         .iter()
         .enumerate()
         .filter(|(_, d)| {
@@ -116,13 +117,7 @@ pub fn index(
                 Some(ns) => ns.as_deref().map(ScalarText::from),
                 None => d.namespace().map(ScalarText::from),
             };
-            Some(Indexed {
-                doc: i,
-                group: group_of(api).into(),
-                kind: kind.into(),
-                name: d.name().unwrap_or("").into(),
-                namespace,
-            })
+            Some((group_of(api), kind, i, namespace))
         })
         .collect();
     if let Some(r) = rendered {
@@ -130,18 +125,30 @@ pub fn index(
             let (Some(api), Some(kind)) = (d.api_version(), d.k8s_kind()) else {
                 continue;
             };
-            objects.push(Indexed {
-                doc: docs.len() + i,
-                group: group_of(api).into(),
-                kind: kind.into(),
-                name: d.name().unwrap_or("").into(),
-                namespace: meta.namespace.as_deref().map(ScalarText::from),
-            });
+            let namespace = meta.namespace.as_deref().map(ScalarText::from);
+            found.push((group_of(api), kind, docs.len() + i, namespace));
         }
     }
     // Document indexes are distinct, so an unstable sort gives the one order.
-    objects.sort_unstable_by(|a, b| (&a.group, &a.kind, a.doc).cmp(&(&b.group, &b.kind, b.doc)));
-    K8sIndex { objects }
+    found.sort_unstable_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+    let mut kinds: Vec<(ScalarText, ScalarText)> = Vec::new();
+    let objects = found
+        .into_iter()
+        .map(|(group, kind, doc, namespace)| {
+            if kinds
+                .last()
+                .is_none_or(|(g, k)| (g.as_str(), k.as_str()) != (group, kind))
+            {
+                kinds.push((group.into(), kind.into()));
+            }
+            Indexed {
+                kind: u32::try_from(kinds.len() - 1).unwrap_or(u32::MAX),
+                doc: u32::try_from(doc).unwrap_or(u32::MAX),
+                namespace,
+            }
+        })
+        .collect();
+    K8sIndex { kinds, objects }
 }
 
 /// The index with the documents it points into: what rules query.
@@ -186,21 +193,33 @@ impl<'p> Objects<'p> {
 
     /// Objects of one kind, in document order.
     pub fn of(self, group: &str, kind: &str) -> impl Iterator<Item = Object<'p>> + use<'p> {
-        let all = &self.index.objects;
-        let start = all.partition_point(|o| (o.group.as_str(), o.kind.as_str()) < (group, kind));
-        let end = start
-            + all[start..]
-                .partition_point(|o| (o.group.as_str(), o.kind.as_str()) <= (group, kind));
+        let index = self.index;
+        let objects = match index
+            .kinds
+            .binary_search_by(|(g, k)| (g.as_str(), k.as_str()).cmp(&(group, kind)))
+        {
+            Ok(id) => {
+                let id = u32::try_from(id).unwrap_or(u32::MAX);
+                let all = &index.objects;
+                let start = all.partition_point(|o| o.kind < id);
+                let end = start + all[start..].partition_point(|o| o.kind == id);
+                &all[start..end]
+            }
+            Err(_) => &[],
+        };
         let (docs, rendered) = (self.docs, self.rendered);
-        all[start..end].iter().map(move |o| Object {
-            doc: docs
-                .get(o.doc)
-                .unwrap_or_else(|| &rendered[o.doc - docs.len()]),
-            doc_index: o.doc,
-            group: &o.group,
-            kind: &o.kind,
-            name: &o.name,
-            namespace: o.namespace.as_deref(),
+        objects.iter().map(move |o| {
+            let at = o.doc as usize;
+            let doc = docs.get(at).unwrap_or_else(|| &rendered[at - docs.len()]);
+            let (group, kind) = &index.kinds[o.kind as usize];
+            Object {
+                doc,
+                doc_index: at,
+                group,
+                kind,
+                name: doc.name().unwrap_or(""),
+                namespace: o.namespace.as_deref(),
+            }
         })
     }
 
