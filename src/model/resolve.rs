@@ -126,7 +126,8 @@ pub struct ResolvedSource {
     pub chart: Option<Field>,
     /// Effective Helm values (Helm sources, when no layer depends on unknown parameters).
     pub values: Option<Values>,
-    /// The release a Helm source of this repository installs (name, namespace, capabilities).
+    /// The release a Helm source of this repository installs (name, namespace, capabilities),
+    /// kept with [`ResolvedSource::values`].
     pub release: Option<helm::Release>,
 }
 
@@ -659,15 +660,9 @@ impl<'p> Resolver<'p> {
                     self.collect_tags(app, tags);
                     let release = self.release_of(app, src);
                     let render_values = vals.clone().unwrap_or_else(Values::empty_map);
-                    self.queue_render(
-                        app,
-                        &dir,
-                        None,
-                        &render_values,
-                        release.clone(),
-                        path_node.span,
-                    );
-                    out.release = Some(release);
+                    // The release is kept with the values: rendering reads them together.
+                    out.release = vals.is_some().then(|| release.clone());
+                    self.queue_render(app, &dir, None, &render_values, release, path_node.span);
                     out.values = vals;
                 }
             }
