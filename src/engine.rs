@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -545,9 +546,10 @@ fn load_project(
     keep: Keep,
     cache: Option<&ParseCache>,
 ) -> (Project, Vec<(&'static str, Finding)>, Option<cache::Reuse>) {
-    // (relative path, absolute path, why it cannot be read and whether that is a deliberate skip)
-    type Entry = (String, PathBuf, Option<(String, bool)>);
-    let mut entries: Vec<Entry> = found.into_iter().map(|f| (f.rel, f.abs, None)).collect();
+    // (relative path, its path when not under the root as given (see `walk::Found`), why it
+    // cannot be read and whether that is a deliberate skip)
+    type Entry = (String, Option<PathBuf>, Option<(String, bool)>);
+    let mut entries: Vec<Entry> = found.into_iter().map(|f| (f.rel, f.at, None)).collect();
     // A text given for a file not on disk (`--stdin-filename` of a new file) is checked too.
     if !overlay.is_empty() {
         let on_disk: HashSet<&str> = entries.iter().map(|e| e.0.as_str()).collect();
@@ -557,20 +559,27 @@ fn load_project(
             .cloned()
             .collect();
         for rel in new {
-            let abs = root.join(&rel);
-            entries.push((rel, abs, None));
+            entries.push((rel, None, None));
         }
     }
     entries.extend(
         problems
             .into_iter()
-            .map(|p| (p.rel, p.abs, Some((p.reason, p.skipped)))),
+            .map(|p| (p.rel, Some(p.abs), Some((p.reason, p.skipped)))),
     );
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     entries.dedup_by(|a, b| a.0 == b.0);
 
+    let shared_root: Arc<Path> = root.as_path().into();
     let (loaded, reuse): (Vec<Loaded>, _) = match cache {
         Some(cache) => {
+            let entries = entries
+                .into_iter()
+                .map(|(rel, at, problem)| {
+                    let abs = at.unwrap_or_else(|| root.join(&rel));
+                    (rel, abs, problem)
+                })
+                .collect();
             let (loaded, reuse) = cache.load(&root, entries, overlay, keep.payloads);
             (loaded, Some(reuse))
         }
@@ -590,9 +599,14 @@ fn load_project(
                     .into_par_iter()
                     .zip(keeps)
                     .enumerate()
-                    .map(|(i, ((rel, abs, problem), keep))| {
+                    .map(|(i, ((rel, at, problem), keep))| {
                         let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
-                        load_one(id, rel, abs, problem, overlay, keep)
+                        let abs = at.unwrap_or_else(|| root.join(&rel));
+                        // Located under the shared root on the thread that made the path,
+                        // which then reuses its memory.
+                        let mut loaded = load_one(id, rel, abs, problem, overlay, keep);
+                        loaded.source = loaded.source.under(&shared_root);
+                        loaded
                     })
                     .collect(),
                 None,
@@ -604,11 +618,11 @@ fn load_project(
     let mut docs = Vec::with_capacity(loaded.iter().map(|l| l.docs.len()).sum());
     let mut findings = Vec::new();
     for l in loaded {
-        files.push(l.source);
+        files.push(l.source.under(&shared_root));
         docs.extend(l.docs);
         findings.extend(l.findings);
     }
-    let templates = read_templates(&root, &files);
+    let templates = read_templates(&root, &shared_root, &files);
     let git_origin = crate::model::repo::git_origin(&root);
     let mut project = Project::new(root, SourceDb::with_templates(files, templates), docs);
     project.git_origin = git_origin;
@@ -734,7 +748,7 @@ fn chart_dirs<'a>(paths: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
 
 /// The templates of the discovered charts (see [`walk::chart_templates`]), ids after `files`.
 /// A template that is not UTF-8 text is left out, as Helm's renderer would fail on it.
-fn read_templates(root: &Path, files: &[SourceFile]) -> Vec<SourceFile> {
+fn read_templates(root: &Path, shared_root: &Arc<Path>, files: &[SourceFile]) -> Vec<SourceFile> {
     let dirs = chart_dirs(files.iter().map(|f| f.path.as_str()));
     let mut found = walk::chart_templates(root, &dirs);
     found.retain(|f| {
@@ -744,7 +758,7 @@ fn read_templates(root: &Path, files: &[SourceFile]) -> Vec<SourceFile> {
     });
     let texts: Vec<Option<String>> = found
         .par_iter()
-        .map(|f| crate::source::read_text(&f.abs).ok())
+        .map(|f| crate::source::read_text(&f.abs(root)).ok())
         .collect();
     found
         .into_iter()
@@ -753,7 +767,8 @@ fn read_templates(root: &Path, files: &[SourceFile]) -> Vec<SourceFile> {
         .enumerate()
         .map(|(i, (f, text))| {
             let id = FileId(u32::try_from(files.len() + i).unwrap_or(u32::MAX));
-            SourceFile::new(id, f.rel, f.abs, text)
+            let abs = f.abs(root);
+            SourceFile::new(id, f.rel, abs, text).under(shared_root)
         })
         .collect()
 }

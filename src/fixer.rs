@@ -142,7 +142,7 @@ pub fn run(opts: &Options, fo: FixOptions) -> Result<FixOutcome, Error> {
             }
             originals
                 .entry(src.path.clone())
-                .or_insert_with(|| (src.abs.clone(), src.text().to_string()));
+                .or_insert_with(|| (src.abs().into_owned(), src.text().to_string()));
             fixed += applied.len();
             for &i in &applied {
                 let (d, f) = fixes[i];

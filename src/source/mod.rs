@@ -4,6 +4,7 @@ pub mod glob;
 pub mod span;
 pub mod walk;
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -21,7 +22,7 @@ pub struct SourceFile {
     pub id: FileId,
     /// Path relative to the root, with `/` separators.
     pub path: String,
-    pub abs: PathBuf,
+    on_disk: OnDisk,
     /// The text and its line index: the file's own, or shared by its clones once
     /// [`SourceFile::share`] was called.
     text: TextSlot,
@@ -32,6 +33,15 @@ pub struct SourceFile {
     changed: AtomicBool,
     /// Why the file could not be read as text, if it could not.
     pub unreadable: Option<String>,
+}
+
+/// Where a file is on disk: under a root its clones and the other files of the run share (a
+/// path per file would be a large part of the file list at 100,000 files), or at a path of
+/// its own.
+#[derive(Clone, Debug)]
+enum OnDisk {
+    Under(Arc<Path>),
+    At(Box<Path>),
 }
 
 /// A file's text (read again on first use after a release) and its line index (made on first
@@ -76,7 +86,7 @@ impl Clone for SourceFile {
         SourceFile {
             id: self.id,
             path: self.path.clone(),
-            abs: self.abs.clone(),
+            on_disk: self.on_disk.clone(),
             text: self.text.clone(),
             stamp: self.stamp,
             changed: AtomicBool::new(self.changed.load(Ordering::Relaxed)),
@@ -92,7 +102,7 @@ impl SourceFile {
         SourceFile {
             id,
             path,
-            abs,
+            on_disk: OnDisk::At(abs.into_boxed_path()),
             text: TextSlot::Own(Text {
                 text: OnceLock::from(text),
                 lines: OnceLock::new(),
@@ -123,10 +133,30 @@ impl SourceFile {
         }
     }
 
-    /// Drops the text from memory; it is read again from `abs` on first use. Only for files
+    /// The same file, its location kept as `root` (shared) and its path when it is there.
+    #[must_use]
+    pub fn under(mut self, root: &Arc<Path>) -> Self {
+        if let OnDisk::At(abs) = &self.on_disk
+            && abs.strip_prefix(root).ok().and_then(Path::to_str) == Some(self.path.as_str())
+        {
+            self.on_disk = OnDisk::Under(root.clone());
+        }
+        self
+    }
+
+    /// The file on disk.
+    #[must_use]
+    pub fn abs(&self) -> Cow<'_, Path> {
+        match &self.on_disk {
+            OnDisk::Under(root) => Cow::Owned(root.join(&self.path)),
+            OnDisk::At(abs) => Cow::Borrowed(abs),
+        }
+    }
+
+    /// Drops the text from memory; it is read again from its path on first use. Only for files
     /// read from disk, whose length and modification time are recorded here.
     pub fn release_text(&mut self) {
-        let Ok(meta) = std::fs::metadata(&self.abs) else {
+        let Ok(meta) = std::fs::metadata(self.abs()) else {
             return;
         };
         self.release_text_read_at((meta.len(), meta.modified().ok()));
@@ -157,9 +187,10 @@ impl SourceFile {
             let Some((len, modified)) = self.stamp else {
                 return String::new();
             };
-            let same = std::fs::metadata(&self.abs)
+            let abs = self.abs();
+            let same = std::fs::metadata(&abs)
                 .is_ok_and(|m| m.len() == len && m.modified().ok() == modified);
-            match read_text(&self.abs) {
+            match read_text(&abs) {
                 Ok(text) if same && text.len() as u64 == len => text,
                 _ => {
                     self.changed.store(true, Ordering::Relaxed);
@@ -446,6 +477,31 @@ mod tests {
         std::fs::write(&abs, "a: 10\nb: 2\n").unwrap();
         assert_eq!(g.text(), "");
         assert!(g.changed_during_run());
+    }
+
+    #[test]
+    fn a_file_under_its_root_is_found_there() {
+        let root: Arc<Path> = Path::new("/repo").into();
+        let f = SourceFile::new(
+            FileId(0),
+            "a/b.yaml".into(),
+            "/repo/a/b.yaml".into(),
+            "".into(),
+        )
+        .under(&root);
+        assert!(matches!(f.on_disk, OnDisk::Under(_)));
+        assert_eq!(f.abs(), Path::new("/repo/a/b.yaml"));
+        // A path that is not the root joined with the relative path (a name made lossy) keeps
+        // its own location.
+        let g = SourceFile::new(
+            FileId(1),
+            "a/\u{fffd}.yaml".into(),
+            "/repo/a/x.yaml".into(),
+            "".into(),
+        )
+        .under(&root);
+        assert!(matches!(g.on_disk, OnDisk::At(_)));
+        assert_eq!(g.abs(), Path::new("/repo/a/x.yaml"));
     }
 
     #[test]

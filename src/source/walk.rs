@@ -11,7 +11,27 @@ use super::glob::Patterns;
 pub struct Found {
     /// Relative to the root, `/`-separated.
     pub rel: String,
-    pub abs: PathBuf,
+    /// The file's path when it is not the root joined with `rel` (a name that is not UTF-8,
+    /// which `rel` shows lossily): one path per file is kept, not two.
+    pub at: Option<PathBuf>,
+}
+
+impl Found {
+    /// A file found at `path` under `root`, `rel` being [`relative`]`(root, path)`.
+    #[must_use]
+    pub fn new(root: &Path, rel: String, path: &Path) -> Found {
+        let joined = path.strip_prefix(root).ok().and_then(Path::to_str) == Some(rel.as_str());
+        Found {
+            at: (!joined).then(|| path.to_path_buf()),
+            rel,
+        }
+    }
+
+    /// The file on disk.
+    #[must_use]
+    pub fn abs(&self, root: &Path) -> PathBuf {
+        self.at.clone().unwrap_or_else(|| root.join(&self.rel))
+    }
 }
 
 /// Something under the root that could not be walked (an unreadable folder, a symlink loop),
@@ -219,10 +239,7 @@ fn visit(
             false,
         );
     }
-    Some(Ok(Found {
-        abs: entry.path().to_path_buf(),
-        rel,
-    }))
+    Some(Ok(Found::new(root, rel, entry.path())))
 }
 
 /// Files of one chart's `templates/` folder kept for rendering, at most.
@@ -245,10 +262,7 @@ pub fn chart_templates(root: &Path, dirs: &[&str]) -> Vec<Found> {
             };
             regular_files_under(root, &base, MAX_CHART_TEMPLATES)
                 .into_iter()
-                .map(|(rel, _)| Found {
-                    abs: root.join(&rel),
-                    rel,
-                })
+                .map(|(rel, _)| Found { rel, at: None })
         })
         .collect();
     out.sort();
@@ -350,6 +364,19 @@ mod tests {
             relative(root, Path::new("/repo/./apps//a.yaml")),
             "apps/a.yaml"
         );
+    }
+
+    #[test]
+    fn a_found_file_keeps_its_own_path_only_when_not_under_the_root() {
+        let root = Path::new("/repo");
+        let path = Path::new("/repo/apps/a.yaml");
+        let found = Found::new(root, relative(root, path), path);
+        assert_eq!(found.at, None);
+        assert_eq!(found.abs(root), path);
+        // `rel` shows a name lossily: the path is kept.
+        let found = Found::new(root, "apps/\u{fffd}.yaml".into(), path);
+        assert_eq!(found.at.as_deref(), Some(path));
+        assert_eq!(found.abs(root), path);
     }
 
     #[test]

@@ -74,7 +74,7 @@ fn workspace_edit(report: &Report, edits: &[&Edit]) -> Option<WorkspaceEdit> {
         let src = report.project.source(e.span.file);
         let lines = Lines::new(src.text());
         changes
-            .entry(path_to_uri(&src.abs)?)
+            .entry(path_to_uri(&src.abs())?)
             .or_default()
             .push(TextEdit {
                 range: lines.range(e.span.start as usize, e.span.end as usize),
@@ -430,7 +430,7 @@ fn app_project(report: &Report, name: &str) -> Option<Location> {
             let src = report.project.source(d.file);
             let lines = Lines::new(src.text());
             Some(Location {
-                uri: path_to_uri(&src.abs)?,
+                uri: path_to_uri(&src.abs())?,
                 range: lines.range(node.span.start as usize, node.span.end as usize),
             })
         })?

@@ -745,7 +745,7 @@ fn diagnostics_by_file(report: &Report) -> BTreeMap<Uri, Vec<lsp_types::Diagnost
     };
     for d in &report.diagnostics {
         let file = project.source(d.span.file);
-        let Some(uri) = path_to_uri(&file.abs) else {
+        let Some(uri) = path_to_uri(&file.abs()) else {
             continue;
         };
         let range = range_of(d.span);
@@ -753,7 +753,7 @@ fn diagnostics_by_file(report: &Report) -> BTreeMap<Uri, Vec<lsp_types::Diagnost
             .labels
             .iter()
             .filter_map(|label| {
-                let uri = path_to_uri(&project.source(label.span.file).abs)?;
+                let uri = path_to_uri(&project.source(label.span.file).abs())?;
                 Some(lsp_types::DiagnosticRelatedInformation {
                     location: lsp_types::Location {
                         uri,
