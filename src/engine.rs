@@ -336,7 +336,7 @@ fn prepare(opts: &Options, timer: &mut Timer) -> Result<Prepared, Error> {
     exclude.extend(opts.exclude.iter().cloned());
     let filter = Filter::new(&config.include, &exclude)
         .map_err(|(p, e)| Error::Usage(format!("invalid glob `{p}`: {e}")))?;
-    let (found, problems) = walk::discover(&root, &filter);
+    let discovered = walk::discover(&root, &filter);
     timer.mark("walk");
     // User policies may read any field of any object; built-in rules do not read the payloads
     // of most ConfigMaps and Secrets.
@@ -350,14 +350,8 @@ fn prepare(opts: &Options, timer: &mut Timer) -> Result<Prepared, Error> {
         payloads: keep_payloads,
         values: keep_values,
     };
-    let (project, load_findings, reuse) = load_project(
-        root,
-        found,
-        problems,
-        &opts.overlay,
-        keep,
-        opts.cache.as_deref(),
-    );
+    let (project, load_findings, reuse) =
+        load_project(root, discovered, &opts.overlay, keep, opts.cache.as_deref());
     timer.mark("read, parse, kustomize");
     check_roots(&config, &project)?;
     Ok(Prepared {
@@ -540,8 +534,11 @@ pub(crate) struct Keep {
 /// Reads and parses files in parallel into a [`Project`], keeping YAML and I/O problems.
 fn load_project(
     root: PathBuf,
-    found: Vec<walk::Found>,
-    problems: Vec<walk::WalkProblem>,
+    walk::Discovered {
+        found,
+        problems,
+        with_templates,
+    }: walk::Discovered,
     overlay: &std::collections::BTreeMap<String, String>,
     keep: Keep,
     cache: Option<&ParseCache>,
@@ -599,6 +596,10 @@ fn load_project(
                     .into_par_iter()
                     .zip(keeps)
                     .enumerate()
+                    // Files of one folder are alike and sorted together (a folder of large
+                    // ConfigMaps): split into small tasks, so that no thread is left with a
+                    // long run of large files while the others wait.
+                    .with_max_len(LOAD_TASK_FILES)
                     .map(|(i, ((rel, at, problem), keep))| {
                         let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
                         let abs = at.unwrap_or_else(|| root.join(&rel));
@@ -622,13 +623,16 @@ fn load_project(
         docs.extend(l.docs);
         findings.extend(l.findings);
     }
-    let templates = read_templates(&root, &shared_root, &files);
+    let templates = read_templates(&root, &shared_root, &files, &with_templates);
     let git_origin = crate::model::repo::git_origin(&root);
     let mut project = Project::new(root, SourceDb::with_templates(files, templates), docs);
     project.git_origin = git_origin;
     project.on_disk = true;
     (project, findings, reuse)
 }
+
+/// Files loaded in one task at most (see [`load_project`]).
+const LOAD_TASK_FILES: usize = 8;
 
 /// One file: its overlay text if it has one, else the file on disk.
 fn load_one(
@@ -747,9 +751,21 @@ fn chart_dirs<'a>(paths: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
 }
 
 /// The templates of the discovered charts (see [`walk::chart_templates`]), ids after `files`.
-/// A template that is not UTF-8 text is left out, as Helm's renderer would fail on it.
-fn read_templates(root: &Path, shared_root: &Arc<Path>, files: &[SourceFile]) -> Vec<SourceFile> {
-    let dirs = chart_dirs(files.iter().map(|f| f.path.as_str()));
+/// A template that is not UTF-8 text is left out, as Helm's renderer would fail on it. Only
+/// the charts with a `templates` folder the walk met are listed (`with_templates`, sorted):
+/// most charts of a large repository have none.
+fn read_templates(
+    root: &Path,
+    shared_root: &Arc<Path>,
+    files: &[SourceFile],
+    with_templates: &[String],
+) -> Vec<SourceFile> {
+    let mut dirs = chart_dirs(files.iter().map(|f| f.path.as_str()));
+    dirs.retain(|d| {
+        with_templates
+            .binary_search_by(|t| t.as_str().cmp(d))
+            .is_ok()
+    });
     let mut found = walk::chart_templates(root, &dirs);
     found.retain(|f| {
         files

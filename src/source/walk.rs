@@ -34,6 +34,18 @@ impl Found {
     }
 }
 
+/// What a walk found.
+#[derive(Debug, Default)]
+pub struct Discovered {
+    /// The YAML files to read, sorted.
+    pub found: Vec<Found>,
+    /// What could not be walked or was not read, sorted.
+    pub problems: Vec<WalkProblem>,
+    /// The folders holding a `templates` folder (root-relative, sorted): the only charts whose
+    /// templates [`chart_templates`] need look for.
+    pub with_templates: Vec<String>,
+}
+
 /// Something under the root that could not be walked (an unreadable folder, a symlink loop),
 /// or that was deliberately not read (`skipped`: a link out of the root).
 #[derive(Clone, Debug)]
@@ -114,10 +126,12 @@ pub fn is_yaml_name(name: &str) -> bool {
 /// Walks `root` and returns the YAML files to check, sorted by relative path, and the
 /// problems met on the way.
 #[must_use]
-pub fn discover(root: &Path, filter: &Filter) -> (Vec<Found>, Vec<WalkProblem>) {
+pub fn discover(root: &Path, filter: &Filter) -> Discovered {
     let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let filter_for_dirs = filter.clone();
     let root_for_filter = root.to_path_buf();
+    let with_templates = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let with_templates_in_filter = with_templates.clone();
     // The walk runs on as many threads as the rest of the run (`-j`); the order of what it
     // finds does not matter, both lists are sorted.
     let walker = ignore::WalkBuilder::new(root)
@@ -137,13 +151,17 @@ pub fn discover(root: &Path, filter: &Filter) -> (Vec<Found>, Vec<WalkProblem>) 
             {
                 return false;
             }
-            // A Helm chart's templates are Go templates, not YAML.
-            if name == "templates"
-                && e.path().parent().is_some_and(|p| {
-                    p.join("Chart.yaml").is_file() || p.join("Chart.yml").is_file()
-                })
-            {
-                return false;
+            if name == "templates" {
+                if let Some(parent) = e.path().parent() {
+                    with_templates_in_filter
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push(relative(&root_for_filter, parent));
+                    // A Helm chart's templates are Go templates, not YAML.
+                    if parent.join("Chart.yaml").is_file() || parent.join("Chart.yml").is_file() {
+                        return false;
+                    }
+                }
             }
             if filter_for_dirs.exclude.is_empty() {
                 return true;
@@ -175,7 +193,17 @@ pub fn discover(root: &Path, filter: &Filter) -> (Vec<Found>, Vec<WalkProblem>) 
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     found.sort();
     problems.sort_by(|a, b| a.rel.cmp(&b.rel));
-    (found, problems)
+    let mut with_templates = std::mem::take(
+        &mut *with_templates
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
+    with_templates.sort_unstable();
+    Discovered {
+        found,
+        problems,
+        with_templates,
+    }
 }
 
 /// One entry of the walk: a YAML file to read, a problem to report, or nothing.
