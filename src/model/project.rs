@@ -61,7 +61,7 @@ impl Project {
         };
         project.kustomize = super::kustomize::build(&project);
         // Kustomize reads the files it references as manifests or patches: a values-named
-        // one among them gets its tree back (see `Document::values`).
+        // one among them gets its tree back (see `Document::kept`).
         if project.restore_trees(&project.kustomize.referenced_files()) {
             project.kustomize = super::kustomize::build(&project);
         }
