@@ -7,25 +7,7 @@ use gitops_lint::engine;
 use gitops_lint::model::helm;
 use gitops_lint::model::values::Values;
 
-/// A `.tgz` chart archive of `entries` (paths include the top folder, as `helm package`
-/// writes them).
-fn tgz(entries: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(
-        Vec::new(),
-        flate2::Compression::fast(),
-    ));
-    for (path, bytes) in entries {
-        let mut header = tar::Header::new_gnu();
-        // Written raw: `set_path` refuses the hostile names some tests need.
-        header.as_gnu_mut().unwrap().name[..path.len()].copy_from_slice(path.as_bytes());
-        header.set_size(bytes.len() as u64);
-        header.set_mode(0o644);
-        header.set_entry_type(tar::EntryType::Regular);
-        header.set_cksum();
-        builder.append(&header, *bytes).unwrap();
-    }
-    builder.into_inner().unwrap().finish().unwrap()
-}
+include!("tgz.rs");
 
 const SUB_CHART: &str = "apiVersion: v2\nname: sub\nversion: 0.1.0\n";
 const SUB_VALUES: &str = "data:\n  a: 1\n  b: from-sub\n  list: [x, y]\nexports:\n  myexp:\n    e: exported\n    shared: from-export\n  other:\n    shared: from-other\nscalar: 3\n";
