@@ -438,6 +438,40 @@ mod tests {
     }
 
     #[test]
+    fn the_walk_skips_chart_templates_and_records_the_folders_that_hold_templates() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |rel: &str| {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "a: 1\n").unwrap();
+        };
+        write("charts/web/Chart.yaml");
+        write("charts/web/templates/deployment.yaml");
+        write("charts/api/Chart.yaml");
+        write("other/templates/x.yaml");
+        let walked = discover(dir.path(), &Filter::default());
+        let found: Vec<&str> = walked.found.iter().map(|f| f.rel.as_str()).collect();
+        // A chart's templates are Go templates, not YAML; a `templates` folder elsewhere is.
+        assert_eq!(
+            found,
+            [
+                "charts/api/Chart.yaml",
+                "charts/web/Chart.yaml",
+                "other/templates/x.yaml"
+            ]
+        );
+        // Only the chart with a `templates` folder has its templates looked for.
+        assert_eq!(walked.with_templates, ["charts/web", "other"]);
+        assert_eq!(
+            chart_templates(dir.path(), &["charts/api", "charts/web"]),
+            [Found {
+                rel: "charts/web/templates/deployment.yaml".into(),
+                at: None
+            }]
+        );
+    }
+
+    #[test]
     fn bad_glob_is_an_error() {
         assert!(Filter::new(&["a[".into()], &[]).is_err());
     }
