@@ -619,6 +619,7 @@ fn load_project(
     let mut docs = Vec::with_capacity(loaded.iter().map(|l| l.docs.len()).sum());
     let mut findings = Vec::new();
     for l in loaded {
+        // The cache's files are located here; the others already are.
         files.push(l.source.under(&shared_root));
         docs.extend(l.docs);
         findings.extend(l.findings);

@@ -123,8 +123,8 @@ pub fn is_yaml_name(name: &str) -> bool {
     ends_with(".yaml") || ends_with(".yml") || name == "Kustomization"
 }
 
-/// Walks `root` and returns the YAML files to check, sorted by relative path, and the
-/// problems met on the way.
+/// Walks `root` and returns the YAML files to check, sorted by relative path, the problems met
+/// on the way, and the folders that hold a `templates` folder.
 #[must_use]
 pub fn discover(root: &Path, filter: &Filter) -> Discovered {
     let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
@@ -153,10 +153,12 @@ pub fn discover(root: &Path, filter: &Filter) -> Discovered {
             }
             if name == "templates" {
                 if let Some(parent) = e.path().parent() {
-                    with_templates_in_filter
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .push(relative(&root_for_filter, parent));
+                    if e.depth() > 0 {
+                        with_templates_in_filter
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner)
+                            .push(relative(&root_for_filter, parent));
+                    }
                     // A Helm chart's templates are Go templates, not YAML.
                     if parent.join("Chart.yaml").is_file() || parent.join("Chart.yml").is_file() {
                         return false;
