@@ -53,11 +53,20 @@ struct Failure {
     text: String,
 }
 
-fn parses(text: &str) -> bool {
-    !yaml::parse(FileId(0), text)
+/// The YAML problems a fix must not add: syntax errors and duplicate keys (two fixes may each
+/// add a key that the file lacks, such as `selfHeal` next to a misspelled `selfheal` and in its
+/// place).
+fn yaml_problems(text: &str) -> usize {
+    yaml::parse(FileId(0), text)
         .errors
         .iter()
-        .any(|e| e.kind == YamlErrorKind::Syntax)
+        .filter(|e| {
+            matches!(
+                e.kind,
+                YamlErrorKind::Syntax | YamlErrorKind::DuplicateKey { .. }
+            )
+        })
+        .count()
 }
 
 /// A fix's identity across passes: rule, file, title and the edited text.
@@ -111,31 +120,35 @@ pub fn run(opts: &Options, fo: FixOptions) -> Result<FixOutcome, Error> {
         for (file, fixes) in per_file {
             let src = report.project.source(file);
             let just: Vec<&Fix> = fixes.iter().map(|(_, f)| *f).collect();
-            let (new, applied) = fix::apply_fixes(src.text(), &just);
-            if parses(src.text()) && !parses(&new) {
-                // Find the fixes that break the file on their own; if none does alone, the
-                // combination does: drop them all.
+            let (mut new, mut applied) = fix::apply_fixes(src.text(), &just);
+            let before = yaml_problems(src.text());
+            if yaml_problems(&new) > before {
+                // The fixes that break the file on their own are not applied, and said.
                 let culprits: Vec<usize> = applied
                     .iter()
                     .copied()
-                    .filter(|&i| !parses(&fix::apply_fixes(src.text(), &[just[i]]).0))
+                    .filter(|&i| {
+                        yaml_problems(&fix::apply_fixes(src.text(), &[just[i]]).0) > before
+                    })
                     .collect();
-                let culprits = if culprits.is_empty() {
-                    applied
+                if culprits.is_empty() {
+                    // Each is fine alone; together they clash (two fixes of one mistake): the
+                    // first is applied now, and the next pass finds what is left to fix.
+                    applied.truncate(1);
+                    new = fix::apply_fixes(src.text(), &[just[applied[0]]]).0;
                 } else {
-                    culprits
-                };
-                for i in culprits {
-                    let (d, f) = fixes[i];
-                    broken.insert(key(&report, d, f));
-                    failures.push(Failure {
-                        path: src.path.clone(),
-                        rule: d.rule.clone(),
-                        message: d.message.clone(),
-                        text: format!("fix `{}` of `{}` would make this file invalid YAML, so it was not applied", f.title, d.rule),
-                    });
+                    for i in culprits {
+                        let (d, f) = fixes[i];
+                        broken.insert(key(&report, d, f));
+                        failures.push(Failure {
+                            path: src.path.clone(),
+                            rule: d.rule.clone(),
+                            message: d.message.clone(),
+                            text: format!("fix `{}` of `{}` would make this file invalid YAML (a syntax error or a duplicate key), so it was not applied", f.title, d.rule),
+                        });
+                    }
+                    continue;
                 }
-                continue;
             }
             if applied.is_empty() || new == src.text() {
                 continue;

@@ -167,3 +167,21 @@ fn a_file_changed_on_disk_is_not_overwritten() {
     gitops_lint::fixer::write_if_unchanged(&path, "edited by someone else\n", "our fix\n").unwrap();
     assert_eq!(read(dir.path(), "a.yaml"), "our fix\n");
 }
+
+/// Two rules' fixes of one mistake (`argocd/schema` renames a misspelled `selfheal`,
+/// `argocd/sync-policy` adds `selfHeal`) each make a valid file, and together a duplicate key:
+/// one is applied, the next pass finds nothing left, and no duplicate key is written.
+#[test]
+fn fixes_that_clash_are_applied_one_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: typo\n  finalizers: [resources-finalizer.argocd.argoproj.io]\nspec:\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about other rules\n  source: {repoURL: https://example.com/a.git, path: a, targetRevision: v1}\n  destination: {server: https://kubernetes.default.svc, namespace: a}\n  syncPolicy:\n    automated:\n      prune: true\n      selfheal: true\n";
+    std::fs::write(dir.path().join("typo.yaml"), text).unwrap();
+    let o = run(dir.path(), &["--fix", "--format", "concise"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(err.contains("fixed 1 finding in 1 file"), "{err}{out}");
+    let fixed = read(dir.path(), "typo.yaml");
+    assert_eq!(fixed.matches("selfHeal: true").count(), 1, "{fixed}");
+    assert!(!fixed.contains("selfheal"), "{fixed}");
+    assert!(!out.contains("duplicate-key") && !out.contains("fix-failed"), "{out}");
+}
