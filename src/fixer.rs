@@ -69,6 +69,47 @@ fn yaml_problems(text: &str) -> usize {
         .count()
 }
 
+/// What [`apply_keeping_yaml_valid`] did to a file's text.
+pub struct FixStep {
+    pub text: String,
+    /// The fixes applied (indexes into the fixes given).
+    pub applied: Vec<usize>,
+    /// The fixes not applied because each alone adds a YAML problem.
+    pub breaking: Vec<usize>,
+}
+
+/// Applies what it can of one file's fixes at once ([`fix::apply_fixes`]: no two touching)
+/// without adding a YAML problem: a fix that adds one alone is left out; fixes that are valid
+/// alone but clash together (two fixes of one mistake) give way to the first, and a re-lint
+/// finds what is left. `--fix` and the language server's fix-all both step this way.
+#[must_use]
+pub fn apply_keeping_yaml_valid(text: &str, fixes: &[&Fix]) -> FixStep {
+    let before = yaml_problems(text);
+    let (new, applied) = fix::apply_fixes(text, fixes);
+    if yaml_problems(&new) <= before {
+        return FixStep {
+            text: new,
+            applied,
+            breaking: Vec::new(),
+        };
+    }
+    let (breaking, fine): (Vec<usize>, Vec<usize>) = applied
+        .into_iter()
+        .partition(|&i| yaml_problems(&fix::apply_fixes(text, &[fixes[i]]).0) > before);
+    let subset: Vec<&Fix> = fine.iter().map(|&i| fixes[i]).collect();
+    let (new, picked) = fix::apply_fixes(text, &subset);
+    let (text, applied) = match fine.first() {
+        _ if yaml_problems(&new) <= before => (new, picked.into_iter().map(|j| fine[j]).collect()),
+        Some(&first) => (fix::apply_fixes(text, &[fixes[first]]).0, vec![first]),
+        None => (text.to_string(), Vec::new()),
+    };
+    FixStep {
+        text,
+        applied,
+        breaking,
+    }
+}
+
 /// A fix's identity across passes: rule, file, title and the edited text.
 fn key(report: &Report, d: &Diagnostic, f: &Fix) -> String {
     let src = report.project.source(d.span.file);
@@ -120,36 +161,18 @@ pub fn run(opts: &Options, fo: FixOptions) -> Result<FixOutcome, Error> {
         for (file, fixes) in per_file {
             let src = report.project.source(file);
             let just: Vec<&Fix> = fixes.iter().map(|(_, f)| *f).collect();
-            let (mut new, mut applied) = fix::apply_fixes(src.text(), &just);
-            let before = yaml_problems(src.text());
-            if yaml_problems(&new) > before {
-                // The fixes that break the file on their own are not applied, and said.
-                let culprits: Vec<usize> = applied
-                    .iter()
-                    .copied()
-                    .filter(|&i| {
-                        yaml_problems(&fix::apply_fixes(src.text(), &[just[i]]).0) > before
-                    })
-                    .collect();
-                if culprits.is_empty() {
-                    // Each is fine alone; together they clash (two fixes of one mistake): the
-                    // first is applied now, and the next pass finds what is left to fix.
-                    applied.truncate(1);
-                    new = fix::apply_fixes(src.text(), &[just[applied[0]]]).0;
-                } else {
-                    for i in culprits {
-                        let (d, f) = fixes[i];
-                        broken.insert(key(&report, d, f));
-                        failures.push(Failure {
-                            path: src.path.clone(),
-                            rule: d.rule.clone(),
-                            message: d.message.clone(),
-                            text: format!("fix `{}` of `{}` would make this file invalid YAML (a syntax error or a duplicate key), so it was not applied", f.title, d.rule),
-                        });
-                    }
-                    continue;
-                }
+            let step = apply_keeping_yaml_valid(src.text(), &just);
+            for &i in &step.breaking {
+                let (d, f) = fixes[i];
+                broken.insert(key(&report, d, f));
+                failures.push(Failure {
+                    path: src.path.clone(),
+                    rule: d.rule.clone(),
+                    message: d.message.clone(),
+                    text: format!("fix `{}` of `{}` would make this file invalid YAML (a syntax error or a duplicate key), so it was not applied", f.title, d.rule),
+                });
             }
+            let (new, applied) = (step.text, step.applied);
             if applied.is_empty() || new == src.text() {
                 continue;
             }
@@ -303,4 +326,42 @@ pub fn diff(outcome: &FixOutcome) -> String {
         .iter()
         .map(|c| fix::unified_diff(&c.path, &c.original, &c.fixed))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fix::Edit;
+
+    fn fix(at: usize, end: usize, replacement: &str) -> Fix {
+        Fix::safe(
+            "edit",
+            vec![Edit {
+                span: Span::new(FileId(0), at, end),
+                replacement: replacement.into(),
+            }],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_step_adds_no_yaml_problem() {
+        let text = "a:\n  prune: true\n  selfheal: true\n";
+        let rename = fix(19, 27, "selfHeal");
+        let add = fix(text.len(), text.len(), "  selfHeal: true\n");
+        let breaks = fix(0, 1, "[");
+        let other = fix(3, 16, "  prune: false");
+        // Each is valid alone; together the two make a duplicate key: the first goes alone.
+        let step = apply_keeping_yaml_valid(text, &[&add, &rename]);
+        assert_eq!(step.applied, [1]);
+        assert!(step.breaking.is_empty());
+        assert_eq!(step.text, "a:\n  prune: true\n  selfHeal: true\n");
+        // One breaks the file alone: it is left out, and the others are applied.
+        let step = apply_keeping_yaml_valid(text, &[&breaks, &other]);
+        assert_eq!((step.applied, step.breaking), (vec![1], vec![0]));
+        assert_eq!(step.text, "a:\n  prune: false\n  selfheal: true\n");
+        // Nothing wrong: everything is applied.
+        let step = apply_keeping_yaml_valid(text, &[&other, &rename]);
+        assert_eq!(step.applied.len(), 2);
+    }
 }

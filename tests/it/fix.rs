@@ -183,5 +183,8 @@ fn fixes_that_clash_are_applied_one_at_a_time() {
     let fixed = read(dir.path(), "typo.yaml");
     assert_eq!(fixed.matches("selfHeal: true").count(), 1, "{fixed}");
     assert!(!fixed.contains("selfheal"), "{fixed}");
-    assert!(!out.contains("duplicate-key") && !out.contains("fix-failed"), "{out}");
+    assert!(
+        !out.contains("duplicate-key") && !out.contains("fix-failed"),
+        "{out}"
+    );
 }

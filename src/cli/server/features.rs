@@ -13,7 +13,7 @@ use lsp_types::{
 
 use gitops_lint::diagnostic::Diagnostic;
 use gitops_lint::engine::Report;
-use gitops_lint::fix::{self, Applicability, Edit, Fix};
+use gitops_lint::fix::{Applicability, Edit, Fix};
 use gitops_lint::source::{FileId, SourceFile};
 use gitops_lint::{registry, suppress, yaml};
 
@@ -152,7 +152,8 @@ pub fn code_actions(view: &View<'_>, p: &CodeActionParams) -> Vec<CodeActionOrCo
                     && f.edits.iter().all(|e| e.span.file == src.id)
             })
             .collect();
-        let (_, applied) = fix::apply_fixes(src.text(), &safe);
+        // As `--fix` steps: no fix that adds a YAML problem, and of two that clash, the first.
+        let applied = gitops_lint::fixer::apply_keeping_yaml_valid(src.text(), &safe).applied;
         if !applied.is_empty() {
             let edits: Vec<&Edit> = applied.iter().flat_map(|&i| &safe[i].edits).collect();
             out.push(CodeActionOrCommand::CodeAction(CodeAction {
