@@ -196,7 +196,7 @@ pub fn render_with(report: &Report, opts: &TextOptions) -> String {
     } else {
         GraphicalTheme::unicode_nocolor()
     };
-    // Words are never split at hyphens, so a wrapped message rejoins exactly (`with_header`).
+    // Help text is wrapped at 100 columns, words never split at hyphens.
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_links(false)
         .with_context_lines(2)
@@ -268,25 +268,20 @@ fn with_header(rendered: &str, d: &Diagnostic, color: bool) -> String {
         .iter()
         .filter_map(|icon| first.find(*icon).map(|i| i + icon.len_utf8()))
         .min();
-    let Some(after_icon) = message_at else {
+    if message_at.is_none() {
         return rendered.to_string();
-    };
-    // Skip the colour reset and the space after the icon.
-    let message = first[after_icon..]
-        .trim_start_matches("\x1b[0m")
-        .strip_prefix(' ')
-        .unwrap_or(&first[after_icon..]);
-    // Miette wrapped the message; rustc does not: rejoin its continuation lines.
-    let mut message = message.to_string();
+    }
+    // Miette wrapped the message; rustc does not. Its lines are dropped and the message is
+    // written whole: wrapping may break a word (after the `/` of a URL), so the lines cannot
+    // be joined back with spaces.
     let mut rest = rest;
     while let Some((line, after)) = rest.split_once('\n') {
-        let Some(more) = continuation(line) else {
+        if continuation(line).is_none() {
             break;
-        };
-        message.push(' ');
-        message.push_str(more);
+        }
         rest = after;
     }
+    let message = d.message.lines().collect::<Vec<_>>().join(" ");
     format!("{}: {message}\n{rest}", header(d, color))
 }
 

@@ -89,6 +89,23 @@ fn snapshot(name: &str, actual: &str) {
     );
 }
 
+/// A message longer than the frame's width is printed whole on the header line: miette wraps
+/// it, after a URL's `/` too, and joining its lines back with spaces broke such words.
+#[test]
+fn long_messages_are_printed_whole() {
+    for color in ["never", "always"] {
+        let (_, text) = check(&example(), &["--color", color]);
+        let header = text
+            .lines()
+            .find(|l| l.contains("argocd/production-target-revision"))
+            .unwrap_or_else(|| panic!("no production-target-revision finding:\n{text}"));
+        assert!(
+            header.contains("(https://kubernetes.default.svc/citation-web-prod-eu) from `HEAD`"),
+            "{header}"
+        );
+    }
+}
+
 #[test]
 fn text_and_json_snapshots() {
     let (code, text) = check(&example(), &[]);
