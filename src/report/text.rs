@@ -196,11 +196,13 @@ pub fn render_with(report: &Report, opts: &TextOptions) -> String {
     } else {
         GraphicalTheme::unicode_nocolor()
     };
-    // Help text is wrapped at 100 columns, words never split at hyphens.
+    // Help and labels are wrapped at 100 columns, only at spaces: a URL or a path is never
+    // split (at a hyphen or after a `/`).
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_links(false)
         .with_context_lines(2)
         .with_width(100)
+        .with_word_separator(textwrap::WordSeparator::AsciiSpace)
         .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
         .without_syntax_highlighting();
     let sources = &report.project.sources;
