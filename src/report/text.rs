@@ -214,7 +214,11 @@ pub fn render_with(report: &Report, opts: &TextOptions) -> String {
         a.code = None;
         let mut rendered = String::new();
         if handler.render_report(&mut rendered, &a).is_ok() {
-            out.push_str(&with_header(&rendered, d, opts.color));
+            out.push_str(&with_notes(
+                &with_header(&rendered, d, opts.color),
+                d,
+                opts.color,
+            ));
         } else {
             // A span miette cannot show (e.g. in an unreadable file): fall back to one line.
             let lc = sources.get(d.span.file).line_col(d.span.start as usize);
@@ -285,6 +289,39 @@ fn with_header(rendered: &str, d: &Diagnostic, color: bool) -> String {
     }
     let message = d.message.lines().collect::<Vec<_>>().join(" ");
     format!("{}: {message}\n{rest}", header(d, color))
+}
+
+/// Replaces miette's heading of each label in another file (`Advice: ` and the `☞` line with
+/// its wrapped message) with a rustc-style `note: message` line; the code frame stays.
+fn with_notes(rendered: &str, d: &Diagnostic, color: bool) -> String {
+    let mut notes = d
+        .labels
+        .iter()
+        .filter(|l| l.span.file != d.span.file)
+        .map(|l| l.message.lines().collect::<Vec<_>>().join(" "));
+    let mut out = String::with_capacity(rendered.len());
+    let mut lines = rendered.split_inclusive('\n').peekable();
+    while let Some(line) = lines.next() {
+        if line.trim_end() != "Advice:" {
+            out.push_str(line);
+            continue;
+        }
+        let Some(message) = notes.next() else {
+            out.push_str(line);
+            continue;
+        };
+        // The `☞` line, then its continuation lines.
+        lines.next();
+        while lines
+            .peek()
+            .is_some_and(|l| continuation(l.trim_end_matches('\n')).is_some())
+        {
+            lines.next();
+        }
+        let word = if color { "\x1b[1mnote\x1b[0m" } else { "note" };
+        out.push_str(&format!("{word}: {message}\n"));
+    }
+    out
 }
 
 /// The text of a wrapped message line, `  │ text` (the bar possibly coloured).

@@ -106,21 +106,31 @@ fn long_messages_are_printed_whole() {
     }
 }
 
-/// Labels and help are wrapped at spaces only: a URL at the wrap point moves to the next line
-/// whole instead of being split after its `//`.
+/// A label in another file is a rustc-style `note:` with its message whole (miette's wrap split
+/// URLs after their `//`), above its code frame.
 #[test]
-fn wrapped_labels_keep_urls_whole() {
+fn labels_in_other_files_are_notes_with_whole_messages() {
     let dir = tempfile::tempdir().unwrap();
     let project = "apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: team, namespace: argocd}\nspec:\n  sourceRepos: [\"https://example.com/a.git\"]\n  destinations:\n    - {namespace: web, server: https://kubernetes.default.svc}\n    - {namespace: api, server: https://kubernetes.default.svc}\n    - {namespace: jobs, server: https://kubernetes.default.svc}\n";
     let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: app\n  namespace: argocd\n  finalizers: [resources-finalizer.argocd.argoproj.io]\nspec:\n  project: team\n  source: {repoURL: https://example.com/a.git, path: a, targetRevision: v1}\n  destination: {namespace: other, server: https://kubernetes.default.svc}\n  syncPolicy: {automated: {prune: true, selfHeal: true}}\n";
     std::fs::write(dir.path().join("project.yaml"), project).unwrap();
     std::fs::write(dir.path().join("app.yaml"), app).unwrap();
-    let (_, text) = check(dir.path(), &["--fail-on", "never", "--color", "never"]);
-    assert!(text.contains("project `team` allows"), "{text}");
-    assert!(
-        !text.lines().any(|l| l.trim_end().ends_with("`https://")),
-        "a URL split at the wrap:\n{text}"
-    );
+    for color in ["never", "always"] {
+        let (_, text) = check(dir.path(), &["--fail-on", "never", "--color", color]);
+        let note = text
+            .lines()
+            .find(|l| l.contains("project `team` allows"))
+            .unwrap_or_else(|| panic!("no note:\n{text}"));
+        assert!(
+            note.starts_with("note") || note.starts_with("\x1b[1mnote"),
+            "{note}"
+        );
+        assert!(
+            note.ends_with("`jobs` on `https://kubernetes.default.svc`"),
+            "{note}"
+        );
+        assert!(!text.contains("Advice:"), "{text}");
+    }
 }
 
 #[test]
