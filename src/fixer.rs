@@ -98,10 +98,11 @@ pub fn apply_keeping_yaml_valid(text: &str, fixes: &[&Fix]) -> FixStep {
         .partition(|&i| yaml_problems(&fix::apply_fixes(text, &[fixes[i]]).0) > before);
     let subset: Vec<&Fix> = fine.iter().map(|&i| fixes[i]).collect();
     let (new, picked) = fix::apply_fixes(text, &subset);
-    let (text, applied) = match fine.first() {
-        _ if yaml_problems(&new) <= before => (new, picked.into_iter().map(|j| fine[j]).collect()),
-        Some(&first) => (fix::apply_fixes(text, &[fixes[first]]).0, vec![first]),
-        None => (text.to_string(), Vec::new()),
+    // With no fix left (`fine` empty), `new` is `text` and the first branch is taken.
+    let (text, applied) = if yaml_problems(&new) <= before {
+        (new, picked.into_iter().map(|j| fine[j]).collect())
+    } else {
+        (fix::apply_fixes(text, &[fixes[fine[0]]]).0, vec![fine[0]])
     };
     FixStep {
         text,
@@ -360,6 +361,10 @@ mod tests {
         let step = apply_keeping_yaml_valid(text, &[&breaks, &other]);
         assert_eq!((step.applied, step.breaking), (vec![1], vec![0]));
         assert_eq!(step.text, "a:\n  prune: false\n  selfheal: true\n");
+        // Only a fix that breaks the file: nothing is applied.
+        let step = apply_keeping_yaml_valid(text, &[&breaks]);
+        assert_eq!((step.applied, step.breaking), (vec![], vec![0]));
+        assert_eq!(step.text, text);
         // Nothing wrong: everything is applied.
         let step = apply_keeping_yaml_valid(text, &[&other, &rename]);
         assert_eq!(step.applied.len(), 2);

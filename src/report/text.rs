@@ -270,11 +270,7 @@ fn header(d: &Diagnostic, color: bool) -> String {
 /// with the rustc-style header.
 fn with_header(rendered: &str, d: &Diagnostic, color: bool) -> String {
     let (first, rest) = rendered.split_once('\n').unwrap_or((rendered, ""));
-    let message_at = ['×', '⚠', '☞']
-        .iter()
-        .filter_map(|icon| first.find(*icon).map(|i| i + icon.len_utf8()))
-        .min();
-    if message_at.is_none() {
+    if !['×', '⚠', '☞'].iter().any(|icon| first.contains(*icon)) {
         return rendered.to_string();
     }
     // Miette wrapped the message; rustc does not. Its lines are dropped and the message is
@@ -282,13 +278,12 @@ fn with_header(rendered: &str, d: &Diagnostic, color: bool) -> String {
     // be joined back with spaces.
     let mut rest = rest;
     while let Some((line, after)) = rest.split_once('\n') {
-        if continuation(line).is_none() {
+        if !is_continuation(line) {
             break;
         }
         rest = after;
     }
-    let message = d.message.lines().collect::<Vec<_>>().join(" ");
-    format!("{}: {message}\n{rest}", header(d, color))
+    format!("{}: {}\n{rest}", header(d, color), one_line(&d.message))
 }
 
 /// Replaces miette's heading of each label in another file (`Advice: ` and the `☞` line with
@@ -298,7 +293,7 @@ fn with_notes(rendered: &str, d: &Diagnostic, color: bool) -> String {
         .labels
         .iter()
         .filter(|l| l.span.file != d.span.file)
-        .map(|l| l.message.lines().collect::<Vec<_>>().join(" "));
+        .map(|l| one_line(&l.message));
     let mut out = String::with_capacity(rendered.len());
     let mut lines = rendered.split_inclusive('\n').peekable();
     while let Some(line) = lines.next() {
@@ -314,7 +309,7 @@ fn with_notes(rendered: &str, d: &Diagnostic, color: bool) -> String {
         lines.next();
         while lines
             .peek()
-            .is_some_and(|l| continuation(l.trim_end_matches('\n')).is_some())
+            .is_some_and(|l| is_continuation(l.trim_end_matches('\n')))
         {
             lines.next();
         }
@@ -324,15 +319,25 @@ fn with_notes(rendered: &str, d: &Diagnostic, color: bool) -> String {
     out
 }
 
-/// The text of a wrapped message line, `  │ text` (the bar possibly coloured).
-fn continuation(line: &str) -> Option<&str> {
-    let mut s = line.strip_prefix("  ")?;
+/// A message's lines as one line, as rustc prints a header.
+fn one_line(message: &str) -> String {
+    message.lines().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether a line continues a wrapped message: `  │ text` (the bar possibly coloured).
+fn is_continuation(line: &str) -> bool {
+    let Some(mut s) = line.strip_prefix("  ") else {
+        return false;
+    };
     if s.starts_with('\x1b') {
-        s = &s[s.find('m')? + 1..];
+        let Some(end) = s.find('m') else {
+            return false;
+        };
+        s = &s[end + 1..];
     }
-    s = s.strip_prefix('│')?;
-    s = s.strip_prefix("\x1b[0m").unwrap_or(s);
-    s.strip_prefix(' ')
+    s.strip_prefix('│')
+        .map(|s| s.strip_prefix("\x1b[0m").unwrap_or(s))
+        .is_some_and(|s| s.starts_with(' '))
 }
 
 /// `--format concise`: one line per finding, `path:line:col: severity[rule] message`.
