@@ -119,6 +119,10 @@ impl std::error::Error for Error {}
 pub struct Output {
     pub text: String,
     pub segments: Vec<Segment>,
+    /// Helm mode: the offsets in `text` where a `<no value>` (a missing value printed) was
+    /// removed, ascending. A caller that renders with incomplete values can tell a value left
+    /// out from one written empty.
+    pub dropped: Vec<usize>,
 }
 
 impl Output {
@@ -244,12 +248,14 @@ impl Templates {
             Err(_) => {}
         }
         let text = buf.finish();
+        let mut dropped = Vec::new();
         let text = if self.helm_no_value && text.as_str().contains("<no value>") {
             let mut b = TextBuf::default();
             let s = text.as_str();
             let mut at = 0;
             while let Some(i) = s[at..].find("<no value>") {
                 b.push_text_range(&text, at..at + i);
+                dropped.push(b.len());
                 at += i + "<no value>".len();
             }
             b.push_text_range(&text, at..s.len());
@@ -260,6 +266,7 @@ impl Templates {
         Ok(Output {
             text: text.as_str().to_string(),
             segments: text.segments().to_vec(),
+            dropped,
         })
     }
 }

@@ -144,6 +144,13 @@ fn tpl_text_belongs_to_the_value() {
 fn no_value_is_removed_in_helm_mode_only() {
     let data = map(vec![]);
     assert_eq!(render("a: {{ .x }}", &data).text, "a: ");
+    let out = render("a: v-{{ .x }}.yaml\nb: {{ .y }}{{ .z }}\n", &data);
+    assert_eq!(out.text, "a: v-.yaml\nb: \n");
+    assert_eq!(
+        out.dropped,
+        [5, 14, 14],
+        "where each `<no value>` was removed"
+    );
     let mut t = Templates::new();
     t.add("t", "a: {{ .x }}").unwrap();
     assert_eq!(

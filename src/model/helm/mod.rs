@@ -21,6 +21,7 @@ pub mod argocd_apps;
 
 use super::Project;
 use super::repo::join;
+use super::template;
 use super::values::Values;
 use crate::source::{FileId, SourceDb, Span};
 use crate::yaml::{self, Node};
@@ -343,6 +344,8 @@ pub struct Manifest {
     pub path: String,
     pub text: String,
     segments: Vec<gotmpl::Segment>,
+    /// Where a missing value printed nothing (see [`gotmpl::Output::dropped`]).
+    dropped: Vec<usize>,
 }
 
 /// What a rendering produced: manifests, and the template texts to locate lines in.
@@ -357,6 +360,10 @@ pub struct Rendered {
     texts: BTreeMap<String, String>,
     /// Paths of built-in charts' templates → the chart's name.
     builtin: BTreeMap<String, &'static str>,
+    /// The values were the chart's defaults alone, for a chart no Application installs: a
+    /// missing value is given at install time, so [`documents`] writes a scalar that printed
+    /// one as unknown ([`template::UNKNOWN`]) rather than as Helm's empty text.
+    pub missing_is_unknown: bool,
 }
 
 impl Rendered {
@@ -818,6 +825,7 @@ pub fn render_with(
             path: out.paths.get(name).cloned().unwrap_or_default(),
             text: rendered.text,
             segments: rendered.segments,
+            dropped: rendered.dropped,
         });
     }
     for unit in &units {
@@ -841,6 +849,7 @@ pub fn render_with(
                 path,
                 text: text.clone(),
                 segments,
+                dropped: Vec::new(),
             });
         }
     }
@@ -1507,6 +1516,61 @@ impl Locator<'_> {
     }
 }
 
+/// Writes [`template::UNKNOWN`] into each scalar of `node` (spans in `m`'s text) where a
+/// missing value printed nothing: at its place when the text before it is as written, else at
+/// the end.
+fn mark_missing(node: &mut Node, m: &Manifest) {
+    let (start, end) = (node.span.start as usize, node.span.end as usize);
+    let style = node.style();
+    match &mut node.value {
+        yaml::Value::Scalar(text) => {
+            let from = m.dropped.partition_point(|&d| d < start);
+            let upto = m.dropped.partition_point(|&d| d <= end);
+            if from == upto {
+                return;
+            }
+            let quoted = matches!(
+                style,
+                yaml::ScalarStyle::SingleQuoted | yaml::ScalarStyle::DoubleQuoted
+            );
+            let content = start + usize::from(quoted && end > start);
+            let written = m.text.get(content..end).unwrap_or_default();
+            let places: Option<Vec<usize>> = m.dropped[from..upto]
+                .iter()
+                .map(|&d| {
+                    let rel = d.checked_sub(content)?;
+                    (text.get(..rel).is_some() && written.get(..rel) == text.get(..rel))
+                        .then_some(rel)
+                })
+                .collect();
+            let mut marked = String::with_capacity(text.len() + template::UNKNOWN.len());
+            match places {
+                Some(places) => {
+                    let mut at = 0;
+                    for rel in places {
+                        marked.push_str(&text[at..rel]);
+                        marked.push_str(template::UNKNOWN);
+                        at = rel;
+                    }
+                    marked.push_str(&text[at..]);
+                }
+                None => {
+                    marked.push_str(text);
+                    marked.push_str(template::UNKNOWN);
+                }
+            }
+            *text = marked.into();
+        }
+        yaml::Value::Seq(items) => items.iter_mut().for_each(|n| mark_missing(n, m)),
+        yaml::Value::Map(entries) => {
+            for e in entries.iter_mut() {
+                mark_missing(&mut e.key, m);
+                mark_missing(&mut e.value, m);
+            }
+        }
+    }
+}
+
 /// Parses each manifest and maps node spans back to where their text came from: a scalar that
 /// is one value's text points at the values node; anything else at the template text that
 /// wrote it (the template files are in `sources`); `anchor` when neither is known.
@@ -1563,6 +1627,9 @@ pub fn documents(rendered: &Rendered, sources: &SourceDb, anchor: Span) -> Vec<R
                 })
                 .collect();
             let mut root = d.root;
+            if rendered.missing_is_unknown && !m.dropped.is_empty() {
+                mark_missing(&mut root, m);
+            }
             loc.remap(&mut root, m);
             out.push(RenderedDoc {
                 images,
@@ -1670,8 +1737,10 @@ pub fn render_argocd(
             unsupported: None,
         });
     }
+    let missing_is_unknown = values.is_none();
     let values = values.unwrap_or(&chart.defaults);
-    let rendered = render(&chart, values, release)?;
+    let mut rendered = render(&chart, values, release)?;
+    rendered.missing_is_unknown = missing_is_unknown;
     let prefix = format!("{dir}/");
     let mut docs: Vec<RenderedDoc> = documents(&rendered, &project.sources, anchor)
         .into_iter()
