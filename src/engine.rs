@@ -48,6 +48,9 @@ pub struct Options {
     /// Parsed files kept between runs of one repository (the language server): unchanged
     /// files are not read or parsed again.
     pub cache: Option<std::sync::Arc<ParseCache>>,
+    /// Rule selectors of the command line, over the configuration's: a rule left out does
+    /// not run, report or fix.
+    pub selection: config::Selection,
 }
 
 /// conftest-compatible policy options of `check`.
@@ -328,10 +331,11 @@ fn prepare(opts: &Options, timer: &mut Timer) -> Result<Prepared, Error> {
         None => resolve_root(&opts.paths)?,
     };
     let config_path = opts.config.clone().or_else(|| config::find(&root));
-    let config = match &config_path {
+    let mut config = match &config_path {
         Some(p) => config::load(p, &registry::all_meta()).map_err(Error::Config)?,
         None => Config::default(),
     };
+    config.select_rules(&opts.selection);
     let mut exclude = config.exclude.clone();
     exclude.extend(opts.exclude.iter().cloned());
     let filter = Filter::new(&config.include, &exclude)

@@ -117,7 +117,7 @@ struct RunArgs {
     /// Skip files matching this glob (repeatable).
     #[arg(long, value_name = "GLOB")]
     exclude: Vec<String>,
-    /// Report only these rules: ids or groups such as `argocd/` (comma-separated, repeatable).
+    /// Run only these rules: ids or groups such as `argocd/` (comma-separated, repeatable).
     #[arg(
         long,
         value_name = "RULE",
@@ -125,7 +125,7 @@ struct RunArgs {
         help_heading = "Rule selection"
     )]
     select: Vec<String>,
-    /// Report these rules in addition to `--select` or the configuration's `select`.
+    /// Run these rules in addition to `--select` or the configuration's `select`.
     #[arg(
         long,
         value_name = "RULE",
@@ -133,7 +133,7 @@ struct RunArgs {
         help_heading = "Rule selection"
     )]
     extend_select: Vec<String>,
-    /// Do not report these rules: ids or groups.
+    /// Do not run these rules: ids or groups.
     #[arg(
         long,
         value_name = "RULE",
@@ -478,7 +478,6 @@ struct Plan {
     opts: Options,
     /// The root as seen from the current directory (for human output).
     base: String,
-    selection: select::Selection,
     /// Folders given as arguments (as given, root-relative) that must hold a file to check.
     dirs: Vec<(PathBuf, String)>,
 }
@@ -494,7 +493,7 @@ fn plan(args: &RunArgs, parse_only: bool) -> Result<Plan, ExitCode> {
     };
     let cwd = std::env::current_dir()
         .map_err(|e| usage(format!("cannot read the current directory: {e}"), None))?;
-    let selection = select::Selection::new(&args.select, &args.extend_select, &args.ignore)
+    let selection = select::validate(&args.select, &args.extend_select, &args.ignore)
         .map_err(|(m, h)| usage(m, Some(h)))?;
     let stdin_at = args.paths.iter().position(|p| p.as_os_str() == "-");
     let mut paths = args.paths.clone();
@@ -559,11 +558,11 @@ fn plan(args: &RunArgs, parse_only: bool) -> Result<Plan, ExitCode> {
             timeout: None,
         },
         cache: None,
+        selection,
     };
     Ok(Plan {
         opts,
         base: target.base,
-        selection,
         dirs,
     })
 }
@@ -607,11 +606,10 @@ fn baseline(args: &RunArgs) -> ExitCode {
         Err(code) => return code,
     };
     match engine::run(&plan.opts) {
-        Ok(mut r) => {
+        Ok(r) => {
             if let Some(code) = nothing_to_check(&plan, &r) {
                 return code;
             }
-            plan.selection.apply(&mut r);
             out(&report::baseline::render(&r));
             ExitCode::SUCCESS
         }
@@ -656,7 +654,6 @@ fn check(args: &CheckArgs) -> ExitCode {
     if let Some(code) = nothing_to_check(&plan, &report) {
         return code;
     }
-    plan.selection.apply(&mut report);
     let mut hidden = Vec::new();
     if let Some(path) = &args.baseline {
         match report::baseline::load(path) {

@@ -54,11 +54,46 @@ pub struct Config {
     pub ignore: Vec<String>,
 }
 
+/// Rule selectors of the command line (`--select`, `--extend-select`, `--ignore`), laid over
+/// the configuration's with [`Config::select_rules`].
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    pub select: Vec<String>,
+    pub extend_select: Vec<String>,
+    pub ignore: Vec<String>,
+}
+
 impl Config {
-    /// The configured level of `rule`, if any.
+    /// The configured level of `rule`, if any; `Off` for a rule that `select`, `extend-select`
+    /// and `ignore` leave out, so that it does not run, report or fix.
     #[must_use]
     pub fn level(&self, rule: &str) -> Option<Level> {
+        if !self.selected(rule) {
+            return Some(Level::Off);
+        }
         self.rules.get(rule).and_then(|r| r.level)
+    }
+
+    /// Lays the command line's selectors over the configuration's: `--select` replaces
+    /// `select`; `--extend-select` and `--ignore` add to theirs.
+    pub fn select_rules(&mut self, given: &Selection) {
+        if !given.select.is_empty() {
+            self.select = Some(given.select.clone());
+        }
+        self.extend_select
+            .extend(given.extend_select.iter().cloned());
+        self.ignore.extend(given.ignore.iter().cloned());
+    }
+
+    /// Whether `select`, `extend-select` and `ignore` keep `rule`.
+    #[must_use]
+    pub fn selected(&self, rule: &str) -> bool {
+        let selected = self.select.as_ref().is_none_or(|list| {
+            list.iter()
+                .chain(&self.extend_select)
+                .any(|s| selector_matches(s, rule))
+        });
+        selected && !self.ignore.iter().any(|s| selector_matches(s, rule))
     }
 
     /// What the model needs from the configuration.

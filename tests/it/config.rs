@@ -92,3 +92,30 @@ fn init_is_generated_from_the_config_rows() {
         }
     }
 }
+
+/// The engine, as the language server runs it, leaves out the rules the configuration's
+/// `select` and `ignore` leave out (before, only the command line filtered them).
+#[test]
+fn select_and_ignore_of_the_configuration_apply_to_every_run() {
+    let dir = repo(&[
+        ("app.yaml", APP),
+        (
+            ".gitops-lint.yaml",
+            "select: [argocd/]\nignore: [argocd/schema]\n",
+        ),
+    ]);
+    let opts = gitops_lint::engine::Options {
+        root: Some(dir.path().to_path_buf()),
+        ..Default::default()
+    };
+    let report = gitops_lint::engine::run(&opts).unwrap();
+    let rules: std::collections::BTreeSet<&str> =
+        report.diagnostics.iter().map(|d| d.rule.as_str()).collect();
+    assert!(!rules.is_empty(), "argocd/ rules still report");
+    assert!(
+        rules
+            .iter()
+            .all(|r| r.starts_with("argocd/") && *r != "argocd/schema"),
+        "{rules:?}"
+    );
+}
