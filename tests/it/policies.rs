@@ -142,6 +142,33 @@ fn conftest_rule_prefixes_severities_ids_and_exceptions() {
     assert!(!found.iter().any(|f| f.1.starts_with("legacy.yaml")));
 }
 
+/// A user policy's rule ids are selected like built-in ones, though the package runs as one
+/// rule: `--select` and `--ignore` apply to each finding's id.
+#[test]
+fn user_policy_ids_are_selected_one_by_one() {
+    let rules_with = |select: &[&str], ignore: &[&str]| -> Vec<String> {
+        let r = engine::run(&Options {
+            paths: vec![data_dir().join("repo")],
+            policy: with_policies(&["policy"]),
+            selection: gitops_lint::config::Selection {
+                select: select.iter().map(|s| s.to_string()).collect(),
+                ignore: ignore.iter().map(|s| s.to_string()).collect(),
+                ..Default::default()
+            },
+            ..Options::default()
+        })
+        .unwrap();
+        let mut rules: Vec<String> = r.diagnostics.iter().map(|d| d.rule.clone()).collect();
+        rules.dedup();
+        rules
+    };
+    assert_eq!(rules_with(&["policy/main/warn"], &[]), ["policy/main/warn"]);
+    assert_eq!(
+        rules_with(&["policy/"], &["policy/main/deny"]),
+        ["policy/main/deny_latest", "policy/main/warn"]
+    );
+}
+
 #[test]
 fn namespaces_select_packages_like_conftest() {
     let all = ["policy", "other", "nested"];
