@@ -86,8 +86,7 @@ impl Config {
     }
 
     /// Whether `select`, `extend-select` and `ignore` keep `rule`.
-    #[must_use]
-    pub fn selected(&self, rule: &str) -> bool {
+    fn selected(&self, rule: &str) -> bool {
         let selected = self.select.as_ref().is_none_or(|list| {
             list.iter()
                 .chain(&self.extend_select)

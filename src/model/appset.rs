@@ -76,10 +76,9 @@ pub fn expand(repo: &RepoView<'_>, doc: &Document) -> Expansion {
         };
         let name_node = rendered.path(&["metadata", "name"]);
         exp.apps.push(Generated {
-            name: name_node.and_then(Node::scalar_text).map_or_else(
-                || "<unnamed>".to_string(),
-                |s| s.replace(template::UNKNOWN, "<unknown>"),
-            ),
+            name: name_node
+                .and_then(Node::scalar_text)
+                .map_or_else(|| "<unnamed>".to_string(), template::readable),
             name_span: name_node.map(|n| n.span),
             spec: app_spec,
         });

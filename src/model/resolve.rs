@@ -18,7 +18,7 @@ use super::argocd::{self, is_argocd_kind, is_set};
 use super::helm::argocd_apps;
 use super::kustomize::{Flow, Kustomization, Kustomizations, Reference, Step};
 use super::repo::{self, join, normalize_url};
-use super::template::{UNKNOWN, is_unknown};
+use super::template::{self, is_unknown};
 use super::values::{self, ImageTag, Values};
 use super::{DocKind, KUSTOMIZATION_FILE_NAMES, appset, helm};
 use crate::model::Project;
@@ -1439,10 +1439,9 @@ impl<'p> Resolver<'p> {
             let kind = super::classify(&d.template, &d.root);
             let name_node = d.root.path(&["metadata", "name"]);
             // A name with a value given at install time reads `<unknown>`, as a generated one.
-            let name = name_node.and_then(Node::as_str).map_or_else(
-                || "<unnamed>".to_string(),
-                |s| s.replace(UNKNOWN, "<unknown>"),
-            );
+            let name = name_node
+                .and_then(Node::as_str)
+                .map_or_else(|| "<unnamed>".to_string(), template::readable);
             let name_span = name_node.map_or(anchor, |n| n.span);
             let object = helm::RenderedObject {
                 manager_doc: doc,

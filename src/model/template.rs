@@ -15,6 +15,12 @@ pub fn is_unknown(s: &str) -> bool {
     s.contains(UNKNOWN)
 }
 
+/// `s` as a message shows it: each unknown part reads `<unknown>`.
+#[must_use]
+pub fn readable(s: &str) -> String {
+    s.replace(UNKNOWN, "<unknown>")
+}
+
 /// One set of generator parameters.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Params {
