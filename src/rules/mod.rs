@@ -3,16 +3,8 @@
 //! stamps ids and severities and applies suppressions.
 //!
 //! Adding a rule: the rule file (and its `.md`), a fixtures folder under
-//! `testdata/rules/<group>/<name>/`, and one line in its group's `rule_group!` list.
-
-/// Declares a group's rule modules and its sorted list of rules: one line per rule.
-macro_rules! rule_group {
-    ($($module:ident :: $rule:ident),* $(,)?) => {
-        $(pub mod $module;)*
-        /// This group's rules, sorted by id (a test keeps it so).
-        pub static RULES: &[&dyn crate::rule::Rule] = &[$(&$module::$rule),*];
-    };
-}
+//! `testdata/rules/<group>/<name>/`, a `pub mod` line and a
+//! `RULES` entry in its group's `mod.rs`.
 
 pub mod argocd;
 pub mod ci;

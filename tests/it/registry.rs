@@ -13,7 +13,7 @@ fn registry_is_sorted_and_ids_are_well_formed() {
     sorted.dedup();
     assert_eq!(
         ids, sorted,
-        "each group's `rule_group!` list (src/rules/<group>/mod.rs) must be sorted by id, without duplicates"
+        "each group's `RULES` slice (src/rules/<group>/mod.rs) must be sorted by id, without duplicates"
     );
     for id in ids {
         let (group, name) = id

@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::rule::OptionKind;
 use crate::diagnostic::{Finding, Severity};
+use crate::rule::OptionKind;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta, RuleOption};
 use crate::source::Span;
 
@@ -76,9 +76,13 @@ impl Rule for ImageTagNone {
                     doc.k8s_kind().unwrap_or("object"),
                     doc.name().unwrap_or("")
                 );
-                let e = written
-                    .entry(img.tag_span)
-                    .or_insert_with(|| (format!("{what} is the placeholder `{tag}`"), Vec::new(), Vec::new()));
+                let e = written.entry(img.tag_span).or_insert_with(|| {
+                    (
+                        format!("{what} is the placeholder `{tag}`"),
+                        Vec::new(),
+                        Vec::new(),
+                    )
+                });
                 if !e.1.contains(&meta.app) {
                     e.1.push(meta.app);
                 }
@@ -212,7 +216,11 @@ mod tests {
             .filter(|d| d.rule == "argocd/image-tag-none")
             .map(|d| {
                 std::iter::once(format!("{} {}", at(d.span), d.message))
-                    .chain(d.labels.iter().map(|l| format!("{} {}", at(l.span), l.message)))
+                    .chain(
+                        d.labels
+                            .iter()
+                            .map(|l| format!("{} {}", at(l.span), l.message)),
+                    )
                     .collect()
             })
             .collect()

@@ -195,7 +195,8 @@ impl Rule for InfraBoundary {
                             // objects in its release namespace are the destination's.
                             kinds::is_builtin_group(kinds::group_of(d.api_version))
                                 && n.as_str().is_some_and(|s| namespaces.contains(&s))
-                                && d.rendered.is_none_or(|m| n.as_str() != Some(&m.release_namespace))
+                                && d.rendered
+                                    .is_none_or(|m| n.as_str() != Some(&m.release_namespace))
                         })
                     {
                         found.push((

@@ -16,8 +16,8 @@ mod insecure;
 use std::collections::{BTreeMap, HashSet};
 
 use crate::diagnostic::{Finding, Severity};
-use crate::model::helm::ARGO_CD_CHART;
 use crate::model::edges::tunnel_routes;
+use crate::model::helm::ARGO_CD_CHART;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::source::Span;
 use edges::{Verdict, edge_for};
@@ -50,7 +50,11 @@ impl Rule for InsecureWithoutEdgeTls {
         let Some(edge) = &cx.settings.argocd.edge_tls else {
             return Vec::new();
         };
-        let file = cx.settings.config_file.as_deref().unwrap_or(".gitops-lint.yaml");
+        let file = cx
+            .settings
+            .config_file
+            .as_deref()
+            .unwrap_or(".gitops-lint.yaml");
         vec![format!(
             "TLS in front of argocd-server is declared terminated outside the repository (`argocd.edge_tls: {{mode: external}}` in {file}): {}",
             edge.reason

@@ -47,7 +47,10 @@ impl Rule for MissingSource {
                 let app = &model.apps[a];
                 // An Application's own file already shows which Application it is.
                 if let Some(rendered) = &app.rendered_from {
-                    f = f.with_label(app.name_span, format!("Application `{}` {rendered}", app.name));
+                    f = f.with_label(
+                        app.name_span,
+                        format!("Application `{}` {rendered}", app.name),
+                    );
                 } else if app.name_span.file != span.file || apps.len() > 1 {
                     f = f.with_label(
                         app.name_span,

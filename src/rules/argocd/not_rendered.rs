@@ -4,8 +4,8 @@
 
 use crate::diagnostic::{Finding, Severity};
 use crate::model::DocKind;
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::model::argocd::templated_field;
+use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 
 pub struct NotRendered;
 
@@ -28,7 +28,10 @@ impl Rule for NotRendered {
         let model = cx.model.argocd();
         let mut out: Vec<Finding> = Vec::new();
         for n in &model.not_rendered {
-            if out.iter().any(|f| f.span == n.span && f.message == n.message) {
+            if out
+                .iter()
+                .any(|f| f.span == n.span && f.message == n.message)
+            {
                 continue;
             }
             out.push(Finding::new(n.message.clone(), n.span).with_help(
@@ -39,7 +42,11 @@ impl Rule for NotRendered {
         for kind in [DocKind::Application, DocKind::AppProject] {
             for doc in cx.model.project.docs_of(kind) {
                 if let Some(node) = templated_field(&doc.root) {
-                    let what = if kind == DocKind::Application { "Application" } else { "AppProject" };
+                    let what = if kind == DocKind::Application {
+                        "Application"
+                    } else {
+                        "AppProject"
+                    };
                     out.push(
                         Finding::new(
                             format!("this {what} is a template outside a Helm chart's `templates/`: it is checked as written, not as rendered"),

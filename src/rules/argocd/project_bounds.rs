@@ -65,7 +65,9 @@ impl Rule for ProjectBounds {
             }
         }
         let default_allowed = vec!["Namespace".to_string()];
-        let allowed = cx.settings.argocd
+        let allowed = cx
+            .settings
+            .argocd
             .cluster_resources_allowed
             .as_ref()
             .unwrap_or(&default_allowed);

@@ -51,7 +51,9 @@ impl Rule for Schema {
                 match &doc.kept {
                     Some(KeptValues::ImageTags(_)) => Vec::new(),
                     Some(KeptValues::Values(values))
-                        if !VALUES_KEYS_READ_WHOLE.iter().any(|k| values.get(k).is_some()) =>
+                        if !VALUES_KEYS_READ_WHOLE
+                            .iter()
+                            .any(|k| values.get(k).is_some()) =>
                     {
                         Vec::new()
                     }
@@ -74,7 +76,12 @@ impl Rule for Schema {
 /// then not judged).
 fn check_document(doc: &Document, cx: &Context<'_>, partial: bool) -> Vec<Finding> {
     let schema = schema();
-    let version = schema.clamp(cx.settings.argocd.version.unwrap_or_else(|| schema.latest()));
+    let version = schema.clamp(
+        cx.settings
+            .argocd
+            .version
+            .unwrap_or_else(|| schema.latest()),
+    );
     let mut out = Vec::new();
     let kind = match doc.kind {
         DocKind::Application => Some("Application"),

@@ -2,8 +2,8 @@
 
 use crate::diagnostic::{Finding, Severity};
 use crate::model::Field;
-use crate::model::kustomize::EntryField;
 use crate::model::kinds;
+use crate::model::kustomize::EntryField;
 use crate::model::resolve::{Location, SourceKind};
 use crate::model::template::is_unknown;
 use crate::rules::argocd::bounds;
@@ -84,7 +84,9 @@ impl Rule for SelfManaged {
                     }
                 }
                 if let Location::InRepo(dir) = &src.location {
-                    if let Some(p) = cx.settings.argocd
+                    if let Some(p) = cx
+                        .settings
+                        .argocd
                         .self_paths
                         .iter()
                         .find(|p| bounds::under(dir, p))

@@ -262,7 +262,13 @@ fn check_spec(
     }
     let Some(text) = text() else {
         edits.clear();
-        return Some(finding(what, name, &problems, primary.unwrap_or(auto_entry.key.span), None));
+        return Some(finding(
+            what,
+            name,
+            &problems,
+            primary.unwrap_or(auto_entry.key.span),
+            None,
+        ));
     };
     if !missing.is_empty() {
         match edit::append_to_map(text, automated, &missing) {

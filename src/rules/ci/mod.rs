@@ -1,3 +1,6 @@
 //! Rules about CI definitions (GitLab CI, GitHub Actions) that drive a GitOps repository.
 
-rule_group!(writeback_skip_ci::WritebackSkipCi);
+pub mod writeback_skip_ci;
+
+/// This group's rules, sorted by id (a test keeps it so).
+pub static RULES: &[&dyn crate::rule::Rule] = &[&writeback_skip_ci::WritebackSkipCi];

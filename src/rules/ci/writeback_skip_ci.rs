@@ -8,12 +8,12 @@ mod fix;
 #[cfg(test)]
 mod tests;
 
-use crate::rule::OptionKind;
 use crate::diagnostic::{Finding, Severity};
+use crate::model::Project;
 use crate::model::ci::git::{self, Cred, Event, EventKind, GitTrace, MessageSource, Site, Target};
 use crate::model::repo;
 use crate::model::{DocKind, Document};
-use crate::model::Project;
+use crate::rule::OptionKind;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta, RuleOption};
 use crate::source::{FileId, Span};
 use crate::yaml::locate;
@@ -54,7 +54,8 @@ impl Rule for WritebackSkipCi {
         {
             return Vec::new();
         }
-        let always = cx.options(ID)
+        let always = cx
+            .options(ID)
             .get("require_skip_ci")
             .and_then(serde_json::Value::as_str)
             == Some("always");
@@ -384,4 +385,3 @@ fn has_marker(message: &str, github: bool) -> bool {
     };
     markers.iter().any(|k| m.contains(k))
 }
-

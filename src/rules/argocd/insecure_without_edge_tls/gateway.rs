@@ -155,12 +155,15 @@ pub(super) fn gateway_api_routes(s: &Insecure, objs: Objects<'_>, checks: &mut C
 /// A rule that answers with a redirect to HTTPS (`RequestRedirect` with `scheme: https`)
 /// forwards nothing to its backends.
 fn redirects_to_https(rule: &Node) -> bool {
-    rule.get("filters").into_iter().flat_map(Node::items).any(|f| {
-        f.get_str("type") == Some("RequestRedirect")
-            && f.path(&["requestRedirect", "scheme"])
-                .and_then(Node::as_str)
-                .is_some_and(|s| s.eq_ignore_ascii_case("https"))
-    })
+    rule.get("filters")
+        .into_iter()
+        .flat_map(Node::items)
+        .any(|f| {
+            f.get_str("type") == Some("RequestRedirect")
+                && f.path(&["requestRedirect", "scheme"])
+                    .and_then(Node::as_str)
+                    .is_some_and(|s| s.eq_ignore_ascii_case("https"))
+        })
 }
 
 /// The route through this parent: the edge that terminates TLS, or why none does; and every

@@ -139,7 +139,9 @@ pub(super) fn find_insecure(cx: &Context<'_>, objs: Objects<'_>, service: &str) 
 /// names them after the release: `<release>-argocd-server`).
 fn rendered_context(cx: &Context<'_>, o: &Object<'_>) -> Option<((Span, String), Vec<String>)> {
     let rendered = cx.model.rendered();
-    let meta = rendered.meta.get(o.doc_index.checked_sub(cx.project.docs.len())?)?;
+    let meta = rendered
+        .meta
+        .get(o.doc_index.checked_sub(cx.project.docs.len())?)?;
     let services = rendered
         .of_source(meta.app, meta.source)
         .iter()

@@ -175,7 +175,10 @@ fn odd_inputs_do_not_panic() {
                     d.message
                 );
                 for s in std::iter::once(d.span).chain(d.labels.iter().map(|l| l.span)) {
-                    assert!(s.start <= s.end && s.end as usize <= src.len(), "{src:?}: {s:?}");
+                    assert!(
+                        s.start <= s.end && s.end as usize <= src.len(),
+                        "{src:?}: {s:?}"
+                    );
                 }
             }
         }
