@@ -19,7 +19,7 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 
-use super::Loaded;
+use super::load::{self, Keep, Loaded};
 use crate::rule::Emitted;
 use crate::source::FileId;
 
@@ -228,13 +228,13 @@ fn load_one(
     cached: Option<Entry>,
 ) -> (Loaded, Option<Entry>, bool) {
     // The language server shows the effective values: it keeps them all.
-    let keep = super::Keep {
+    let keep = Keep {
         payloads: keep_payloads,
         values: true,
     };
     if problem.is_some() {
         return (
-            super::load_one(id, rel, abs, problem, overlay, keep),
+            load::load_one(id, rel, abs, problem, overlay, keep),
             None,
             false,
         );
@@ -255,7 +255,7 @@ fn load_one(
             return (c.loaded.clone(), Some(c), true);
         }
     }
-    let mut loaded = super::load_one(id, rel, abs, None, overlay, keep);
+    let mut loaded = load::load_one(id, rel, abs, None, overlay, keep);
     // The cache and each run share the text and line index.
     loaded.source.share();
     // An unreadable file (or one whose time is unknown) is tried again next time.

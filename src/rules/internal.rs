@@ -7,6 +7,10 @@ use crate::rule::{FixAvailability, Rule, RuleMeta};
 macro_rules! internal_rule {
     ($ty:ident, $id:literal, $sev:expr, $summary:literal, $doc:literal) => {
         pub struct $ty;
+        impl $ty {
+            /// The rule's id, for the engine that reports it.
+            pub const ID: &'static str = $id;
+        }
         impl Rule for $ty {
             fn meta(&self) -> &'static RuleMeta {
                 static META: RuleMeta = RuleMeta {

@@ -1,0 +1,345 @@
+//! Dispatch: every enabled rule, Rust and Rego, is offered each document (in parallel), then
+//! runs once on the whole repository; [`super::stamp::finish`] then stamps, suppresses and
+//! sorts what they found.
+
+use std::collections::HashSet;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::cache::{self, ParseCache};
+use super::scope::Scope;
+use super::stamp::finish;
+use super::timer::{Timer, add_elapsed};
+use super::{Note, Report};
+use crate::config::{Config, Level};
+use crate::diagnostic::Finding;
+use crate::model::{Document, Model, Project};
+use crate::registry;
+use crate::rule::{Context, Emitted, Rule};
+use crate::source::{FileId, Span};
+
+/// Frees `value` on another thread: the run's facts and Rego engines are millions of small
+/// allocations, and the report need not wait for them (a process that exits first does not
+/// free them at all).
+fn drop_in_background<T: Send + 'static>(value: T) {
+    // A thread that cannot start drops its closure, and so the value, here.
+    let _ = std::thread::Builder::new()
+        .name("gitops-lint-drop".into())
+        .spawn(move || drop(value));
+}
+
+/// Runs every enabled rule, Rust and Rego, on a loaded project and builds the report (before
+/// path filtering). One path for every rule: each document is offered to each rule that
+/// applies to it, then each rule runs once on the whole repository; every finding is then
+/// stamped and suppressed the same way.
+pub(super) fn check_project(
+    loaded: (Project, Vec<(&'static str, Finding)>),
+    config: Config,
+    user_policies: Option<&crate::policy::run::UserPolicies>,
+    scope: Option<&Scope>,
+    memo: Option<(&ParseCache, cache::Reuse)>,
+    timer: &mut Timer,
+) -> Report {
+    let (project, load_findings) = loaded;
+    let found = run_rules(&project, &config, user_policies, scope, memo, timer);
+    timer.mark("rules: repository");
+    finish(project, config, found, load_findings, scope, timer)
+}
+
+/// What the rules of a run found: their findings, run-level notes, and the files related to
+/// the reported scope (see [`Scope::related_files`]).
+pub(super) struct Found {
+    pub(super) raw: Vec<Emitted>,
+    pub(super) notes: Vec<Note>,
+    pub(super) related: HashSet<FileId>,
+}
+
+fn run_rules(
+    project: &Project,
+    config: &Config,
+    user_policies: Option<&crate::policy::run::UserPolicies>,
+    scope: Option<&Scope>,
+    memo: Option<(&ParseCache, cache::Reuse)>,
+    timer: &mut Timer,
+) -> Found {
+    let options = config.rule_options();
+    let enabled = |id: &str| config.level(id) != Some(Level::Off);
+    let mut model = Model::new(project, config.settings());
+    // A one-shot run whose policies do not read Helm values keeps, after resolution, only
+    // the effective values a later step reads (the language server's hovers show them).
+    if memo.is_none() && user_policies.is_none() && !crate::policy::run::pack_reads_values(&enabled)
+    {
+        model = model.dropping_unread_values();
+    }
+    let cx = Context::new(&model, &options);
+    let policy_rules = crate::policy::run::rules(
+        &enabled,
+        &options,
+        user_policies,
+        memo.as_ref().map(|(cache, _)| &cache.repo_results),
+    );
+    let mut rules: Vec<&dyn Rule> = registry::builtin()
+        .filter(|r| enabled(r.meta().id))
+        .collect();
+    rules.extend(policy_rules.iter().map(AsRef::as_ref));
+    if timer.enabled {
+        // Built here rather than on first use, so that they have their own line. A panic
+        // leaves them unbuilt: the first rule that reads them reports it, as without timing.
+        let _ = catch_unwind(AssertUnwindSafe(|| {
+            model.argocd();
+            model.k8s();
+        }));
+        timer.mark("model");
+    }
+    let timing = timer.enabled;
+    let spent: Vec<AtomicU64> = rules.iter().map(|_| AtomicU64::new(0)).collect();
+    let memo_keys: Vec<Option<String>> = match memo {
+        // The rule's configured options are part of its key.
+        Some(_) => rules
+            .iter()
+            .map(|r| {
+                let options = serde_json::Value::Object(cx.options(r.meta().id).clone());
+                r.document_memo_key().map(|k| format!("{k} {options}"))
+            })
+            .collect(),
+        None => vec![None; rules.len()],
+    };
+    let memo_key = memo_keys
+        .iter()
+        .flatten()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let kept: &[Option<cache::FileMemo>] = match &memo {
+        Some((_, reuse)) if reuse.key == memo_key => &reuse.files,
+        _ => &[],
+    };
+    let pass = DocumentPass {
+        project,
+        cx: &cx,
+        rules: &rules,
+        memo_keys: &memo_keys,
+        kept,
+        spent: &spent,
+        timing,
+        memoizing: memo_keys.iter().any(Option::is_some),
+    };
+    // The Argo CD model, which most repository rules read and few document rules do, is
+    // built on one thread while the documents are checked on the others. Its construction
+    // runs no parallel work, so this thread never takes a document task that would wait
+    // for it (a re-entrant initialisation).
+    let (mut raw, fresh) = if timing {
+        pass.run()
+    } else {
+        // A panic leaves the model unbuilt: the first rule that reads it reports it.
+        let build_model = || {
+            let _ = catch_unwind(AssertUnwindSafe(|| {
+                model.argocd();
+            }));
+        };
+        rayon::join(build_model, || pass.run()).1
+    };
+    timer.mark("rules: documents");
+    if let Some((cache, reuse)) = &memo {
+        let reusable = rules
+            .iter()
+            .zip(&memo_keys)
+            .all(|(r, k)| k.is_none() || r.document_findings_reusable());
+        if pass.memoizing && reusable {
+            cache.keep_findings(reuse, memo_key, kept_findings(project, kept, fresh));
+        }
+    }
+    // After the document pass: rules of the whole repository (and reports that gather what the
+    // document pass saw).
+    raw.extend(
+        rules
+            .par_iter()
+            .zip(&spent)
+            .flat_map_iter(|(rule, spent)| {
+                let started = timing.then(Instant::now);
+                let found =
+                    match catch_unwind(AssertUnwindSafe(|| rule.check_project_emitting(&cx))) {
+                        Ok(found) => found,
+                        Err(p) => vec![panic_finding(rule.meta().id, Span::default(), &p)],
+                    };
+                add_elapsed(spent, started);
+                found
+            })
+            .collect::<Vec<Emitted>>(),
+    );
+    let notes: Vec<Note> = rules
+        .iter()
+        .flat_map(|r| {
+            let rule = r.meta().id;
+            r.notes(&cx)
+                .into_iter()
+                .map(move |message| Note { rule, message })
+        })
+        .collect();
+    if timing {
+        timer.rule_times = rule_times(&rules, &spent);
+    }
+    let related = scope.map(|s| s.related_files(&model)).unwrap_or_default();
+    drop_in_background((model.into_facts(), policy_rules));
+    Found {
+        raw,
+        notes,
+        related,
+    }
+}
+
+/// Each rule's time in milliseconds, slowest first. User packages share one id: their times
+/// are summed.
+fn rule_times(rules: &[&dyn Rule], spent: &[AtomicU64]) -> Vec<(&'static str, f64)> {
+    let mut by_id: std::collections::BTreeMap<&'static str, f64> = Default::default();
+    for (r, t) in rules.iter().zip(spent) {
+        *by_id.entry(r.meta().id).or_default() += t.load(Ordering::Relaxed) as f64 / 1e6;
+    }
+    let mut times: Vec<(&'static str, f64)> = by_id.into_iter().collect();
+    times.sort_by(|a, b| b.1.total_cmp(&a.1));
+    times
+}
+
+/// The document pass: each document offered to each rule whose `applies` accepts it, with the
+/// findings of the rules that have a memo key reused from the last run where the document is
+/// unchanged (the language server).
+struct DocumentPass<'a> {
+    project: &'a Project,
+    cx: &'a Context<'a>,
+    rules: &'a [&'a dyn Rule],
+    memo_keys: &'a [Option<String>],
+    kept: &'a [Option<cache::FileMemo>],
+    spent: &'a [AtomicU64],
+    timing: bool,
+    memoizing: bool,
+}
+
+impl DocumentPass<'_> {
+    /// Every document's findings, and (when memoizing) per document those of the rules with a
+    /// memo key, to keep for the next run.
+    fn run(&self) -> (Vec<Emitted>, Vec<Option<cache::DocFindings>>) {
+        let docs = self.project.docs.par_iter().enumerate();
+        if self.memoizing {
+            let per_doc: Vec<_> = docs.map(|(i, d)| self.document(i, d)).collect();
+            let mut fresh = Vec::with_capacity(per_doc.len());
+            let raw = per_doc
+                .into_iter()
+                .flat_map(|(out, kept)| {
+                    fresh.push(kept);
+                    out
+                })
+                .collect();
+            (raw, fresh)
+        } else {
+            (
+                docs.flat_map_iter(|(i, d)| self.document(i, d).0).collect(),
+                Vec::new(),
+            )
+        }
+    }
+
+    /// A document's findings, and those of the rules with a memo key when computed here for a
+    /// document as parsed (to keep for the next run).
+    fn document(&self, i: usize, doc: &Document) -> (Vec<Emitted>, Option<cache::DocFindings>) {
+        let cx = self.cx;
+        let check = |rule: &&dyn Rule| {
+            if !rule.applies(doc, cx) {
+                return Vec::new();
+            }
+            match catch_unwind(AssertUnwindSafe(|| rule.check_emitting(doc, cx))) {
+                Ok(found) => found,
+                Err(p) => vec![panic_finding(rule.meta().id, doc.anchor_span(), &p)],
+            }
+        };
+        let as_parsed = !self.project.transformed.contains(&i);
+        let reused = self
+            .kept
+            .get(doc.file.0 as usize)
+            .and_then(Option::as_ref)
+            .filter(|_| as_parsed)
+            .and_then(|m| m.iter().find(|(index, _)| *index == doc.index))
+            .map(|(_, found)| found);
+        let mut out = Vec::new();
+        let mut fresh = (self.memoizing && as_parsed && reused.is_none()).then(Vec::new);
+        let mut memoized = 0;
+        for ((rule, key), spent) in self.rules.iter().zip(self.memo_keys).zip(self.spent) {
+            let started = self.timing.then(Instant::now);
+            if key.is_none() {
+                out.extend(check(rule));
+                add_elapsed(spent, started);
+                continue;
+            }
+            match reused {
+                Some(r) => out.extend(r.get(memoized).into_iter().flatten().cloned()),
+                None => {
+                    let found = check(rule);
+                    if let Some(fresh) = &mut fresh {
+                        fresh.push(found.clone());
+                    }
+                    out.extend(found);
+                }
+            }
+            add_elapsed(spent, started);
+            memoized += 1;
+        }
+        (out, fresh)
+    }
+}
+
+/// The findings to keep for the next run, by file: those kept before (for files taken from the
+/// cache) and those computed for documents without them.
+fn kept_findings(
+    project: &Project,
+    kept: &[Option<cache::FileMemo>],
+    fresh_per_doc: Vec<Option<cache::DocFindings>>,
+) -> std::collections::HashMap<FileId, cache::FileMemo> {
+    let mut fresh: std::collections::HashMap<FileId, Vec<(usize, cache::DocFindings)>> =
+        std::collections::HashMap::new();
+    for (doc, found) in project.docs.iter().zip(fresh_per_doc) {
+        if let Some(found) = found {
+            fresh.entry(doc.file).or_default().push((doc.index, found));
+        }
+    }
+    let mut out = std::collections::HashMap::new();
+    for (i, memo) in kept.iter().enumerate() {
+        let Some(memo) = memo else { continue };
+        let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
+        match fresh.remove(&id) {
+            None => {
+                out.insert(id, memo.clone());
+            }
+            Some(mut more) => {
+                more.extend(memo.iter().cloned());
+                more.sort_by_key(|(index, _)| *index);
+                out.insert(id, std::sync::Arc::new(more));
+            }
+        }
+    }
+    for (id, found) in fresh {
+        out.insert(id, std::sync::Arc::new(found));
+    }
+    out
+}
+
+fn panic_finding(
+    rule: &'static str,
+    span: Span,
+    payload: &Box<dyn std::any::Any + Send>,
+) -> Emitted {
+    let msg = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    Emitted {
+        rule,
+        finding: Finding::new(
+            format!("internal error: rule `{rule}` crashed here: {msg}"),
+            span,
+        )
+        .with_help("This is a bug in gitops-lint; please report it with this file."),
+    }
+}

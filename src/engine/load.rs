@@ -1,0 +1,517 @@
+//! Loading: config, walk, read and parse in parallel, classify; what a run keeps of each file.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::cache::{self, ParseCache};
+use super::root::{filters_under, resolve_root};
+use super::timer::Timer;
+use super::{Error, Options, PolicyArgs};
+use crate::config::{self, Config, ConfigErrors, Level};
+use crate::diagnostic::{Finding, Severity};
+use crate::model::{self, Document, Project};
+use crate::registry;
+use crate::rules::internal;
+use crate::source::walk::{self, Filter};
+use crate::source::{FileId, SourceDb, SourceFile, Span};
+use crate::suppress;
+use crate::yaml::{self, YamlErrorKind};
+
+/// What loading a repository gives: the project, its config, the files to report on, and
+/// the findings met while reading and parsing.
+pub(super) struct Prepared {
+    pub(super) project: Project,
+    pub(super) config: Config,
+    pub(super) report_files: Vec<PathBuf>,
+    pub(super) load_findings: Vec<(&'static str, Finding)>,
+    pub(super) config_path: Option<PathBuf>,
+    /// What the cache kept of the last run's findings (with [`Options::cache`]).
+    pub(super) reuse: Option<cache::Reuse>,
+}
+
+/// Root, config, walk, read, parse and classify: everything before the rules.
+pub(super) fn prepare(opts: &Options, timer: &mut Timer) -> Result<Prepared, Error> {
+    let (root, report_files) = match &opts.root {
+        Some(root) => (
+            root.clone(),
+            filters_under(root, &opts.paths, &opts.overlay)?,
+        ),
+        None => resolve_root(&opts.paths)?,
+    };
+    let config_path = opts.config.clone().or_else(|| config::find(&root));
+    let mut config = match &config_path {
+        Some(p) => config::load(p, &registry::all_meta()).map_err(Error::Config)?,
+        None => Config::default(),
+    };
+    config.select_rules(&opts.selection);
+    let mut exclude = config.exclude.clone();
+    exclude.extend(opts.exclude.iter().cloned());
+    let filter = Filter::new(&config.include, &exclude)
+        .map_err(|(p, e)| Error::Usage(format!("invalid glob `{p}`: {e}")))?;
+    let discovered = walk::discover(&root, &filter);
+    timer.mark("walk");
+    // User policies may read any field of any object; built-in rules do not read the payloads
+    // of most ConfigMaps and Secrets.
+    let keep_payloads = !opts.policy.paths.is_empty() || !config.policies.is_empty();
+    // Only a one-shot run whose policies read no Helm values lets the resolver drop them
+    // (see `check`): such a run keeps, of most values files, only their image tags.
+    let keep_values = opts.cache.is_some()
+        || keep_payloads
+        || crate::policy::run::pack_reads_values(&|id: &str| config.level(id) != Some(Level::Off));
+    let keep = Keep {
+        payloads: keep_payloads,
+        values: keep_values,
+    };
+    let (project, load_findings, reuse) =
+        load_project(root, discovered, &opts.overlay, keep, opts.cache.as_deref());
+    timer.mark("read, parse, kustomize");
+    check_roots(&config, &project)?;
+    Ok(Prepared {
+        project,
+        config,
+        report_files,
+        load_findings,
+        config_path,
+        reuse,
+    })
+}
+
+/// `argocd.roots` must name files that are checked: a root that matches nothing would make
+/// every Argo CD object dead, and every Argo CD rule silent.
+fn check_roots(config: &Config, project: &Project) -> Result<(), Error> {
+    let errors: Vec<config::ConfigError> = config
+        .argocd
+        .roots
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| {
+            model::repo::join("", r).is_none_or(|p| project.file_by_path(&p).is_none())
+        })
+        .map(|(i, r)| {
+            config::item_error(
+                config,
+                &["argocd", "roots"],
+                i,
+                format!("`argocd.roots` entry `{r}` matches no checked file"),
+                Some(
+                    "name a YAML file relative to the repository root that is not excluded".into(),
+                ),
+            )
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Config(ConfigErrors(errors)))
+    }
+}
+
+/// Compiles the user's policies: `--policy` paths and the config's `policies:`.
+pub(super) fn load_user_policies(
+    args: &PolicyArgs,
+    config: &Config,
+    config_path: &Option<PathBuf>,
+) -> Result<Option<crate::policy::run::UserPolicies>, Error> {
+    use crate::policy::{self, CompileOptions};
+    let mut paths = args.paths.clone();
+    let base = config_path
+        .as_ref()
+        .and_then(|p| p.parent())
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    paths.extend(config.policies.iter().map(|p| base.join(p)));
+    if paths.is_empty() {
+        return Ok(None);
+    }
+    let files = policy::collect_rego_files(&paths).map_err(|e| Error::Policy(Box::new(e)))?;
+    let data = policy::load_data_dirs(&args.data).map_err(|e| Error::Policy(Box::new(e)))?;
+    let set = policy::PolicySet::compile(
+        &files,
+        &data,
+        &CompileOptions {
+            rego_version: args.rego_version,
+            timeout: args.timeout.unwrap_or(policy::DEFAULT_TIMEOUT),
+        },
+    )
+    .map_err(|e| Error::Policy(Box::new(e)))?;
+    Ok(Some(policy::run::UserPolicies {
+        set,
+        namespaces: if args.namespaces.is_empty() {
+            vec!["main".to_string()]
+        } else {
+            args.namespaces.clone()
+        },
+        all_namespaces: args.all_namespaces,
+        combine: args.combine,
+    }))
+}
+
+#[derive(Clone)]
+pub(super) struct Loaded {
+    pub(super) source: SourceFile,
+    pub(super) docs: Vec<Document>,
+    pub(super) findings: Vec<(&'static str, Finding)>,
+}
+
+/// What loading keeps of the files beyond what the built-in rules read.
+#[derive(Clone, Copy)]
+pub(super) struct Keep {
+    /// Every object's payload: user policies may read any field of any object.
+    pub payloads: bool,
+    /// Every Helm values file's values. Without, a values file keeps only its image tags,
+    /// unless it is in the folder of a chart with default values (`values.yaml`), where
+    /// chart sources layer it over them and read it whole (see `model::resolve`).
+    pub values: bool,
+}
+
+/// Reads and parses files in parallel into a [`Project`], keeping YAML and I/O problems.
+fn load_project(
+    root: PathBuf,
+    walk::Discovered {
+        found,
+        problems,
+        with_templates,
+    }: walk::Discovered,
+    overlay: &std::collections::BTreeMap<String, String>,
+    keep: Keep,
+    cache: Option<&ParseCache>,
+) -> (Project, Vec<(&'static str, Finding)>, Option<cache::Reuse>) {
+    // (relative path, its path when not under the root as given (see `walk::Found`), why it
+    // cannot be read and whether that is a deliberate skip)
+    type Entry = (String, Option<PathBuf>, Option<(String, bool)>);
+    let mut entries: Vec<Entry> = found.into_iter().map(|f| (f.rel, f.at, None)).collect();
+    // A text given for a file not on disk (`--stdin-filename` of a new file) is checked too.
+    if !overlay.is_empty() {
+        let on_disk: HashSet<&str> = entries.iter().map(|e| e.0.as_str()).collect();
+        let new: Vec<String> = overlay
+            .keys()
+            .filter(|rel| !on_disk.contains(rel.as_str()))
+            .cloned()
+            .collect();
+        for rel in new {
+            entries.push((rel, None, None));
+        }
+    }
+    entries.extend(
+        problems
+            .into_iter()
+            .map(|p| (p.rel, Some(p.abs), Some((p.reason, p.skipped)))),
+    );
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    entries.dedup_by(|a, b| a.0 == b.0);
+
+    let shared_root: Arc<Path> = root.as_path().into();
+    let (loaded, reuse): (Vec<Loaded>, _) = match cache {
+        Some(cache) => {
+            let entries = entries
+                .into_iter()
+                .map(|(rel, at, problem)| {
+                    let abs = at.unwrap_or_else(|| root.join(&rel));
+                    (rel, abs, problem)
+                })
+                .collect();
+            let (loaded, reuse) = cache.load(&root, entries, overlay, keep.payloads);
+            (loaded, Some(reuse))
+        }
+        None => {
+            let defaults = dirs_with_chart_defaults(entries.iter().map(|e| e.0.as_str()));
+            let keeps: Vec<Keep> = entries
+                .iter()
+                .map(|e| Keep {
+                    values: keep.values
+                        || defaults.contains(e.0.rsplit_once('/').map_or("", |(dir, _)| dir)),
+                    ..keep
+                })
+                .collect();
+            drop(defaults);
+            (
+                entries
+                    .into_par_iter()
+                    .zip(keeps)
+                    .enumerate()
+                    // Files of one folder are alike and sorted together (a folder of large
+                    // ConfigMaps): split into small tasks, so that no thread is left with a
+                    // long run of large files while the others wait.
+                    .with_max_len(LOAD_TASK_FILES)
+                    .map(|(i, ((rel, at, problem), keep))| {
+                        let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
+                        let abs = at.unwrap_or_else(|| root.join(&rel));
+                        // Located under the shared root on the thread that made the path,
+                        // which then reuses its memory.
+                        let mut loaded = load_one(id, rel, abs, problem, overlay, keep);
+                        loaded.source = loaded.source.under(&shared_root);
+                        loaded
+                    })
+                    .collect(),
+                None,
+            )
+        }
+    };
+
+    let mut files = Vec::with_capacity(loaded.len());
+    let mut docs = Vec::with_capacity(loaded.iter().map(|l| l.docs.len()).sum());
+    let mut findings = Vec::new();
+    for l in loaded {
+        // The cache's files are located here; the others already are.
+        files.push(l.source.under(&shared_root));
+        docs.extend(l.docs);
+        findings.extend(l.findings);
+    }
+    let templates = read_templates(&root, &shared_root, &files, &with_templates);
+    let git_origin = crate::model::repo::git_origin(&root);
+    let mut project = Project::new(root, SourceDb::with_templates(files, templates), docs);
+    project.git_origin = git_origin;
+    project.on_disk = true;
+    (project, findings, reuse)
+}
+
+/// Files loaded in one task at most (see [`load_project`]).
+const LOAD_TASK_FILES: usize = 8;
+
+/// One file: its overlay text if it has one, else the file on disk.
+pub(super) fn load_one(
+    id: FileId,
+    rel: String,
+    abs: PathBuf,
+    problem: Option<(String, bool)>,
+    overlay: &std::collections::BTreeMap<String, String>,
+    keep: Keep,
+) -> Loaded {
+    /// The read buffer a thread keeps between files, when not larger than this.
+    const KEPT_BUFFER_BYTES: usize = 4 * 1024 * 1024;
+    thread_local! {
+        static READ_BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    if let Some(text) = overlay.get(&rel) {
+        return parse_file(id, rel, abs, text.clone());
+    }
+    if let Some(problem) = problem {
+        return unreadable(id, rel, abs, problem);
+    }
+    READ_BUFFER.with_borrow_mut(|buffer| {
+        let loaded = match crate::source::read_text_into(&abs, buffer) {
+            Ok((text, stamp)) => load_text(id, rel, abs, text, stamp, keep),
+            Err(reason) => unreadable(id, rel, abs, (reason, false)),
+        };
+        if buffer.capacity() > KEPT_BUFFER_BYTES {
+            *buffer = Vec::new();
+        }
+        loaded
+    })
+}
+
+/// A file read from disk: parsed, and kept whole only when something reads its text again.
+fn load_text(
+    id: FileId,
+    rel: String,
+    abs: PathBuf,
+    text: &str,
+    stamp: crate::source::Stamp,
+    keep: Keep,
+) -> Loaded {
+    let keep_payloads = keep.payloads;
+    let (mut docs, findings) = parse_text(id, &rel, text);
+    // A values file that may hold a cloudflared route keeps its tree and text: the route is
+    // read from them (`model::edges`).
+    let may_hold_routes = docs.iter().any(|d| d.kind == model::DocKind::HelmValues)
+        && model::edges::text_may_hold_routes(text);
+    if !keep_payloads {
+        for d in &mut docs {
+            model::k8s::drop_unread_payloads(d);
+            if d.kind == model::DocKind::HelmValues && !may_hold_routes {
+                let values = model::values::Values::from_node(&d.root, None);
+                d.kept = Some(model::KeptValues::new(values, keep.values));
+                d.root = std::sync::Arc::new(crate::yaml::Node::new(
+                    d.root.span,
+                    crate::yaml::Value::Map(Box::default()),
+                ));
+            }
+        }
+    }
+    // Plain manifests, charts' `Chart.yaml`, Helm values files and Argo CD objects are read
+    // through their trees (values files through their values); their text is needed again
+    // only to show a finding or build a fix, so it is read again then. Argo CD objects keep
+    // theirs when user policies run (`data.gitops` may place every Application by line).
+    // Suppression comments are parsed from the text, so files with one keep theirs. A file
+    // that changed while read keeps it.
+    let releasable = |kind: model::DocKind| match kind {
+        model::DocKind::K8sObject | model::DocKind::HelmChart => true,
+        model::DocKind::HelmValues => !may_hold_routes,
+        model::DocKind::Application
+        | model::DocKind::ApplicationSet
+        | model::DocKind::AppProject => !keep_payloads,
+        _ => false,
+    };
+    let release = docs
+        .first()
+        .is_some_and(|first| docs.iter().all(|d| d.kind == first.kind) && releasable(first.kind))
+        && !text.contains(suppress::MARKER)
+        && text.len() as u64 == stamp.0;
+    let source = if release {
+        SourceFile::released(id, rel, abs, stamp)
+    } else {
+        SourceFile::new(id, rel, abs, text.to_string())
+    };
+    Loaded {
+        source,
+        docs,
+        findings,
+    }
+}
+
+/// Folders of the charts among `paths` that have default values (`values.yaml`).
+fn dirs_with_chart_defaults<'a>(paths: impl Iterator<Item = &'a str> + Clone) -> HashSet<&'a str> {
+    let with_values: HashSet<&str> = paths
+        .clone()
+        .filter_map(|p| {
+            let (dir, name) = p.rsplit_once('/').unwrap_or(("", p));
+            matches!(name, "values.yaml" | "values.yml").then_some(dir)
+        })
+        .collect();
+    chart_dirs(paths)
+        .into_iter()
+        .filter(|d| with_values.contains(d))
+        .collect()
+}
+
+/// Folders of the `Chart.yaml` files among `paths`.
+pub(super) fn chart_dirs<'a>(paths: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    paths
+        .filter_map(|p| {
+            let (dir, name) = p.rsplit_once('/').unwrap_or(("", p));
+            matches!(name, "Chart.yaml" | "Chart.yml").then_some(dir)
+        })
+        .collect()
+}
+
+/// The templates of the discovered charts (see [`walk::chart_templates`]), ids after `files`.
+/// A template that is not UTF-8 text is left out, as Helm's renderer would fail on it. Only
+/// the charts with a `templates` folder the walk met are listed (`with_templates`, sorted):
+/// most charts of a large repository have none.
+fn read_templates(
+    root: &Path,
+    shared_root: &Arc<Path>,
+    files: &[SourceFile],
+    with_templates: &[String],
+) -> Vec<SourceFile> {
+    let mut dirs = chart_dirs(files.iter().map(|f| f.path.as_str()));
+    dirs.retain(|d| {
+        with_templates
+            .binary_search_by(|t| t.as_str().cmp(d))
+            .is_ok()
+    });
+    let mut found = walk::chart_templates(root, &dirs);
+    found.retain(|f| {
+        files
+            .binary_search_by(|x| x.path.as_str().cmp(&f.rel))
+            .is_err()
+    });
+    let texts: Vec<Option<String>> = found
+        .par_iter()
+        .map(|f| crate::source::read_text(&f.abs(root)).ok())
+        .collect();
+    found
+        .into_iter()
+        .zip(texts)
+        .filter_map(|(f, t)| Some((f, t?)))
+        .enumerate()
+        .map(|(i, (f, text))| {
+            let id = FileId(u32::try_from(files.len() + i).unwrap_or(u32::MAX));
+            let abs = f.abs(root);
+            SourceFile::new(id, f.rel, abs, text).under(shared_root)
+        })
+        .collect()
+}
+
+/// A file that cannot be read (`skipped`: deliberately, such as a link out of the root).
+fn unreadable(id: FileId, rel: String, abs: PathBuf, (reason, skipped): (String, bool)) -> Loaded {
+    let finding = if skipped {
+        // A deliberate skip (a link out of the root): said, but not a failure.
+        Finding::new(
+            format!("`{rel}` was not read: {reason}"),
+            Span::empty(id, 0),
+        )
+        .with_severity(Severity::Info)
+        .with_help("Copy the file into the repository if Argo CD reads it from here.")
+    } else {
+        Finding::new(format!("cannot read `{rel}`: {reason}"), Span::empty(id, 0))
+            .with_help("Fix the file or exclude it in `.gitops-lint.yaml`; it was not checked.")
+    };
+    Loaded {
+        source: SourceFile::unreadable(id, rel, abs, (!skipped).then_some(reason)),
+        docs: Vec::new(),
+        findings: vec![(internal::IoUnreadable::ID, finding)],
+    }
+}
+
+/// Files larger than this are checked in streaming mode: YAML syntax and duplicate keys only,
+/// without building a tree, so memory stays at about the file's size.
+pub const LARGE_FILE_BYTES: usize = 32 * 1024 * 1024;
+
+pub(super) fn parse_file(id: FileId, rel: String, abs: PathBuf, text: String) -> Loaded {
+    let (docs, findings) = parse_text(id, &rel, &text);
+    Loaded {
+        source: SourceFile::new(id, rel, abs, text),
+        docs,
+        findings,
+    }
+}
+
+/// The documents of a file's text, classified, and its YAML problems.
+fn parse_text(id: FileId, rel: &str, text: &str) -> (Vec<Document>, Vec<(&'static str, Finding)>) {
+    let mut findings = Vec::new();
+    let mut docs = Vec::new();
+    let parsed = if text.len() > LARGE_FILE_BYTES {
+        findings.push((
+            internal::YamlResourceLimit::ID,
+            Finding::new(
+                format!(
+                    "`{rel}` is {} MiB, more than the {} MiB analysed in full: only its YAML syntax and keys were checked, no rule ran on it",
+                    text.len() / (1024 * 1024),
+                    LARGE_FILE_BYTES / (1024 * 1024)
+                ),
+                Span::empty(id, 0),
+            )
+            .with_severity(Severity::Warning)
+            .with_help("Split the file, or exclude it if Argo CD does not read it."),
+        ));
+        yaml::ParsedYaml {
+            docs: Vec::new(),
+            errors: yaml::validate_stream(id, text),
+        }
+    } else {
+        yaml::parse(id, text)
+    };
+    for e in parsed.errors {
+        let (rule, mut f) = match e.kind {
+            YamlErrorKind::Syntax => (internal::YamlSyntax::ID, Finding::new(e.message, e.span)),
+            YamlErrorKind::ResourceLimit => (
+                internal::YamlResourceLimit::ID,
+                Finding::new(e.message, e.span),
+            ),
+            YamlErrorKind::DuplicateKey { first } => (
+                internal::YamlDuplicateKey::ID,
+                Finding::new(e.message, e.span).with_label(first, "first defined here"),
+            ),
+        };
+        if rule == internal::YamlSyntax::ID && text.contains("{{") {
+            f = f.with_help("This file holds `{{`, so it may be a Go template: Helm templates belong in a chart's `templates/` folder; otherwise exclude it in `.gitops-lint.yaml`.");
+        }
+        findings.push((rule, f));
+    }
+    for d in parsed.docs {
+        let kind = model::classify(rel, &d.root);
+        docs.push(Document {
+            file: id,
+            index: d.index,
+            span: d.span,
+            root: std::sync::Arc::new(d.root),
+            kind,
+            kept: None,
+        });
+    }
+    (docs, findings)
+}

@@ -1,0 +1,318 @@
+//! The pipeline: discover → read and parse (parallel) → classify → run rules (parallel) →
+//! stamp ids and severities → suppress → filter → sort → [`Report`].
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use crate::config::{self, Config, ConfigErrors};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::Project;
+use crate::source::{FileId, SourceDb, SourceFile};
+
+mod cache;
+mod dispatch;
+mod load;
+mod root;
+mod scope;
+mod stamp;
+mod suppress;
+mod timer;
+
+pub use cache::{CacheStats, ParseCache};
+pub use load::LARGE_FILE_BYTES;
+pub use root::{absolute, find_root, resolve_root};
+pub use timer::Phase;
+
+use dispatch::check_project;
+use load::{Prepared, chart_dirs, load_user_policies, parse_file, prepare};
+use scope::Scope;
+use timer::Timer;
+
+/// What to check and how.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Files or one directory; empty means `.`.
+    pub paths: Vec<PathBuf>,
+    /// `--config FILE`; otherwise `.gitops-lint.yaml` at the root.
+    pub config: Option<PathBuf>,
+    /// Extra exclude globs (`--exclude`).
+    pub exclude: Vec<String>,
+    /// Worker threads; `None` uses rayon's default.
+    pub jobs: Option<usize>,
+    /// Walk, read and parse only, without running rules: the benchmark's floor.
+    pub parse_only: bool,
+    /// Record the wall time and memory of each phase ([`Summary::phases`]).
+    pub timings: bool,
+    /// Texts to use instead of the files on disk, by root-relative path (`--fix` passes).
+    pub overlay: std::collections::BTreeMap<String, String>,
+    /// Rego policies (conftest style).
+    pub policy: PolicyArgs,
+    /// The repository root, when the caller found it (the CLI does, upward from the current
+    /// directory): `paths` are then files or folders under it whose findings are reported.
+    pub root: Option<PathBuf>,
+    /// Parsed files kept between runs of one repository (the language server): unchanged
+    /// files are not read or parsed again.
+    pub cache: Option<std::sync::Arc<ParseCache>>,
+    /// Rule selectors of the command line, over the configuration's: a rule left out does
+    /// not run, report or fix.
+    pub selection: config::Selection,
+}
+
+/// conftest-compatible policy options of `check`.
+#[derive(Clone, Debug, Default)]
+pub struct PolicyArgs {
+    /// `--policy DIR` (repeatable), added to the config's `policies:`.
+    pub paths: Vec<PathBuf>,
+    /// `--namespace` (repeatable, globs); empty means `main`.
+    pub namespaces: Vec<String>,
+    pub all_namespaces: bool,
+    /// `--data DIR`: JSON/YAML files merged under `data`.
+    pub data: Vec<PathBuf>,
+    /// `--combine`: one input, the array of `{path, contents}` of every document.
+    pub combine: bool,
+    /// `--rego-version`; `None` detects it per file.
+    pub rego_version: Option<crate::policy::RegoVersion>,
+    /// Time limit of one rule evaluation (default 2 s).
+    pub timeout: Option<std::time::Duration>,
+}
+
+#[derive(Debug)]
+pub enum Error {
+    /// Bad arguments: exit 2.
+    Usage(String),
+    /// Bad configuration: exit 2, each problem rendered with the config file's code frame.
+    Config(ConfigErrors),
+    /// A policy that does not load: exit 2, rendered at the `.rego` line.
+    Policy(Box<crate::policy::PolicyError>),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Usage(m) => f.write_str(m),
+            Error::Config(e) => e.fmt(f),
+            Error::Policy(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Summary {
+    pub files: usize,
+    /// Files found but not read (binary, not UTF-8, permission denied, ...): the run did not
+    /// see everything.
+    pub unreadable: usize,
+    pub documents: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+    pub suppressed: usize,
+    pub fixable: usize,
+    pub elapsed_ms: u64,
+    /// Each phase's wall time and memory, when [`Options::timings`] is set.
+    #[serde(skip)]
+    pub phases: Vec<Phase>,
+    /// Time spent in each rule (both passes, summed over threads; facts a rule builds first
+    /// count for it), slowest first, when [`Options::timings`] is set.
+    #[serde(skip)]
+    pub rule_times: Vec<(&'static str, f64)>,
+}
+
+pub struct Report {
+    pub project: Project,
+    pub config: Config,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Run-level notes of enabled rules, shown once by the text reporter.
+    pub notes: Vec<Note>,
+    pub summary: Summary,
+}
+
+/// A rule's run-level note (e.g. a check replaced by a declaration in the configuration).
+#[derive(Clone, Debug)]
+pub struct Note {
+    pub rule: &'static str,
+    pub message: String,
+}
+
+impl Report {
+    /// Recomputes the summary's counts after diagnostics were removed.
+    pub fn recount(&mut self) {
+        let s = &mut self.summary;
+        s.errors = 0;
+        s.warnings = 0;
+        s.infos = 0;
+        s.fixable = 0;
+        for d in &self.diagnostics {
+            match d.severity {
+                Severity::Error => s.errors += 1,
+                Severity::Warning => s.warnings += 1,
+                Severity::Info => s.infos += 1,
+            }
+            if d.fix.is_some() {
+                s.fixable += 1;
+            }
+        }
+    }
+
+    #[must_use]
+    pub fn max_severity(&self) -> Option<Severity> {
+        self.diagnostics.iter().map(|d| d.severity).max()
+    }
+}
+
+/// Loads the repository of `opts` (walk, read, parse, classify) without running rules: what
+/// `gitops-lint graph` needs.
+pub fn load(opts: &Options) -> Result<(Project, Config), Error> {
+    let p = prepare(opts, &mut Timer::new(false))?;
+    Ok((p.project, p.config))
+}
+
+/// Runs a check.
+pub fn run(opts: &Options) -> Result<Report, Error> {
+    match opts.jobs {
+        Some(n) => {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(n.max(1))
+                .build()
+                .map_err(|e| Error::Usage(format!("cannot start {n} worker threads: {e}")))?;
+            pool.install(|| run_inner(opts))
+        }
+        None => run_inner(opts),
+    }
+}
+
+fn run_inner(opts: &Options) -> Result<Report, Error> {
+    let started = Instant::now();
+    let mut timer = Timer::new(opts.timings);
+    if !opts.parse_only {
+        // The shipped pack is compiled while the files are walked (on a thread the walk
+        // leaves idle), not when the first rule needs it.
+        // A pack that fails to compile (a build bug) panics again, with its message, where the
+        // rules need it: not in this job, where a panic would abort the process.
+        rayon::spawn(|| {
+            let _ = std::panic::catch_unwind(crate::policy::run::warm_up);
+        });
+    }
+    let Prepared {
+        project,
+        config,
+        report_files,
+        load_findings,
+        config_path,
+        reuse,
+    } = prepare(opts, &mut timer)?;
+    let user_policies = if opts.parse_only {
+        None
+    } else {
+        load_user_policies(&opts.policy, &config, &config_path)?
+    };
+    let scope = (!report_files.is_empty()).then(|| Scope::new(&project.root, &report_files));
+    let mut report = if opts.parse_only {
+        Report {
+            project,
+            config,
+            diagnostics: Vec::new(),
+            notes: Vec::new(),
+            summary: Summary::default(),
+        }
+    } else {
+        check_project(
+            (project, load_findings),
+            config,
+            user_policies.as_ref(),
+            scope.as_ref(),
+            opts.cache.as_deref().zip(reuse),
+            &mut timer,
+        )
+    };
+    if let Some(scope) = &scope {
+        if opts.parse_only {
+            let project = &report.project;
+            report
+                .diagnostics
+                .retain(|d| scope.contains(&project.source(d.span.file).path));
+        }
+    }
+    summarize(&mut report, started);
+    report.summary.phases = timer.phases;
+    report.summary.rule_times = timer.rule_times;
+    Ok(report)
+}
+
+/// Fills in the summary: file and document counts, then the diagnostic counts.
+fn summarize(report: &mut Report, started: Instant) {
+    let files = report.project.sources.files();
+    report.summary.files = files.len();
+    report.summary.unreadable = files.iter().filter(|f| f.unreadable.is_some()).count();
+    report.summary.documents = report.project.docs.len();
+    report.recount();
+    report.summary.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+}
+
+/// Checks in-memory files `(relative path, text)` as one repository: the fixture harness and
+/// fix verification use it.
+#[must_use]
+pub fn check_texts(files: &[(&str, &str)], config: Config) -> Report {
+    let started = Instant::now();
+    let mut sorted: Vec<(&str, &str)> = files.to_vec();
+    sorted.sort_by(|a, b| a.0.cmp(b.0));
+    // Files under a chart's `templates/` are templates, as on disk.
+    let charts = chart_dirs(sorted.iter().map(|f| f.0));
+    let is_template = |rel: &str| {
+        charts.iter().any(|d| {
+            let prefix = if d.is_empty() {
+                "templates/".to_string()
+            } else {
+                format!("{d}/templates/")
+            };
+            rel.starts_with(&prefix)
+        })
+    };
+    let (template_files, sorted): (Vec<_>, Vec<_>) =
+        sorted.into_iter().partition(|f| is_template(f.0));
+    let mut sources = Vec::new();
+    let mut docs = Vec::new();
+    let mut findings = Vec::new();
+    for (i, (rel, text)) in sorted.iter().enumerate() {
+        let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
+        let l = parse_file(
+            id,
+            (*rel).to_string(),
+            PathBuf::from(rel),
+            (*text).to_string(),
+        );
+        sources.push(l.source);
+        docs.extend(l.docs);
+        findings.extend(l.findings);
+    }
+    let templates = template_files
+        .iter()
+        .enumerate()
+        .map(|(i, (rel, text))| {
+            let id = FileId(u32::try_from(sources.len() + i).unwrap_or(u32::MAX));
+            SourceFile::new(
+                id,
+                (*rel).to_string(),
+                PathBuf::from(rel),
+                (*text).to_string(),
+            )
+        })
+        .collect();
+    let project = Project::new(
+        PathBuf::from("."),
+        SourceDb::with_templates(sources, templates),
+        docs,
+    );
+    let mut report = check_project(
+        (project, findings),
+        config,
+        None,
+        None,
+        None,
+        &mut Timer::new(false),
+    );
+    summarize(&mut report, started);
+    report
+}
