@@ -19,7 +19,7 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 
-use super::load::{self, Keep, Loaded};
+use super::read::{self, Keep, Loaded};
 use crate::rule::Emitted;
 use crate::source::FileId;
 
@@ -234,7 +234,7 @@ fn load_one(
     };
     if problem.is_some() {
         return (
-            load::load_one(id, rel, abs, problem, overlay, keep),
+            read::load_one(id, rel, abs, problem, overlay, keep),
             None,
             false,
         );
@@ -255,7 +255,7 @@ fn load_one(
             return (c.loaded.clone(), Some(c), true);
         }
     }
-    let mut loaded = load::load_one(id, rel, abs, None, overlay, keep);
+    let mut loaded = read::load_one(id, rel, abs, None, overlay, keep);
     // The cache and each run share the text and line index.
     loaded.source.share();
     // An unreadable file (or one whose time is unknown) is tried again next time.

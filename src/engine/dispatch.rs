@@ -1,6 +1,6 @@
 //! Dispatch: every enabled rule, Rust and Rego, is offered each document (in parallel), then
-//! runs once on the whole repository; [`super::stamp::finish`] then stamps, suppresses and
-//! sorts what they found.
+//! runs once on the whole repository; [`super::finish`] then stamps, suppresses and sorts
+//! what they found.
 
 use std::collections::HashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -9,11 +9,10 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::Note;
 use super::cache::{self, ParseCache};
 use super::scope::Scope;
-use super::stamp::finish;
 use super::timer::{Timer, add_elapsed};
-use super::{Note, Report};
 use crate::config::{Config, Level};
 use crate::diagnostic::Finding;
 use crate::model::{Document, Model, Project};
@@ -31,24 +30,6 @@ fn drop_in_background<T: Send + 'static>(value: T) {
         .spawn(move || drop(value));
 }
 
-/// Runs every enabled rule, Rust and Rego, on a loaded project and builds the report (before
-/// path filtering). One path for every rule: each document is offered to each rule that
-/// applies to it, then each rule runs once on the whole repository; every finding is then
-/// stamped and suppressed the same way.
-pub(super) fn check_project(
-    loaded: (Project, Vec<(&'static str, Finding)>),
-    config: Config,
-    user_policies: Option<&crate::policy::run::UserPolicies>,
-    scope: Option<&Scope>,
-    memo: Option<(&ParseCache, cache::Reuse)>,
-    timer: &mut Timer,
-) -> Report {
-    let (project, load_findings) = loaded;
-    let found = run_rules(&project, &config, user_policies, scope, memo, timer);
-    timer.mark("rules: repository");
-    finish(project, config, found, load_findings, scope, timer)
-}
-
 /// What the rules of a run found: their findings, run-level notes, and the files related to
 /// the reported scope (see [`Scope::related_files`]).
 pub(super) struct Found {
@@ -57,7 +38,7 @@ pub(super) struct Found {
     pub(super) related: HashSet<FileId>,
 }
 
-fn run_rules(
+pub(super) fn run_rules(
     project: &Project,
     config: &Config,
     user_policies: Option<&crate::policy::run::UserPolicies>,

@@ -5,13 +5,15 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::config::{self, Config, ConfigErrors};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Finding, Severity};
 use crate::model::Project;
 use crate::source::{FileId, SourceDb, SourceFile};
 
 mod cache;
 mod dispatch;
+mod finish;
 mod load;
+mod read;
 mod root;
 mod scope;
 mod stamp;
@@ -19,12 +21,12 @@ mod suppress;
 mod timer;
 
 pub use cache::{CacheStats, ParseCache};
-pub use load::LARGE_FILE_BYTES;
+pub use read::LARGE_FILE_BYTES;
 pub use root::{absolute, find_root, resolve_root};
 pub use timer::Phase;
 
-use dispatch::check_project;
-use load::{Prepared, chart_dirs, load_user_policies, parse_file, prepare};
+use load::{Prepared, chart_dirs, load_user_policies, prepare};
+use read::parse_file;
 use scope::Scope;
 use timer::Timer;
 
@@ -239,6 +241,24 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
     report.summary.phases = timer.phases;
     report.summary.rule_times = timer.rule_times;
     Ok(report)
+}
+
+/// Runs every enabled rule, Rust and Rego, on a loaded project and builds the report (before
+/// path filtering). One path for every rule: each document is offered to each rule that
+/// applies to it, then each rule runs once on the whole repository; every finding is then
+/// stamped and suppressed the same way.
+fn check_project(
+    loaded: (Project, Vec<(&'static str, Finding)>),
+    config: Config,
+    user_policies: Option<&crate::policy::run::UserPolicies>,
+    scope: Option<&Scope>,
+    memo: Option<(&ParseCache, cache::Reuse)>,
+    timer: &mut Timer,
+) -> Report {
+    let (project, load_findings) = loaded;
+    let found = dispatch::run_rules(&project, &config, user_policies, scope, memo, timer);
+    timer.mark("rules: repository");
+    finish::finish(project, config, found, load_findings, scope, timer)
 }
 
 /// Fills in the summary: file and document counts, then the diagnostic counts.
