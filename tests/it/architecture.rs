@@ -281,13 +281,11 @@ fn architecture_md_shows_the_layers() {
             .expect("ARCHITECTURE.md lacks the end marker");
     let want = diagram();
     if text[start..stop] != want {
-        if std::env::var_os("UPDATE_GENERATED").is_some() {
+        if crate::support::bless() {
             let new = format!("{}{}{}", &text[..start], want, &text[stop..]);
             std::fs::write(&path, new).unwrap();
         } else {
-            panic!(
-                "ARCHITECTURE.md's layer diagram is stale: run `UPDATE_GENERATED=1 cargo test`\n{want}"
-            );
+            panic!("ARCHITECTURE.md's layer diagram is stale: run `BLESS=1 cargo test`\n{want}");
         }
     }
 }

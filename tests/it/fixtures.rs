@@ -9,17 +9,18 @@
 //! - For a single-file `bad` case with fixes, `<case>.fixed.yaml` holds the file after every
 //!   safe fix of the rule is applied (what `--fix` writes), and `<case>.unsafe.fixed.yaml`, when
 //!   the case has unsafe fixes, the file after every fix (`--fix --unsafe-fixes`);
-//!   `UPDATE_FIXTURES=1` writes them. A folder case has `<case>.fixed/` and
+//!   `BLESS=1` writes them. A folder case has `<case>.fixed/` and
 //!   `<case>.unsafe.fixed/`, holding each file the fixes change, as it ends up. A fixed file
 //!   must parse, give no finding of the rule with a fix it applies, and fixing it again changes
 //!   nothing; a golden with no fix of its kind left is stale.
-//! - `<case>.messages` (optional; create it empty, then `UPDATE_FIXTURES=1` fills it) holds the
+//! - `<case>.messages` (optional; create it empty, then `BLESS=1` fills it) holds the
 //!   rule's findings as `path:line:column: severity: message`, one per line, so a change of
 //!   wording is a visible diff.
 //! - A rule declared fixable must offer a fix in at least one case; a rule declared not
 //!   fixable must never offer one.
 //!
 //! Only the rule named by the folder is looked at; other rules' findings are ignored.
+//! `FIXTURES=<rule or group>[,…]` runs those rules' cases alone; `BLESS=1` writes the goldens.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -54,6 +55,19 @@ pub fn rule_dirs() -> Vec<(String, PathBuf)> {
         }
     }
     out
+}
+
+/// `FIXTURES=argocd/sync-policy,ci cargo test --test it fixtures` runs the cases of those
+/// rules (or groups) alone.
+fn selected_rules() -> Option<Vec<String>> {
+    let only = std::env::var("FIXTURES").ok()?;
+    Some(
+        only.split(',')
+            .map(|s| s.trim().trim_end_matches('/').to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+    )
+    .filter(|v: &Vec<String>| !v.is_empty())
 }
 
 fn read_dir_sorted(dir: &Path) -> Vec<PathBuf> {
@@ -205,9 +219,9 @@ fn messages(report: &Report, found: &[&gitops_lint::diagnostic::Diagnostic]) -> 
         .collect()
 }
 
-/// Compares `actual` with the golden file, or writes it under `UPDATE_FIXTURES=1`.
+/// Compares `actual` with the golden file, or writes it under `BLESS=1`.
 fn golden(label: &str, path: &Path, actual: &str) -> Result<(), String> {
-    if std::env::var_os("UPDATE_FIXTURES").is_some() {
+    if crate::support::bless() {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).unwrap();
         }
@@ -215,7 +229,7 @@ fn golden(label: &str, path: &Path, actual: &str) -> Result<(), String> {
     }
     let expected = std::fs::read_to_string(path).map_err(|_| {
         format!(
-            "{label}: missing {} (run with UPDATE_FIXTURES=1 and review it)",
+            "{label}: missing {} (run with BLESS=1 and review it)",
             path.display()
         )
     })?;
@@ -387,7 +401,14 @@ fn stem(name: &str) -> &str {
 fn every_fixture_case() {
     let mut failures = Vec::new();
     let mut cases = 0;
+    let only = selected_rules();
     for (rule, dir) in rule_dirs() {
+        if only.as_ref().is_some_and(|o| {
+            !o.iter()
+                .any(|p| rule == *p || rule.starts_with(&format!("{p}/")))
+        }) {
+            continue;
+        }
         assert!(
             rules::find(&rule).is_some(),
             "testdata/rules/{rule}: no rule with this id"

@@ -1,5 +1,5 @@
 //! Every output format: a snapshot on the example repository plus a schema or consumer check.
-//! `UPDATE_SNAPSHOTS=1 cargo test` rewrites the snapshots in `tests/it/snapshots/`.
+//! `BLESS=1 cargo test` rewrites the snapshots in `tests/it/snapshots/`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -72,19 +72,19 @@ fn snapshot(name: &str, actual: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/it/snapshots")
         .join(name);
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+    if crate::support::bless() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, actual).unwrap();
     }
     let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
         panic!(
-            "missing snapshot {} (run with UPDATE_SNAPSHOTS=1 and review it)",
+            "missing snapshot {} (run with BLESS=1 and review it)",
             path.display()
         )
     });
     assert!(
         expected == actual,
-        "snapshot {name} differs; run with UPDATE_SNAPSHOTS=1 and review:\n{}",
+        "snapshot {name} differs; run with BLESS=1 and review:\n{}",
         gitops_lint::fix::unified_diff(name, &expected, actual)
     );
 }

@@ -242,11 +242,12 @@ fn config_errors_point_at_the_line_with_a_suggestion() {
 }
 
 /// `docs/rules/` is generated from the registry (what `gitops-lint explain` prints), and SARIF
-/// `helpUri`s point at it. `UPDATE_GENERATED=1 cargo test` rewrites it.
+/// `helpUri`s point at it. `BLESS=1 cargo test` rewrites it.
 #[test]
 fn generated_rule_docs_are_up_to_date() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/rules");
-    let header = "<!-- generated from the rule registry by `cargo test` (UPDATE_GENERATED=1); do not edit -->\n\n";
+    let header =
+        "<!-- generated from the rule registry by `cargo test` (BLESS=1); do not edit -->\n\n";
     let mut expected: Vec<(std::path::PathBuf, String)> = Vec::new();
     let mut index = format!(
         "{header}# Rules\n\n| rule | default severity | fixable | summary |\n|---|---|---|---|\n"
@@ -270,7 +271,7 @@ fn generated_rule_docs_are_up_to_date() {
         ));
     }
     expected.push((root.join("README.md"), index));
-    let update = std::env::var_os("UPDATE_GENERATED").is_some();
+    let update = crate::support::bless();
     let mut stale = Vec::new();
     for (path, text) in &expected {
         if update {
@@ -282,7 +283,7 @@ fn generated_rule_docs_are_up_to_date() {
     }
     assert!(
         stale.is_empty(),
-        "generated docs are stale; run `UPDATE_GENERATED=1 cargo test` and commit:\n{}",
+        "generated docs are stale; run `BLESS=1 cargo test` and commit:\n{}",
         stale.join("\n")
     );
 }

@@ -3,6 +3,12 @@
 use std::path::Path;
 use std::process::Command;
 
+/// `BLESS=1 cargo test` writes every golden file that differs (fixture `.fixed`/`.messages`
+/// files, format snapshots, generated docs and diagrams) instead of failing: review the diff.
+pub fn bless() -> bool {
+    std::env::var_os("BLESS").is_some_and(|v| v != "0")
+}
+
 /// Runs git in `dir` and fails the test if git fails.
 pub fn git(dir: &Path, args: &[&str]) {
     let o = Command::new("git")
