@@ -98,6 +98,14 @@ impl<'a> Context<'a> {
 
     /// The options given for `rule` (empty when none).
     #[must_use]
+    /// A rule's options as its own type: a struct of the options it declares
+    /// ([`RuleMeta::options`]), `#[serde(default)]`, which configuration parsing has already
+    /// checked by name ("did you mean") and kind. An option that does not fit gives the default.
+    pub fn options_as<T: serde::de::DeserializeOwned + Default>(&self, rule: &str) -> T {
+        serde_json::from_value(serde_json::Value::Object(self.options(rule).clone()))
+            .unwrap_or_default()
+    }
+
     pub fn options(&self, rule: &str) -> &serde_json::Map<String, serde_json::Value> {
         static EMPTY: std::sync::OnceLock<serde_json::Map<String, serde_json::Value>> =
             std::sync::OnceLock::new();

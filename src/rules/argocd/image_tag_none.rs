@@ -23,6 +23,14 @@ static META: RuleMeta = RuleMeta {
     docs: include_str!("image_tag_none.md"),
 };
 
+/// The options of [`META`].
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct Options {
+    /// Tags that mean "no image yet" (default `none`), compared without case.
+    placeholders: Option<Vec<String>>,
+}
+
 impl Rule for ImageTagNone {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -30,13 +38,13 @@ impl Rule for ImageTagNone {
 
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         let model = cx.model.argocd();
-        let placeholders: Vec<String> = match cx.options(META.id).get("placeholders") {
-            Some(serde_json::Value::Array(a)) => a
-                .iter()
-                .filter_map(|v| v.as_str().map(str::to_lowercase))
-                .collect(),
-            _ => vec!["none".to_string()],
-        };
+        let options: Options = cx.options_as(META.id);
+        let placeholders: Vec<String> = options
+            .placeholders
+            .unwrap_or_else(|| vec!["none".to_string()])
+            .iter()
+            .map(|p| p.to_lowercase())
+            .collect();
         // One finding per node that sets a placeholder; a label per Application deploying it.
         let mut by_span: BTreeMap<Span, (&str, &str, Vec<usize>)> = BTreeMap::new();
         for t in &model.tags {

@@ -39,6 +39,14 @@ static META: RuleMeta = RuleMeta {
 /// What is appended to a message.
 const SKIP: &str = " [skip ci]";
 
+/// The options of this rule's [`RuleMeta`].
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct Options {
+    /// `always`: every write-back needs `[skip ci]`, whatever repository it pushes to.
+    require_skip_ci: Option<String>,
+}
+
 impl Rule for WritebackSkipCi {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -54,11 +62,8 @@ impl Rule for WritebackSkipCi {
         {
             return Vec::new();
         }
-        let always = cx
-            .options(ID)
-            .get("require_skip_ci")
-            .and_then(serde_json::Value::as_str)
-            == Some("always");
+        let options: Options = cx.options_as(ID);
+        let always = options.require_skip_ci.as_deref() == Some("always");
         let this_repo: Vec<String> = cx
             .settings
             .repo_urls
