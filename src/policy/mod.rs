@@ -7,8 +7,10 @@
 
 pub mod data;
 mod kinds;
+pub mod limits;
 pub mod location;
 pub mod pack;
+mod recursion;
 pub mod run;
 pub mod test_runner;
 mod vm;
@@ -284,6 +286,7 @@ pub const FORBIDDEN_BUILTINS: &[(&str, &str)] = &[
     ("http.send", "policies have no network access"),
     ("net.lookup_ip_addr", "policies have no network access"),
     ("opa.runtime", "policies cannot read the environment"),
+    ("test.sleep", "policies cannot pause the run"),
 ];
 
 /// The first call of a forbidden builtin in `text`: `(byte offset, name, reason)`.
@@ -470,6 +473,8 @@ impl PolicySet {
         });
         location::register(&mut engine)
             .map_err(|e| PolicyError::plain("gitops.location", format!("cannot register: {e}")))?;
+        limits::register(&mut engine)
+            .map_err(|e| PolicyError::plain("numbers.range", format!("cannot register: {e}")))?;
         let mut packages: BTreeMap<String, Package> = BTreeMap::new();
         let mut uses_location = false;
         let mut mentions_gitops = false;
@@ -483,7 +488,20 @@ impl PolicySet {
                     text: f.text.clone(),
                     span: Some((at, at + name.len())),
                     message: format!("`{name}` is not available: {why}"),
-                    help: Some("gitops-lint runs policies offline, on the repository only".into()),
+                    help: Some(if name == "test.sleep" {
+                        "The time limit of an evaluation cannot stop a builtin that sleeps.".into()
+                    } else {
+                        "gitops-lint runs policies offline, on the repository only".into()
+                    }),
+                });
+            }
+            if let Some(span) = limits::parse_work(&f.text) {
+                return Err(PolicyError {
+                    path: PathBuf::from(&f.path),
+                    text: f.text.clone(),
+                    span: Some(span),
+                    message: "this literal nests too deeply for the Rego parser".into(),
+                    help: Some("regorus parses the first item of an array, set or object twice, so each level doubles the work; build the value from named parts.".into()),
                 });
             }
             let version = opts
@@ -541,6 +559,20 @@ impl PolicySet {
             p.rules = rules.into_iter().collect();
         }
         let modules = engine.get_modules();
+        if let Some(r) = recursion::find(modules.iter().map(|m| &**m)) {
+            let text = files
+                .iter()
+                .find(|f| f.path == r.file)
+                .map(|f| f.text.clone())
+                .unwrap_or_default();
+            return Err(PolicyError {
+                span: (!text.is_empty()).then_some(r.span),
+                path: PathBuf::from(r.file),
+                text,
+                message: format!("function `{}` is recursive: {}", r.cycle[0], r.cycle.join(" -> ")),
+                help: Some("Rego has no recursion (OPA refuses it when compiling); iterate with a comprehension or `walk`.".into()),
+            });
+        }
         if modules.len() == module_packages.len() {
             for (name, p) in &mut packages {
                 p.kinds = kinds::guarded_kinds(
