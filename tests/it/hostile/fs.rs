@@ -65,7 +65,7 @@ struct Run {
 /// never ends fails the test instead of hanging it or exhausting the machine.
 fn run(cwd: &Path, args: &[&str]) -> Run {
     let mut child = Command::new("sh")
-        .args(["-c", "ulimit -v 8388608 && exec \"$0\" \"$@\""])
+        .args(["-c", "ulimit -v 4194304 && exec \"$0\" \"$@\""])
         .arg(env!("CARGO_BIN_EXE_gitops-lint"))
         .args(args)
         .current_dir(cwd)
@@ -322,7 +322,7 @@ struct Server {
 impl Server {
     fn start(cwd: &Path, home: &Path) -> Server {
         let mut child = Command::new("sh")
-            .args(["-c", "ulimit -v 8388608 && exec \"$0\" \"$@\""])
+            .args(["-c", "ulimit -v 4194304 && exec \"$0\" \"$@\""])
             .arg(env!("CARGO_BIN_EXE_gitops-lint"))
             .arg("server")
             .current_dir(cwd)
