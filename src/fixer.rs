@@ -1,16 +1,20 @@
 //! `check --fix`: apply fixes, re-lint, repeat until nothing changes (at most 10 passes), then
-//! write each changed file once, atomically, unless it changed on disk meanwhile.
+//! write each changed file once, through [`Root::write`]: atomically, keeping its link, mode
+//! and owner, and not at all when it changed on disk meanwhile, is read-only, has other hard
+//! links or leads outside the root. A file not written keeps its findings (the repository is
+//! checked again as it is on disk), with a `lint/fix-failed` finding saying why; the command
+//! line then exits with 2.
 //!
 //! All passes run in memory (the engine reads an overlay of fixed texts), so `--fix --diff`
 //! shows exactly what `--fix` would write, and a failed run writes nothing half-done.
 
-use std::collections::{BTreeMap, HashSet};
-use std::io::Write;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::engine::{self, Error, Options, Report};
 use crate::fix::{self, Applicability, Fix};
+use crate::source::fs::Root;
 use crate::source::{FileId, Span};
 use crate::yaml::{self, YamlErrorKind};
 
@@ -36,13 +40,15 @@ pub struct Changed {
 pub struct FixOutcome {
     /// What remains after the fixes, plus `lint/fix-failed` findings.
     pub report: Report,
-    /// Findings fixed, over all passes.
+    /// Findings fixed, over all passes, in the files written (all changed files with
+    /// `write: false`).
     pub fixed: usize,
     /// Each fixed finding as `path:line:col: rule: fix title` (root-relative, where the
-    /// finding was when its fix was applied), for `--show-fixes`.
+    /// finding was when its fix was applied), for `--show-fixes`; only in the files written.
     pub fixed_findings: Vec<String>,
     pub changed: Vec<Changed>,
-    /// Files not written, with the reason.
+    /// Files not written, with the reason: their findings remain in `report`, each with a
+    /// `lint/fix-failed` finding that says why.
     pub skipped: Vec<(String, String)>,
 }
 
@@ -135,11 +141,9 @@ pub fn run(opts: &Options, fo: FixOptions) -> Result<FixOutcome, Error> {
         Applicability::Safe
     };
     let mut overlay = opts.overlay.clone();
-    let mut originals: BTreeMap<String, (PathBuf, String)> = BTreeMap::new();
+    let mut originals: BTreeMap<String, Original> = BTreeMap::new();
     let mut broken: HashSet<String> = HashSet::new();
     let mut failures: Vec<Failure> = Vec::new();
-    let mut fixed = 0;
-    let mut fixed_findings = Vec::new();
     let mut converged = false;
     let mut report = engine::run(opts)?;
     for _ in 0..MAX_PASSES {
@@ -177,14 +181,17 @@ pub fn run(opts: &Options, fo: FixOptions) -> Result<FixOutcome, Error> {
             if applied.is_empty() || new == src.text() {
                 continue;
             }
-            originals
+            let original = originals
                 .entry(src.path.clone())
-                .or_insert_with(|| (src.abs().into_owned(), src.text().to_string()));
-            fixed += applied.len();
+                .or_insert_with(|| Original {
+                    abs: src.abs().into_owned(),
+                    text: src.text().to_string(),
+                    fixed: Vec::new(),
+                });
             for &i in &applied {
                 let (d, f) = fixes[i];
                 let at = src.line_col(d.span.start as usize);
-                fixed_findings.push(format!(
+                original.fixed.push(format!(
                     "{}:{}:{}: {}: {}",
                     src.path, at.line, at.column, d.rule, f.title
                 ));
@@ -219,35 +226,112 @@ pub fn run(opts: &Options, fo: FixOptions) -> Result<FixOutcome, Error> {
             });
         }
     }
-    add_failures(&mut report, failures);
-
     let mut changed = Vec::new();
-    for (path, (abs, original)) in originals {
+    let mut fixed_by_file = BTreeMap::new();
+    for (path, original) in originals {
         let fixed_text = overlay.get(&path).cloned().unwrap_or_default();
-        if fixed_text != original {
+        if fixed_text != original.text {
+            fixed_by_file.insert(path.clone(), original.fixed);
             changed.push(Changed {
                 path,
-                abs,
-                original,
+                abs: original.abs,
+                original: original.text,
                 fixed: fixed_text,
             });
         }
     }
     let mut skipped = Vec::new();
     if fo.write {
+        let root = Root::new(&report.project.root);
+        // A file with two names in the repository (a link to another checked file) was fixed
+        // under each: it is written once.
+        let mut written: HashMap<PathBuf, &str> = HashMap::new();
         for c in &changed {
-            if let Err(reason) = write_if_unchanged(&c.abs, &c.original, &c.fixed) {
-                skipped.push((c.path.clone(), reason));
+            let target = c.abs.canonicalize().ok();
+            if let Some(before) = target.as_ref().and_then(|t| written.get(t)) {
+                if *before != c.fixed {
+                    skipped.push((
+                        c.path.clone(),
+                        "another name of this file was fixed differently".into(),
+                    ));
+                }
+                continue;
+            }
+            match root.write(&c.abs, c.fixed.as_bytes(), Some(c.original.as_bytes())) {
+                Ok(()) => {
+                    if let Some(t) = target {
+                        written.insert(t, &c.fixed);
+                    }
+                }
+                Err(e) => skipped.push((c.path.clone(), e.reason)),
             }
         }
     }
+    if !skipped.is_empty() {
+        // The report was made from the fixed texts: what remains is what is on disk now, the
+        // files not written with their findings.
+        report = engine::run(opts)?;
+    }
+    add_failures(&mut report, failures);
+    add_write_failures(&mut report, &skipped, threshold);
+    for (path, _) in &skipped {
+        fixed_by_file.remove(path);
+    }
+    let fixed_findings: Vec<String> = fixed_by_file.into_values().flatten().collect();
     Ok(FixOutcome {
         report,
-        fixed,
+        fixed: fixed_findings.len(),
         fixed_findings,
         changed,
         skipped,
     })
+}
+
+/// A file's text before the fixes, and the fixes applied to it (as in
+/// [`FixOutcome::fixed_findings`]).
+struct Original {
+    abs: PathBuf,
+    text: String,
+    fixed: Vec<String>,
+}
+
+/// A `lint/fix-failed` finding for each file whose fixes were not written, at its first finding
+/// with a fix (which remains).
+fn add_write_failures(report: &mut Report, skipped: &[(String, String)], threshold: Applicability) {
+    let severity = match report.config.level("lint/fix-failed") {
+        Some(crate::config::Level::Off) => return,
+        Some(crate::config::Level::On(s)) => s,
+        None => Severity::Warning,
+    };
+    for (path, reason) in skipped {
+        let Some(file) = report.project.file_by_path(path) else {
+            continue;
+        };
+        let id = file.id;
+        let span = report
+            .diagnostics
+            .iter()
+            .find(|d| {
+                d.span.file == id && d.fix.as_ref().is_some_and(|f| f.applicability >= threshold)
+            })
+            .map_or(Span::empty(id, 0), |d| d.span);
+        report.diagnostics.push(Diagnostic {
+            rule: "lint/fix-failed".into(),
+            severity,
+            message: format!("the fixes of this file were not written: {reason}"),
+            span,
+            labels: Vec::new(),
+            help: Some(
+                "Fix the file by hand, or make it a writable file of its own and run `--fix` again."
+                    .into(),
+            ),
+            fix: None,
+        });
+    }
+    report.diagnostics.sort_by(|a, b| {
+        (a.span.file, a.span.start, &a.rule).cmp(&(b.span.file, b.span.start, &b.rule))
+    });
+    report.recount();
 }
 
 fn add_failures(report: &mut Report, failures: Vec<Failure>) {
@@ -286,37 +370,13 @@ fn add_failures(report: &mut Report, failures: Vec<Failure>) {
     report.recount();
 }
 
-/// Writes `new` to `path` atomically (temporary file in the same folder, fsync, rename),
-/// keeping its permissions, unless the file no longer holds `expected`.
+/// Writes `new` to `path` (confined to its folder) as `--fix` does, unless the file no longer
+/// holds `expected`: see [`Root::write`].
 pub fn write_if_unchanged(path: &Path, expected: &str, new: &str) -> Result<(), String> {
-    let current = std::fs::read(path).map_err(|e| format!("cannot read it again: {e}"))?;
-    if current != expected.as_bytes() {
-        return Err("it changed on disk during the run; not written".into());
-    }
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.gitops-lint-{}.tmp", std::process::id()));
-    let result = (|| -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(new.as_bytes())?;
-        f.set_permissions(meta.permissions())?;
-        f.sync_all()?;
-        drop(f);
-        std::fs::rename(&tmp, path)?;
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(format!("cannot write it: {e}"));
-    }
-    Ok(())
+    Root::new(dir)
+        .write(path, new.as_bytes(), Some(expected.as_bytes()))
+        .map_err(|e| e.reason)
 }
 
 /// The unified diff of every changed file, for `--fix --diff`.

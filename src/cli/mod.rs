@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use gitops_lint::diagnostic::Severity;
 use gitops_lint::engine::{self, Error, Options};
+use gitops_lint::source::fs::{Reach, Root, io_reason};
 use gitops_lint::{config, registry, report};
 
 #[derive(Parser)]
@@ -366,10 +367,15 @@ pub fn run() -> ExitCode {
 fn test_policies(args: &TestPoliciesArgs) -> ExitCode {
     use gitops_lint::policy::{self, CompileOptions, RegoVersion, pack, test_runner};
     let color = std::io::stderr().is_terminal();
+    // Policies in a repository are read as `check` reads them: never through a link out of it.
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let confined = Root::new(&root::find_root(&cwd));
+    let named = |p: &PathBuf| (p.clone(), confined.reach_of(p));
     let (files, rego_version) = if args.paths.is_empty() {
         (pack::policy_files(true), Some(RegoVersion::V1))
     } else {
-        match policy::collect_rego_files(&args.paths) {
+        let paths: Vec<_> = args.paths.iter().map(named).collect();
+        match policy::collect_rego_files_in(&confined, &paths) {
             Ok(f) => (f, args.rego_version),
             Err(e) => {
                 eprint!("{}", report::text::render_policy_error(&e, color));
@@ -377,7 +383,8 @@ fn test_policies(args: &TestPoliciesArgs) -> ExitCode {
             }
         }
     };
-    let data = match policy::load_data_dirs(&args.data) {
+    let data_paths: Vec<_> = args.data.iter().map(named).collect();
+    let data = match policy::load_data_dirs_in(&confined, &data_paths) {
         Ok(d) => d,
         Err(e) => {
             eprint!("{}", report::text::render_policy_error(&e, color));
@@ -437,19 +444,33 @@ fn graph(path: Option<PathBuf>, format: GraphFormat, config: Option<PathBuf>) ->
 }
 
 fn init(force: bool) -> ExitCode {
-    let path = PathBuf::from(config::FILE_NAMES[0]);
-    if path.exists() && !force {
-        eprintln!("error: {} already exists", path.display());
+    let shown = PathBuf::from(config::FILE_NAMES[0]);
+    let cwd = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!(
+                "error: cannot read the current directory: {}",
+                io_reason(&e)
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let path = cwd.join(&shown);
+    // A link counts as a file, even one leading nowhere: writing through it would create its
+    // target, wherever that is.
+    if std::fs::symlink_metadata(&path).is_ok() && !force {
+        eprintln!("error: {} already exists", shown.display());
         eprintln!("help: pass --force to overwrite it");
         return ExitCode::from(2);
     }
-    match std::fs::write(&path, config::starter(&registry::all_meta())) {
+    let starter = config::starter(&registry::all_meta());
+    match Root::new(&cwd).write(&path, starter.as_bytes(), None) {
         Ok(()) => {
-            out(&format!("wrote {}\n", path.display()));
+            out(&format!("wrote {}\n", shown.display()));
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: cannot write {}: {e}", path.display());
+            eprintln!("error: cannot write {}: {}", shown.display(), e.reason);
             ExitCode::from(2)
         }
     }
@@ -559,6 +580,7 @@ fn plan(args: &RunArgs, parse_only: bool) -> Result<Plan, ExitCode> {
         },
         cache: None,
         selection,
+        walk_limit: None,
     };
     Ok(Plan {
         opts,
@@ -656,7 +678,7 @@ fn check(args: &CheckArgs) -> ExitCode {
     }
     let mut hidden = Vec::new();
     if let Some(path) = &args.baseline {
-        match report::baseline::load(path) {
+        match report::baseline::load(&Root::new(&report.project.root), path) {
             Ok(known) => {
                 let before = report.diagnostics.len();
                 report::baseline::subtract(&mut report, &known);
@@ -692,9 +714,19 @@ fn check(args: &CheckArgs) -> ExitCode {
         base: plan.base.clone(),
         quiet: args.quiet,
     };
+    let confined = Root::new(&report.project.root);
     for (format, path) in &args.output {
-        if let Err(e) = std::fs::write(path, render(*format, &report, &text_opts(false))) {
-            eprintln!("error: cannot write {}: {e}", path.display());
+        let text = render(*format, &report, &text_opts(false));
+        // A report in the repository is written as `--fix` writes (never through a link out
+        // of it); one elsewhere is the user's to place (`/dev/stdout` too).
+        let written = match confined.reach_of(path) {
+            Reach::Root => confined
+                .write(path, text.as_bytes(), None)
+                .map_err(|e| e.reason),
+            Reach::Anywhere => std::fs::write(path, text).map_err(|e| io_reason(&e)),
+        };
+        if let Err(reason) = written {
+            eprintln!("error: cannot write {}: {reason}", path.display());
             return ExitCode::from(2);
         }
     }
@@ -745,7 +777,12 @@ fn check(args: &CheckArgs) -> ExitCode {
     }
     if let Some(o) = &fix_outcome {
         for (path, reason) in &o.skipped {
-            eprintln!("warning: {path}: {reason}");
+            eprintln!("error: {}{path}: fixes not written: {reason}", plan.base);
+        }
+        if !o.skipped.is_empty() {
+            eprintln!(
+                "help: its findings remain; fix them by hand, or make it a writable file of its own and run `--fix` again."
+            );
         }
         if args.show_fixes {
             for line in &o.fixed_findings {
@@ -767,7 +804,10 @@ fn check(args: &CheckArgs) -> ExitCode {
         FailOn::Info => Some(Severity::Info),
         FailOn::Never => None,
     };
+    let unwritten = fix_outcome.as_ref().is_some_and(|o| !o.skipped.is_empty());
     let code = match (threshold, report.max_severity()) {
+        // A fix that could not be written is a failure of the run, not a finding.
+        _ if unwritten => ExitCode::from(2),
         (Some(t), Some(max)) if max >= t => ExitCode::from(1),
         _ => ExitCode::SUCCESS,
     };

@@ -12,6 +12,7 @@ use crate::model::{ArgocdSettings, CiSettings, EdgeTls, Settings};
 mod rows;
 use crate::rule::{RuleMeta, RuleOptions};
 use crate::source::FileId;
+use crate::source::fs::{Reach, Root};
 use crate::yaml::{self, Node};
 pub use rows::{Row, SECTIONS, Section, TOP_LEVEL};
 
@@ -170,7 +171,9 @@ pub fn item_error(
     help: Option<String>,
 ) -> ConfigError {
     let file = config.path.clone().unwrap_or_default();
-    let text = std::fs::read_to_string(&file).unwrap_or_default();
+    // Read a moment ago within its reach: only a regular file is read again.
+    let text =
+        crate::source::fs::read_file_text(&file, crate::source::MAX_FILE_BYTES).unwrap_or_default();
     let parsed = yaml::parse(FileId(0), &text);
     let span = parsed
         .docs
@@ -187,17 +190,32 @@ pub fn item_error(
     }
 }
 
-/// Reads and validates a configuration file against the rule registry.
+/// Reads and validates a configuration file the user named outside any repository against the
+/// rule registry (see [`load_in`]).
 pub fn load(path: &Path, rules: &[&RuleMeta]) -> Result<Config, ConfigErrors> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        ConfigErrors(vec![ConfigError {
-            path: path.to_path_buf(),
-            text: String::new(),
-            span: None,
-            message: format!("cannot read the configuration: {e}"),
-            help: None,
-        }])
-    })?;
+    load_in(&Root::new(Path::new(".")), path, Reach::Anywhere, rules)
+}
+
+/// Reads and validates the configuration at `path` of the repository at `root`: with
+/// [`Reach::Root`] (a file in the repository) only a regular file that does not lead outside the
+/// root is read, so a committed link to `/proc/self/environ` is refused, never shown.
+pub fn load_in(
+    root: &Root,
+    path: &Path,
+    reach: Reach,
+    rules: &[&RuleMeta],
+) -> Result<Config, ConfigErrors> {
+    let text = root
+        .read_text(path, reach, crate::source::MAX_FILE_BYTES)
+        .map_err(|e| {
+            ConfigErrors(vec![ConfigError {
+                path: path.to_path_buf(),
+                text: String::new(),
+                span: None,
+                message: format!("cannot read the configuration: {}", e.reason),
+                help: None,
+            }])
+        })?;
     parse(path, &text, rules)
 }
 

@@ -40,8 +40,10 @@ pub(super) fn prepare(opts: &Options, timer: &mut Timer) -> Result<Prepared, Err
         None => resolve_root(&opts.paths)?,
     };
     let config_path = opts.config.clone().or_else(|| config::find(&root));
+    let confined = crate::source::fs::Root::new(&root);
     let mut config = match &config_path {
-        Some(p) => config::load(p, &registry::all_meta()).map_err(Error::Config)?,
+        Some(p) => config::load_in(&confined, p, confined.reach_of(p), &registry::all_meta())
+            .map_err(Error::Config)?,
         None => Config::default(),
     };
     config.select_rules(&opts.selection);
@@ -49,7 +51,10 @@ pub(super) fn prepare(opts: &Options, timer: &mut Timer) -> Result<Prepared, Err
     exclude.extend(opts.exclude.iter().cloned());
     let filter = Filter::new(&config.include, &exclude)
         .map_err(|(p, e)| Error::Usage(format!("invalid glob `{p}`: {e}")))?;
-    let discovered = walk::discover(&root, &filter);
+    let discovered = walk::discover_at_most(&root, &filter, opts.walk_limit);
+    if let Some(limit) = discovered.stopped_at {
+        return Err(Error::Usage(walk::too_many(&root, limit)));
+    }
     timer.mark("walk");
     // User policies may read any field of any object; built-in rules do not read the payloads
     // of most ConfigMaps and Secrets.
@@ -112,20 +117,32 @@ pub(super) fn load_user_policies(
     args: &PolicyArgs,
     config: &Config,
     config_path: &Option<PathBuf>,
+    root: &Path,
 ) -> Result<Option<crate::policy::run::UserPolicies>, Error> {
     use crate::policy::{self, CompileOptions};
-    let mut paths = args.paths.clone();
+    use crate::source::fs::{Reach, Root};
+    let root = Root::new(root);
+    // A path the user named reaches as far as its place says; the configuration's entries as
+    // far as the configuration's: a repository's `policies:` stay in the repository.
+    let named = |p: &PathBuf| (p.clone(), root.reach_of(p));
+    let mut paths: Vec<(PathBuf, Reach)> = args.paths.iter().map(named).collect();
     let base = config_path
         .as_ref()
         .and_then(|p| p.parent())
         .map(Path::to_path_buf)
         .unwrap_or_default();
-    paths.extend(config.policies.iter().map(|p| base.join(p)));
+    let config_reach = config_path
+        .as_ref()
+        .map_or(Reach::Root, |p| root.reach_of(p));
+    paths.extend(config.policies.iter().map(|p| (base.join(p), config_reach)));
     if paths.is_empty() {
         return Ok(None);
     }
-    let files = policy::collect_rego_files(&paths).map_err(|e| Error::Policy(Box::new(e)))?;
-    let data = policy::load_data_dirs(&args.data).map_err(|e| Error::Policy(Box::new(e)))?;
+    let files =
+        policy::collect_rego_files_in(&root, &paths).map_err(|e| Error::Policy(Box::new(e)))?;
+    let data_paths: Vec<(PathBuf, Reach)> = args.data.iter().map(named).collect();
+    let data =
+        policy::load_data_dirs_in(&root, &data_paths).map_err(|e| Error::Policy(Box::new(e)))?;
     let set = policy::PolicySet::compile(
         &files,
         &data,
@@ -154,6 +171,7 @@ fn load_project(
         found,
         problems,
         with_templates,
+        ..
     }: walk::Discovered,
     overlay: &std::collections::BTreeMap<String, String>,
     keep: Keep,

@@ -58,6 +58,9 @@ pub struct Options {
     /// Rule selectors of the command line, over the configuration's: a rule left out does
     /// not run, report or fix.
     pub selection: config::Selection,
+    /// The most files and folders the walk visits (`None`: no limit); past it the run is a
+    /// usage error. The language server sets it: it finds its roots itself.
+    pub walk_limit: Option<usize>,
 }
 
 /// conftest-compatible policy options of `check`.
@@ -208,7 +211,7 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
     let user_policies = if opts.parse_only {
         None
     } else {
-        load_user_policies(&opts.policy, &config, &config_path)?
+        load_user_policies(&opts.policy, &config, &config_path, &project.root)?
     };
     let scope = (!report_files.is_empty()).then(|| Scope::new(&project.root, &report_files));
     let mut report = if opts.parse_only {

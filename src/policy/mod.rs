@@ -21,6 +21,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use regorus::Engine;
+
+use crate::source::MAX_FILE_BYTES;
+use crate::source::fs::{Reach, Root};
 use regorus::utils::limits::ExecutionTimerConfig;
 
 /// Rego syntax of a policy file.
@@ -340,22 +343,29 @@ fn rule_heads(text: &str) -> Vec<(String, usize)> {
     out
 }
 
-/// Collects `.rego` files under each path (a file or a folder, recursively), sorted.
+/// Collects `.rego` files under each path (a file or a folder, recursively), sorted: paths
+/// the user named outside any repository (see [`collect_rego_files_in`]).
 pub fn collect_rego_files(paths: &[PathBuf]) -> Result<Vec<PolicyFile>, PolicyError> {
+    let anywhere: Vec<(PathBuf, Reach)> =
+        paths.iter().map(|p| (p.clone(), Reach::Anywhere)).collect();
+    collect_rego_files_in(&Root::new(Path::new(".")), &anywhere)
+}
+
+/// [`collect_rego_files`] for paths of a repository: a path with [`Reach::Root`], and every
+/// file under it, is read only if it is a regular file that does not lead outside `root`.
+pub fn collect_rego_files_in(
+    root: &Root,
+    paths: &[(PathBuf, Reach)],
+) -> Result<Vec<PolicyFile>, PolicyError> {
     let mut out = Vec::new();
-    for p in paths {
-        let meta = std::fs::metadata(p)
+    for (p, reach) in paths {
+        let mut files = files_under(root, p, *reach, &|n| n.ends_with(".rego"))
             .map_err(|e| PolicyError::plain(p, format!("cannot read the policy path: {e}")))?;
-        let mut files = Vec::new();
-        if meta.is_dir() {
-            walk_files(p, &mut files, &|n| n.ends_with(".rego"));
-        } else {
-            files.push(p.clone());
-        }
         files.sort();
         for f in files {
-            let text = std::fs::read_to_string(&f)
-                .map_err(|e| PolicyError::plain(&f, format!("cannot read the policy: {e}")))?;
+            let text = root.read_text(&f, *reach, MAX_FILE_BYTES).map_err(|e| {
+                PolicyError::plain(&f, format!("cannot read the policy: {}", e.reason))
+            })?;
             out.push(PolicyFile {
                 path: f.display().to_string(),
                 text,
@@ -363,6 +373,28 @@ pub fn collect_rego_files(paths: &[PathBuf]) -> Result<Vec<PolicyFile>, PolicyEr
         }
     }
     Ok(out)
+}
+
+/// The file `p`, or the files under the folder `p` whose names `keep` accepts (links to
+/// folders not followed); with [`Reach::Root`], `p` must lead to a place inside `root`.
+fn files_under(
+    root: &Root,
+    p: &Path,
+    reach: Reach,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<Vec<PathBuf>, String> {
+    let at = match reach {
+        Reach::Root => root.resolve(p).map_err(|e| e.reason)?,
+        Reach::Anywhere => p.to_path_buf(),
+    };
+    let meta = std::fs::metadata(&at).map_err(|e| crate::source::fs::io_reason(&e))?;
+    let mut files = Vec::new();
+    if meta.is_dir() {
+        walk_files(p, &mut files, keep);
+    } else {
+        files.push(p.to_path_buf());
+    }
+    Ok(files)
 }
 
 fn walk_files(dir: &Path, out: &mut Vec<PathBuf>, keep: &dyn Fn(&str) -> bool) {
@@ -382,22 +414,30 @@ fn walk_files(dir: &Path, out: &mut Vec<PathBuf>, keep: &dyn Fn(&str) -> bool) {
 
 /// Reads `--data` folders: every JSON/YAML file, merged at the root of `data` (as conftest).
 pub fn load_data_dirs(paths: &[PathBuf]) -> Result<Vec<(String, serde_json::Value)>, PolicyError> {
+    let anywhere: Vec<(PathBuf, Reach)> =
+        paths.iter().map(|p| (p.clone(), Reach::Anywhere)).collect();
+    load_data_dirs_in(&Root::new(Path::new(".")), &anywhere)
+}
+
+/// [`load_data_dirs`], each path read within its reach (see [`collect_rego_files_in`]).
+pub fn load_data_dirs_in(
+    root: &Root,
+    paths: &[(PathBuf, Reach)],
+) -> Result<Vec<(String, serde_json::Value)>, PolicyError> {
     let mut out = Vec::new();
-    for p in paths {
-        let mut files = Vec::new();
-        if p.is_dir() {
-            walk_files(p, &mut files, &|n| {
-                n.ends_with(".json") || n.ends_with(".yaml") || n.ends_with(".yml")
-            });
-        } else if p.is_file() {
-            files.push(p.clone());
-        } else {
+    for (p, reach) in paths {
+        if std::fs::symlink_metadata(p).is_err() {
             return Err(PolicyError::plain(p, "no such data file or folder"));
         }
+        let mut files = files_under(root, p, *reach, &|n| {
+            n.ends_with(".json") || n.ends_with(".yaml") || n.ends_with(".yml")
+        })
+        .map_err(|e| PolicyError::plain(p, format!("cannot read data: {e}")))?;
         files.sort();
         for f in files {
-            let text = std::fs::read_to_string(&f)
-                .map_err(|e| PolicyError::plain(&f, format!("cannot read data: {e}")))?;
+            let text = root
+                .read_text(&f, *reach, MAX_FILE_BYTES)
+                .map_err(|e| PolicyError::plain(&f, format!("cannot read data: {}", e.reason)))?;
             let value = if f.extension().is_some_and(|e| e == "json") {
                 serde_json::from_str(&text)
                     .map_err(|e| PolicyError::plain(&f, format!("invalid JSON data: {e}")))?

@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use super::fingerprint::fingerprints;
 use crate::engine::Report;
+use crate::source::MAX_FILE_BYTES;
+use crate::source::fs::Root;
 
 #[derive(Serialize, Deserialize)]
 struct Baseline {
@@ -46,10 +48,12 @@ pub fn render(report: &Report) -> String {
     s
 }
 
-/// Reads a baseline file's fingerprints.
-pub fn load(path: &std::path::Path) -> Result<HashSet<String>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read baseline {}: {e}", path.display()))?;
+/// Reads a baseline file's fingerprints; a baseline in the repository at `root` is read only if
+/// it is a regular file that does not lead outside it.
+pub fn load(root: &Root, path: &std::path::Path) -> Result<HashSet<String>, String> {
+    let text = root
+        .read_text(path, root.reach_of(path), MAX_FILE_BYTES)
+        .map_err(|e| format!("cannot read baseline {}: {}", path.display(), e.reason))?;
     let b: Baseline = serde_json::from_str(&text)
         .map_err(|e| format!("{}: not a gitops-lint baseline: {e}", path.display()))?;
     if b.version != 1 {

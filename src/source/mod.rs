@@ -1,5 +1,6 @@
 //! Source files: discovery, reading, and byte-offset → line/column mapping.
 
+pub mod fs;
 pub mod glob;
 pub mod span;
 pub mod walk;
@@ -350,8 +351,7 @@ fn path_hash(path: &str) -> u64 {
     rustc_hash::FxBuildHasher.hash_one(path)
 }
 
-/// Largest file read; larger ones are reported as unreadable rather than exhausting memory.
-pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+pub use fs::MAX_FILE_BYTES;
 
 /// Reads `abs` as UTF-8 text. Binary and non-UTF-8 files give a reason instead.
 pub fn read_text(abs: &Path) -> Result<String, String> {
@@ -390,8 +390,12 @@ fn read_bytes(abs: &Path, bytes: &mut Vec<u8>) -> Result<Stamp, String> {
     use std::io::Read;
     // One open, and the size from the handle: a second lookup of the path costs as much as
     // the read of a small file.
-    let file = std::fs::File::open(abs).map_err(|e| io_reason(&e))?;
+    let file = fs::open_walked(abs).map_err(|e| io_reason(&e))?;
     let meta = file.metadata().map_err(|e| io_reason(&e))?;
+    if !meta.is_file() {
+        // Replaced by a FIFO or a device since the walk: never read.
+        return Err(fs::NOT_REGULAR.into());
+    }
     let len = meta.len();
     let stamp = (len, meta.modified().ok());
     if len > MAX_FILE_BYTES {

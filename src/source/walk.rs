@@ -44,6 +44,9 @@ pub struct Discovered {
     /// The folders holding a `templates` folder (root-relative, sorted): the only charts whose
     /// templates [`chart_templates`] need look for.
     pub with_templates: Vec<String>,
+    /// The limit of [`discover_at_most`], when the walk stopped at it: what was found is only
+    /// part of the tree.
+    pub stopped_at: Option<usize>,
 }
 
 /// Something under the root that could not be walked (an unreadable folder, a symlink loop),
@@ -127,6 +130,24 @@ pub fn is_yaml_name(name: &str) -> bool {
 /// on the way, and the folders that hold a `templates` folder.
 #[must_use]
 pub fn discover(root: &Path, filter: &Filter) -> Discovered {
+    discover_at_most(root, filter, None)
+}
+
+/// Why a walk stopped at `limit` (see [`discover_at_most`]).
+#[must_use]
+pub fn too_many(root: &Path, limit: usize) -> String {
+    format!(
+        "{} holds more than {limit} files and folders, too many for one repository",
+        root.display()
+    )
+}
+
+/// [`discover`], stopping after `limit` files and folders (then [`Discovered::stopped_at`] is
+/// set): a root found for an editor's file may be a folder far larger than a repository.
+#[must_use]
+pub fn discover_at_most(root: &Path, filter: &Filter, limit: Option<usize>) -> Discovered {
+    let visited = std::sync::atomic::AtomicUsize::new(0);
+    let stopped = std::sync::atomic::AtomicBool::new(false);
     let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let filter_for_dirs = filter.clone();
     let root_for_filter = root.to_path_buf();
@@ -176,7 +197,15 @@ pub fn discover(root: &Path, filter: &Filter) -> Discovered {
     walker.run(|| {
         let out = &out;
         let canonical_root = &canonical_root;
+        let (visited, stopped) = (&visited, &stopped);
         Box::new(move |entry| {
+            use std::sync::atomic::Ordering;
+            if let Some(limit) = limit
+                && visited.fetch_add(1, Ordering::Relaxed) >= limit
+            {
+                stopped.store(true, Ordering::Relaxed);
+                return ignore::WalkState::Quit;
+            }
             let seen = visit(root, canonical_root, filter, entry);
             if let Some(seen) = seen {
                 let mut lists = out
@@ -194,6 +223,7 @@ pub fn discover(root: &Path, filter: &Filter) -> Discovered {
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     found.sort();
+    make_names_unique(&mut found);
     problems.sort_by(|a, b| a.rel.cmp(&b.rel));
     let mut with_templates = std::mem::take(
         &mut *with_templates
@@ -205,6 +235,61 @@ pub fn discover(root: &Path, filter: &Filter) -> Discovered {
         found,
         problems,
         with_templates,
+        stopped_at: limit.filter(|_| stopped.into_inner()),
+    }
+}
+
+/// Names that are not UTF-8 are shown lossily, so two that differ only in their invalid bytes
+/// (`caf\xE9.yaml`, `caf\xE8.yaml`) would share one path and one of them would never be
+/// checked or fixed: those get their invalid bytes written as `\xNN` instead. `found` is sorted,
+/// and stays so.
+fn make_names_unique(found: &mut [Found]) {
+    let mut i = 0;
+    while i < found.len() {
+        let same = found[i..]
+            .iter()
+            .take_while(|f| f.rel == found[i].rel)
+            .count();
+        if same > 1 {
+            for f in &mut found[i..i + same] {
+                if let Some(at) = &f.at {
+                    f.rel = escaped_rel(&f.rel, at);
+                }
+            }
+        }
+        i += same;
+    }
+    found.sort();
+}
+
+/// `rel` with the bytes of `at`'s name that are not UTF-8 written as `\xNN`, for each of its
+/// last components that `rel` shows lossily.
+fn escaped_rel(rel: &str, at: &Path) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let depth = rel.split('/').count();
+        let parts: Vec<String> = at
+            .components()
+            .rev()
+            .take(depth)
+            .map(|c| {
+                let mut part = String::new();
+                for chunk in c.as_os_str().as_bytes().utf8_chunks() {
+                    part.push_str(chunk.valid());
+                    for b in chunk.invalid() {
+                        part.push_str(&format!("\\x{b:02X}"));
+                    }
+                }
+                part
+            })
+            .collect();
+        parts.into_iter().rev().collect::<Vec<_>>().join("/")
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = at;
+        rel.to_string()
     }
 }
 
@@ -471,6 +556,34 @@ mod tests {
                 at: None
             }]
         );
+    }
+
+    #[test]
+    fn a_walk_stops_at_its_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..20 {
+            std::fs::write(dir.path().join(format!("{i}.yaml")), "a: 1\n").unwrap();
+        }
+        let walked = discover_at_most(dir.path(), &Filter::default(), Some(10));
+        assert_eq!(walked.stopped_at, Some(10));
+        assert!(walked.found.len() < 10, "{}", walked.found.len());
+        let walked = discover_at_most(dir.path(), &Filter::default(), Some(100));
+        assert_eq!((walked.stopped_at, walked.found.len()), (None, 20));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn names_that_differ_only_in_invalid_bytes_stay_apart() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        for name in [&b"caf\xe9.yaml"[..], b"caf\xe8.yaml", b"t\xe9.yaml"] {
+            std::fs::write(dir.path().join(std::ffi::OsStr::from_bytes(name)), "a: 1\n").unwrap();
+        }
+        let walked = discover(dir.path(), &Filter::default());
+        let rels: Vec<&str> = walked.found.iter().map(|f| f.rel.as_str()).collect();
+        // A lossy name that is unique stays lossy.
+        assert_eq!(rels, ["caf\\xE8.yaml", "caf\\xE9.yaml", "t\u{fffd}.yaml"]);
+        assert!(walked.found.iter().all(|f| f.at.is_some()));
     }
 
     #[test]

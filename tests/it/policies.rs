@@ -425,12 +425,15 @@ fn user_policy_ids_are_configured_and_suppressed_like_rules() {
         "kind: Service # gitops-lint: disable=policy/main/warn -- reviewed\n",
     );
     std::fs::write(dir.path().join("workloads.yaml"), text).unwrap();
+    // A repository's `policies:` stay in the repository: the policies are copied into it.
+    std::fs::create_dir(dir.path().join("policy")).unwrap();
+    for f in std::fs::read_dir(data_dir().join("policy")).unwrap() {
+        let f = f.unwrap();
+        std::fs::copy(f.path(), dir.path().join("policy").join(f.file_name())).unwrap();
+    }
     std::fs::write(
         dir.path().join(".gitops-lint.yaml"),
-        format!(
-            "policies: [{}]\nrules:\n  policy/main/deny: warning\n  team/replicas: off\n",
-            data_dir().join("policy").display()
-        ),
+        "policies: [policy]\nrules:\n  policy/main/deny: warning\n  team/replicas: off\n",
     )
     .unwrap();
     // `team/replicas` is not a `policy/` id: config rejects unknown ids, so use a level on
@@ -445,10 +448,7 @@ fn user_policy_ids_are_configured_and_suppressed_like_rules() {
     assert!(e.message.contains("team/replicas"), "{e}");
     std::fs::write(
         dir.path().join(".gitops-lint.yaml"),
-        format!(
-            "policies: [{}]\nrules:\n  policy/main/deny: warning\n  policy/main/deny_latest: off\n",
-            data_dir().join("policy").display()
-        ),
+        "policies: [policy]\nrules:\n  policy/main/deny: warning\n  policy/main/deny_latest: off\n",
     )
     .unwrap();
     let r = engine::run(&Options {

@@ -48,7 +48,12 @@ impl<'a> View<'a> {
         let text = match (self.docs.get(path.as_path()), in_report) {
             (Some(t), _) => (*t).to_string(),
             (None, Some(s)) => s.text().to_string(),
-            (None, None) => std::fs::read_to_string(&path).ok()?,
+            // A file the editor names but has not opened: only a regular file is read (a
+            // FIFO would block the server).
+            (None, None) => {
+                gitops_lint::source::fs::read_file_text(&path, gitops_lint::source::MAX_FILE_BYTES)
+                    .ok()?
+            }
         };
         let source = in_report.filter(|s| s.text() == text);
         Some(Target {
@@ -74,7 +79,7 @@ fn workspace_edit(report: &Report, edits: &[&Edit]) -> Option<WorkspaceEdit> {
         let src = report.project.source(e.span.file);
         let lines = Lines::new(src.text());
         changes
-            .entry(path_to_uri(&src.abs())?)
+            .entry(path_to_uri(&super::on_disk(&report.project, src))?)
             .or_default()
             .push(TextEdit {
                 range: lines.range(e.span.start as usize, e.span.end as usize),
@@ -431,7 +436,7 @@ fn app_project(report: &Report, name: &str) -> Option<Location> {
             let src = report.project.source(d.file);
             let lines = Lines::new(src.text());
             Some(Location {
-                uri: path_to_uri(&src.abs())?,
+                uri: path_to_uri(&super::on_disk(&report.project, src))?,
                 range: lines.range(node.span.start as usize, node.span.end as usize),
             })
         })?

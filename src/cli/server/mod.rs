@@ -5,6 +5,14 @@
 //! line), reading open documents from an overlay; its findings are published per file, so an
 //! edit to a values file shows on every file it affects. Edits are debounced, and a run that
 //! finishes after a newer one was scheduled is dropped.
+//!
+//! A file with no repository above it but the file-system root or the home folder is checked
+//! alone (with the other open files there), never as part of that folder; the walk of a
+//! repository stops at [`WALK_LIMIT`] entries. A check runs on threads with large stacks
+//! ([`WORKER_STACK`]) and a panic in it becomes a diagnostic on the open files: the server
+//! keeps running. A stack overflow or an allocation failure still aborts the process, as Rust
+//! aborts on both; the parsers' own limits (nesting depth, alias expansion, file size) are what
+//! keep a repository from causing them.
 
 // `lsp_types::Uri` caches parsed parts in a `Cell`, but its hash and order come from its text
 // alone; LSP's own `WorkspaceEdit` keys a map by it (rust-analyzer allows this lint too).
@@ -42,6 +50,14 @@ use position::{Lines, path_to_uri, uri_to_path};
 /// edit within 200 ms, and the worker runs only the newest pending job when typing outpaces it.
 const DEBOUNCE: Duration = Duration::from_millis(50);
 
+/// The most files and folders the walk of one repository visits: a root found for an editor's
+/// file may be a large folder that is no repository.
+const WALK_LIMIT: usize = 1_000_000;
+
+/// The stack of the lint worker and of its threads (the default is 2 MiB): deep recursion in a
+/// check overflows it later, since an overflow aborts the process.
+const WORKER_STACK: usize = 64 * 1024 * 1024;
+
 /// What the reader thread and the worker send to the main loop.
 pub(crate) enum Event {
     Message(Message),
@@ -65,12 +81,23 @@ enum Failure {
     /// Problems located in files (the configuration): shown as diagnostics there.
     Files(Vec<gitops_lint::source::FileError>),
     Message(String),
+    /// The check panicked: shown as a diagnostic on the open files of the root.
+    Crashed(String),
 }
 
 struct LintJob {
     root: PathBuf,
     generation: u64,
-    opts: Options,
+    run: Run,
+}
+
+/// What a job checks.
+enum Run {
+    /// The repository at the job's root.
+    Repository(Box<Options>),
+    /// Only these open files (root-relative path, text): their root is the file-system root or
+    /// the home folder, no repository.
+    Lone(Vec<(String, String)>),
 }
 
 /// An open document.
@@ -183,7 +210,11 @@ pub(crate) fn serve(
 /// It keeps each repository's parsed files, so a run after an edit parses only what changed.
 fn spawn_worker(events: mpsc::Sender<Event>) -> mpsc::Sender<LintJob> {
     let (tx, rx) = mpsc::channel::<LintJob>();
-    std::thread::spawn(move || {
+    let worker = move || {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .stack_size(WORKER_STACK)
+            .build()
+            .ok();
         let mut caches: HashMap<PathBuf, Arc<engine::ParseCache>> = HashMap::new();
         while let Ok(first) = rx.recv() {
             let mut pending: BTreeMap<PathBuf, LintJob> = BTreeMap::new();
@@ -191,17 +222,28 @@ fn spawn_worker(events: mpsc::Sender<Event>) -> mpsc::Sender<LintJob> {
             while let Ok(newer) = rx.try_recv() {
                 pending.insert(newer.root.clone(), newer);
             }
-            for (_, mut job) in pending {
+            for (_, job) in pending {
                 let cache = caches.entry(job.root.clone()).or_default().clone();
-                job.opts.cache = Some(cache.clone());
-                let result = match std::panic::catch_unwind(|| engine::run(&job.opts)) {
-                    Ok(Ok(report)) => Ok(Arc::new(report)),
-                    Ok(Err(engine::Error::Config(errors))) => Err(Failure::Files(errors.0)),
-                    Ok(Err(e)) => Err(Failure::Message(e.to_string())),
-                    Err(_) => Err(Failure::Message(
-                        "internal error: the check crashed; please report it".into(),
-                    )),
+                let root = job.root.clone();
+                let check = || match job.run {
+                    Run::Repository(mut opts) => {
+                        opts.cache = Some(cache.clone());
+                        engine::run(&opts)
+                    }
+                    Run::Lone(files) => {
+                        let files: Vec<(&str, &str)> = files
+                            .iter()
+                            .map(|(p, t)| (p.as_str(), t.as_str()))
+                            .collect();
+                        let mut report = engine::check_texts(&files, Default::default());
+                        report.project.root = root.clone();
+                        Ok(report)
+                    }
                 };
+                let result = guarded(|| match &pool {
+                    Some(pool) => pool.install(check),
+                    None => check(),
+                });
                 let done = Linted {
                     root: job.root,
                     generation: job.generation,
@@ -213,8 +255,32 @@ fn spawn_worker(events: mpsc::Sender<Event>) -> mpsc::Sender<LintJob> {
                 }
             }
         }
-    });
+    };
+    let spawned = std::thread::Builder::new()
+        .name("lint".into())
+        .stack_size(WORKER_STACK)
+        .spawn(worker);
+    if let Err(e) = spawned {
+        eprintln!("error: cannot start the lint worker: {e}");
+    }
     tx
+}
+
+/// A check's outcome, a panic in it included.
+fn guarded(check: impl FnOnce() -> Result<Report, engine::Error>) -> Result<Arc<Report>, Failure> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)) {
+        Ok(Ok(report)) => Ok(Arc::new(report)),
+        Ok(Err(engine::Error::Config(errors))) => Err(Failure::Files(errors.0)),
+        Ok(Err(e)) => Err(Failure::Message(e.to_string())),
+        Err(payload) => {
+            let why = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into());
+            Err(Failure::Crashed(why))
+        }
+    }
 }
 
 impl Server {
@@ -488,30 +554,39 @@ impl Server {
             };
             state.due = None;
             state.generation += 1;
-            let opts = Options {
-                root: Some(root.clone()),
-                overlay,
-                config: self.settings.config.clone(),
-                policy: engine::PolicyArgs {
-                    paths: self.settings.policy.clone(),
-                    ..engine::PolicyArgs::default()
-                },
-                ..Options::default()
+            let run = if is_no_repository(&root) {
+                Run::Lone(overlay.into_iter().collect())
+            } else {
+                Run::Repository(Box::new(Options {
+                    root: Some(root.clone()),
+                    overlay,
+                    config: self.settings.config.clone(),
+                    policy: engine::PolicyArgs {
+                        paths: self.settings.policy.clone(),
+                        ..engine::PolicyArgs::default()
+                    },
+                    walk_limit: Some(WALK_LIMIT),
+                    ..Options::default()
+                }))
             };
             let _ = self.jobs.send(LintJob {
                 root,
                 generation: state.generation,
-                opts,
+                run,
             });
         }
     }
 
     /// The open YAML documents under `root` that a check reads, by root-relative path.
     fn overlay(&self, root: &Path) -> BTreeMap<String, String> {
-        let filter = walk_filter(root, self.settings.config.as_deref());
+        let filter = if is_no_repository(root) {
+            walk::Filter::default()
+        } else {
+            walk_filter(root, self.settings.config.as_deref())
+        };
         self.docs
             .iter()
-            .filter(|(p, _)| p.starts_with(root) && is_checked(root, p, &filter))
+            .filter(|(p, _)| self.belongs(p, root) && is_checked(root, p, &filter))
             .map(|(p, d)| (walk::relative(root, p), d.text.clone()))
             .collect()
     }
@@ -541,6 +616,7 @@ impl Server {
                 (diagnostics_by_file(&r), Some(r))
             }
             Err(Failure::Files(errors)) => (file_errors(&l.root, &errors), None),
+            Err(Failure::Crashed(why)) => (self.crashed(&l.root, &why), None),
             Err(Failure::Message(message)) => {
                 let message = format!("gitops-lint: {message}");
                 if let Some(state) = self.roots.get_mut(&l.root) {
@@ -589,6 +665,33 @@ impl Server {
         }
     }
 
+    /// Whether an open file is checked with `root`: a file under a repository root is; of the
+    /// files under a root that is no repository, only those with no repository of their own.
+    fn belongs(&self, file: &Path, root: &Path) -> bool {
+        file.starts_with(root)
+            && (!is_no_repository(root) || root_of(file).as_deref() == Some(root))
+    }
+
+    /// A check that panicked, as a diagnostic at the top of each open file of `root`.
+    fn crashed(&self, root: &Path, why: &str) -> BTreeMap<Uri, Vec<lsp_types::Diagnostic>> {
+        self.docs
+            .keys()
+            .filter(|p| self.belongs(p, root))
+            .filter_map(|p| path_to_uri(p))
+            .map(|uri| {
+                let diagnostic = lsp_types::Diagnostic {
+                    severity: Some(DiagnosticSeverity::ERROR),
+                    source: Some("gitops-lint".into()),
+                    message: format!(
+                        "internal error: the check stopped ({why})\nhelp: Please report it with the files that cause it."
+                    ),
+                    ..lsp_types::Diagnostic::default()
+                };
+                (uri, vec![diagnostic])
+            })
+            .collect()
+    }
+
     fn view(&self) -> features::View<'_> {
         features::View {
             docs: self
@@ -617,9 +720,13 @@ fn walk_filter(root: &Path, config: Option<&Path>) -> walk::Filter {
     let path = config
         .map(Path::to_path_buf)
         .or_else(|| gitops_lint::config::find(root));
-    path.and_then(|p| gitops_lint::config::load(&p, &gitops_lint::registry::all_meta()).ok())
-        .and_then(|c| walk::Filter::new(&c.include, &c.exclude).ok())
-        .unwrap_or_default()
+    let confined = gitops_lint::source::fs::Root::new(root);
+    let rules = gitops_lint::registry::all_meta();
+    path.and_then(|p| {
+        gitops_lint::config::load_in(&confined, &p, confined.reach_of(&p), &rules).ok()
+    })
+    .and_then(|c| walk::Filter::new(&c.include, &c.exclude).ok())
+    .unwrap_or_default()
 }
 
 /// Whether the repository walk would check this file, so an open document the check skips
@@ -655,12 +762,40 @@ fn is_checked(root: &Path, file: &Path, filter: &walk::Filter) -> bool {
     true
 }
 
-/// The repository root of a file, found as the command line finds it.
+/// The repository root of a file, found as the command line finds it. It may be a folder that
+/// is no repository ([`is_no_repository`]).
 fn root_of(file: &Path) -> Option<PathBuf> {
     let start = file.parent()?;
     super::root::discover(start, &[file.to_path_buf()], None)
         .ok()
         .map(|t| t.root)
+}
+
+/// Whether a root is the file-system root or the home folder: found for a file with no
+/// repository above it (or a home folder under git), it is no repository to walk, and its open
+/// files are checked alone.
+fn is_no_repository(root: &Path) -> bool {
+    let same = |a: &Path, b: &Path| {
+        a == b
+            || a.canonicalize()
+                .ok()
+                .zip(b.canonicalize().ok())
+                .is_some_and(|(a, b)| a == b)
+    };
+    root.parent().is_none() || std::env::home_dir().is_some_and(|home| same(root, &home))
+}
+
+/// Where a report's file is on disk: a file checked alone has its path relative to the root.
+fn on_disk(
+    project: &gitops_lint::model::Project,
+    file: &gitops_lint::source::SourceFile,
+) -> PathBuf {
+    let abs = file.abs();
+    if abs.is_relative() {
+        project.root.join(abs)
+    } else {
+        abs.into_owned()
+    }
 }
 
 fn initialize_result() -> InitializeResult {
@@ -745,7 +880,7 @@ fn diagnostics_by_file(report: &Report) -> BTreeMap<Uri, Vec<lsp_types::Diagnost
     };
     for d in &report.diagnostics {
         let file = project.source(d.span.file);
-        let Some(uri) = path_to_uri(&file.abs()) else {
+        let Some(uri) = path_to_uri(&on_disk(project, file)) else {
             continue;
         };
         let range = range_of(d.span);
@@ -753,7 +888,7 @@ fn diagnostics_by_file(report: &Report) -> BTreeMap<Uri, Vec<lsp_types::Diagnost
             .labels
             .iter()
             .filter_map(|label| {
-                let uri = path_to_uri(&project.source(label.span.file).abs())?;
+                let uri = path_to_uri(&on_disk(project, project.source(label.span.file)))?;
                 Some(lsp_types::DiagnosticRelatedInformation {
                     location: lsp_types::Location {
                         uri,
@@ -784,4 +919,26 @@ fn diagnostics_by_file(report: &Report) -> BTreeMap<Uri, Vec<lsp_types::Diagnost
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_check_that_panics_becomes_a_failure_to_show() {
+        let outcome = guarded(|| panic!("boom in a rule"));
+        assert!(matches!(outcome, Err(Failure::Crashed(why)) if why == "boom in a rule"));
+        let outcome = guarded(|| Err(engine::Error::Usage("too many".into())));
+        assert!(matches!(outcome, Err(Failure::Message(m)) if m == "too many"));
+    }
+
+    #[test]
+    fn the_file_system_root_and_the_home_folder_are_no_repository() {
+        assert!(is_no_repository(Path::new("/")));
+        if let Some(home) = std::env::home_dir() {
+            assert!(is_no_repository(&home));
+            assert!(!is_no_repository(&home.join("repo")));
+        }
+    }
 }

@@ -2,6 +2,7 @@
 //! the other files are still checked, nothing hangs or panics, and the exit code stays truthful.
 
 mod rego;
+mod fs;
 
 use std::path::Path;
 use std::process::Command;
