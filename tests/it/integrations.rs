@@ -132,8 +132,8 @@ fn pre_commit_hooks_are_declared() {
     }
 }
 
-/// The cargo target folder for the wheel builds the tests start (dev profile, no release
-/// build). It is a folder of its own inside this run's target folder: a binary-only build in the
+/// The cargo target folder for the builds the tests start (the `wheel` profile: unoptimised,
+/// no release build). It is a folder of its own inside this run's target folder: a binary-only build in the
 /// run's own folder would relink `target/debug/gitops-lint` while other tests execute it.
 fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
@@ -181,8 +181,8 @@ fn try_repo(
 }
 
 /// `pre-commit try-repo <this repository> gitops-lint --files <file>` on a copy of the example:
-/// pip builds the wheel from source through `pyproject.toml` (with the dev profile and this
-/// run's target folder, so only the crate itself compiles again).
+/// pip builds the wheel from source through `pyproject.toml` (with the `wheel` profile and the
+/// tests' build folder, so it compiles once for every test that builds).
 #[test]
 #[ignore = "needs pre-commit (scripts/test installs it)"]
 fn pre_commit_try_repo_checks_the_given_files() {
@@ -192,7 +192,7 @@ fn pre_commit_try_repo_checks_the_given_files() {
     let target = target_dir();
     let env = [
         ("CARGO_TARGET_DIR", target.to_str().unwrap()),
-        ("MATURIN_PEP517_ARGS", "--profile dev"),
+        ("MATURIN_PEP517_ARGS", "--profile wheel"),
     ];
     let run = |files: &[&str]| try_repo(project_root(), "gitops-lint", repo.path(), files, &env);
     // Only the root-level `Kustomization`: the hook runs on it (not "no files to check").
@@ -219,7 +219,7 @@ fn pre_commit_try_repo_checks_the_given_files() {
     );
 }
 
-/// The PyPI package: maturin builds the wheel (dev profile, this run's target folder), it
+/// The PyPI package: maturin builds the wheel (the `wheel` profile, the tests' build folder), it
 /// installs in a fresh virtual environment without an index, and its `gitops-lint` runs; the
 /// pre-commit mirror layout installs the same wheel (found through `PIP_FIND_LINKS`).
 #[test]
@@ -230,7 +230,7 @@ fn wheel_installs_in_a_fresh_venv_and_serves_the_mirror_hooks() {
     let work = tempfile::tempdir().unwrap();
     let wheels = work.path().join("wheels");
     let o = Command::new("maturin")
-        .args(["build", "--profile", "dev", "--out"])
+        .args(["build", "--profile", "wheel", "--out"])
         .arg(&wheels)
         .current_dir(project_root())
         .env("CARGO_TARGET_DIR", target_dir())
@@ -249,6 +249,33 @@ fn wheel_installs_in_a_fresh_venv_and_serves_the_mirror_hooks() {
             env!("CARGO_PKG_VERSION")
         )),
         "{name}"
+    );
+    // The licence travels with the binary, and PyPI will accept the metadata.
+    let listing = Command::new("python3")
+        .args(["-m", "zipfile", "-l"])
+        .arg(&wheel)
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&listing.stdout);
+    let license = format!(
+        "gitops_lint-{}.dist-info/licenses/LICENSE",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(
+        listing.contains(&license),
+        "no {license} in the wheel:\n{listing}"
+    );
+    require_tool("twine", "pip install twine");
+    let o = Command::new("twine")
+        .args(["check", "--strict"])
+        .arg(&wheel)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
     );
 
     let venv = work.path().join("venv");
@@ -307,16 +334,15 @@ fn wheel_installs_in_a_fresh_venv_and_serves_the_mirror_hooks() {
         .unwrap();
     assert!(o.status.success());
 
+    // The pre-commit mirror as the release workflow generates it.
     require_tool("pre-commit", "pip install pre-commit");
     let mirror = work.path().join("mirror");
-    std::fs::create_dir_all(&mirror).unwrap();
-    for f in ["pyproject.toml", ".pre-commit-hooks.yaml", "README.md"] {
-        std::fs::copy(
-            project_root().join("ci/pre-commit-mirror").join(f),
-            mirror.join(f),
-        )
+    let o = Command::new(project_root().join("ci/pre-commit-mirror/generate"))
+        .arg(env!("CARGO_PKG_VERSION"))
+        .arg(&mirror)
+        .output()
         .unwrap();
-    }
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     crate::support::git_init_commit(&mirror, "mirror");
     let repo = pre_commit_repo();
     let o = try_repo(
@@ -776,7 +802,8 @@ fn release_workflow_builds_every_target_and_publishes() {
         "completions \"$shell\"",
         "manpage",
         "pypa/gh-action-pypi-publish@",
-        "@vscode/vsce@",
+        "editors/vscode/package-target \"$TARGET\" \"$BINARY\"",
+        "ci/pre-commit-mirror/generate \"$version\" mirror",
     ] {
         assert!(text.contains(needle), "release.yml lacks `{needle}`");
     }
@@ -785,6 +812,146 @@ fn release_workflow_builds_every_target_and_publishes() {
             .and_then(Node::as_str),
         Some("write"),
         "PyPI trusted publishing"
+    );
+    // One VS Code package per platform, each with a binary the wheels provide.
+    let platforms: Vec<&str> = jobs
+        .path(&["vscode", "strategy", "matrix", "include"])
+        .unwrap()
+        .items()
+        .filter_map(|i| i.get_str("vscode"))
+        .collect();
+    for platform in [
+        "linux-x64",
+        "linux-arm64",
+        "darwin-x64",
+        "darwin-arm64",
+        "win32-x64",
+    ] {
+        assert!(
+            platforms.contains(&platform),
+            "no VS Code package for {platform}"
+        );
+    }
+    // The mirror is tagged only once its wheel is on PyPI.
+    assert_eq!(
+        jobs.path(&["pre-commit-mirror", "needs"])
+            .map(|n| n.items().filter_map(Node::as_str).collect::<Vec<_>>()),
+        Some(vec!["pypi"])
+    );
+}
+
+/// The mirror's files name the release they are generated for.
+#[test]
+fn pre_commit_mirror_is_generated_for_a_release() {
+    let out = tempfile::tempdir().unwrap();
+    let generate = project_root().join("ci/pre-commit-mirror/generate");
+    let o = Command::new(&generate)
+        .args(["9.8.7"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let read = |f: &str| std::fs::read_to_string(out.path().join(f)).unwrap();
+    let package = read("pyproject.toml");
+    assert!(package.contains("version = \"9.8.7\"\n"), "{package}");
+    assert!(package.contains("[\"gitops-lint==9.8.7\"]"), "{package}");
+    assert!(read("README.md").contains("rev: v9.8.7\n"));
+    assert!(!read(".pre-commit-hooks.yaml").contains("language: rust"));
+    let o = Command::new(&generate)
+        .args(["main"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "a branch is no version");
+}
+
+/// The crates as `cargo publish` would upload them, then `cargo install --locked --git` from a
+/// bare clone of this tree, as a user without PyPI would: both build with the `wheel` profile in
+/// the tests' build folder, so only the two crates of this workspace compile again.
+#[test]
+#[ignore = "needs crates.io and a build of the crates from their package (scripts/test runs it)"]
+fn cargo_publish_dry_run_and_install_from_a_git_clone() {
+    let work = tempfile::tempdir().unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let run = |c: &mut Command| {
+        let o = c.env("CARGO_TARGET_DIR", target_dir()).output().unwrap();
+        assert!(
+            o.status.success(),
+            "{c:?}\n{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    // A git repository of the tracked files as they are in this tree.
+    let tree = work.path().join("tree");
+    let files = crate::support::git_output(project_root(), &["ls-files", "-z"]);
+    for rel in files.split('\0').filter(|f| !f.is_empty()) {
+        let from = project_root().join(rel);
+        if !from.is_file() {
+            continue;
+        }
+        let to = tree.join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&from, &to).unwrap();
+    }
+    crate::support::git_init_commit(&tree, "release candidate");
+    let log = run(Command::new(&cargo)
+        .args([
+            "publish",
+            "--dry-run",
+            "--workspace",
+            "--locked",
+            "--no-verify",
+        ])
+        .current_dir(&tree));
+    assert!(log.contains("aborting upload due to dry run"), "{log}");
+    let bare = work.path().join("gitops-lint.git");
+    run(Command::new("git")
+        .args(["clone", "--quiet", "--bare"])
+        .arg(&tree)
+        .arg(&bare));
+    let install = work.path().join("install");
+    run(Command::new(&cargo)
+        .args(["install", "--locked", "--profile", "wheel", "--git"])
+        .arg(format!("file://{}", bare.display()))
+        .arg("--root")
+        .arg(&install)
+        .arg("gitops-lint"));
+    let o = Command::new(install.join("bin/gitops-lint"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim(),
+        format!("gitops-lint {}", env!("CARGO_PKG_VERSION"))
+    );
+    // Run the installed binary on the example: the shipped pack and schema are inside it.
+    let repo = example_repo();
+    let o = Command::new(install.join("bin/gitops-lint"))
+        .args(["check", "--format", "concise"])
+        .current_dir(repo.path())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("platform/image-digest"), "{out}");
+}
+
+/// The licence at the root is Apache-2.0's text, as the embedded argocd-apps templates are, and
+/// the template crate ships the same file.
+#[test]
+fn license_is_apache_2_0() {
+    let root = std::fs::read_to_string(project_root().join("LICENSE")).unwrap();
+    assert!(root.contains("Apache License\n                           Version 2.0, January 2004"));
+    assert_eq!(
+        std::fs::read_to_string(project_root().join("crates/gotmpl/LICENSE")).unwrap(),
+        root
+    );
+    assert!(
+        std::fs::read_to_string(project_root().join("src/model/helm/argocd_apps/README.md"))
+            .unwrap()
+            .contains("Apache License 2.0")
     );
 }
 
