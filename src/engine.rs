@@ -495,7 +495,9 @@ fn load_user_policies(
         return Ok(None);
     }
     let files = policy::collect_rego_files(&paths).map_err(|e| Error::Policy(Box::new(e)))?;
-    let data = policy::load_data_dirs(&args.data).map_err(|e| Error::Policy(Box::new(e)))?;
+    let mut data_dirs = args.data.clone();
+    data_dirs.extend(config.data.iter().map(|p| base.join(p)));
+    let data = policy::load_data_dirs(&data_dirs).map_err(|e| Error::Policy(Box::new(e)))?;
     let set = policy::PolicySet::compile(
         &files,
         &data,
@@ -507,10 +509,12 @@ fn load_user_policies(
     .map_err(|e| Error::Policy(Box::new(e)))?;
     Ok(Some(policy::run::UserPolicies {
         set,
-        namespaces: if args.namespaces.is_empty() {
-            vec!["main".to_string()]
-        } else {
+        namespaces: if !args.namespaces.is_empty() {
             args.namespaces.clone()
+        } else if !config.namespace.is_empty() {
+            config.namespace.clone()
+        } else {
+            vec!["main".to_string()]
         },
         all_namespaces: args.all_namespaces,
         combine: args.combine,

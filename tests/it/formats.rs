@@ -100,7 +100,7 @@ fn long_messages_are_printed_whole() {
             .find(|l| l.contains("argocd/production-target-revision"))
             .unwrap_or_else(|| panic!("no production-target-revision finding:\n{text}"));
         assert!(
-            header.contains("(https://kubernetes.default.svc/citation-web-prod-eu) from `HEAD`"),
+            header.contains("(`https://kubernetes.default.svc/citation-web-prod-eu`) from `HEAD`"),
             "{header}"
         );
     }
@@ -450,4 +450,51 @@ fn graph_snapshots() {
         assert!(out.contains("AppProject"), "{format}: {out}");
         snapshot(name, &out);
     }
+}
+
+/// Every DOT node is declared once: each object, and each Application an ApplicationSet
+/// generates or a chart renders, has an id of its own.
+#[test]
+fn graph_dot_declares_each_node_once() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/graph/argocd-apps");
+    let o = bin()
+        .args(["graph", "--format", "dot"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let dot = String::from_utf8_lossy(&o.stdout);
+    let mut declared: Vec<&str> = dot
+        .lines()
+        .filter_map(|l| l.trim().split_once(" ["))
+        .map(|(id, _)| id)
+        .filter(|id| !id.contains("->"))
+        .collect();
+    let all = declared.len();
+    declared.sort_unstable();
+    declared.dedup();
+    assert_eq!(declared.len(), all, "a node declared twice:\n{dot}");
+    for app in [
+        "Application web\\nvalues/apps.yaml:2",
+        "Application api\\nargocd/values-prod.yaml:11",
+    ] {
+        assert!(dot.contains(app), "no node for {app}:\n{dot}");
+    }
+}
+
+/// `graph` from a folder below the root finds the root upward, as `check` does.
+#[test]
+fn graph_finds_the_root_upward() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/graph/argocd-apps");
+    let from_root = bin().args(["graph"]).current_dir(&dir).output().unwrap();
+    let from_below = bin()
+        .args(["graph"])
+        .current_dir(dir.join("bootstrap"))
+        .output()
+        .unwrap();
+    assert!(from_below.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&from_below.stdout),
+        String::from_utf8_lossy(&from_root.stdout)
+    );
+    assert!(String::from_utf8_lossy(&from_below.stdout).contains("root Application root"));
 }

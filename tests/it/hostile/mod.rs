@@ -1,6 +1,8 @@
 //! Hostile repositories: every case gives a located diagnostic or a clean skip with a reason,
 //! the other files are still checked, nothing hangs or panics, and the exit code stays truthful.
 
+mod graph;
+
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
