@@ -416,7 +416,12 @@ fn graph(path: Option<PathBuf>, format: GraphFormat, config: Option<PathBuf>) ->
     // The root is found upward from the path (or the current directory), as `check` does.
     let target = std::env::current_dir()
         .map_err(|e| format!("cannot read the current directory: {e}"))
-        .and_then(|cwd| root::discover(&cwd, &Vec::from_iter(path), None));
+        .and_then(|cwd| match &path {
+            Some(p) if !root::absolute(&cwd, p).exists() => {
+                Err(format!("`{}` does not exist", root::shown(&cwd, p)))
+            }
+            _ => root::discover(&cwd, &Vec::from_iter(path), None),
+        });
     let root = match target {
         Ok(t) => t.root,
         Err(e) => {

@@ -473,6 +473,16 @@ fn graph_finds_the_root_upward() {
         String::from_utf8_lossy(&from_root.stdout)
     );
     assert!(String::from_utf8_lossy(&from_below.stdout).contains("root Application root"));
+    let missing = bin()
+        .args(["graph", "nowhere"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&missing.stderr),
+        "error: `nowhere` does not exist\n"
+    );
 }
 
 /// The SARIF log validates against the official schema, with Python's `jsonschema` (a Rust
