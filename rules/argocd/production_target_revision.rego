@@ -46,7 +46,7 @@ deny contains result if {
 	moving(src.targetRevision)
 	production(app)
 	result := {
-		"msg": sprintf("Application %q deploys to production (%s) from %s", [
+		"msg": sprintf("Application `%s` deploys to production (`%s`) from %s", [
 			app.name,
 			destination_text(app),
 			revision_text(src.targetRevision),

@@ -49,7 +49,7 @@ deny contains result if {
 	input.kind == "Application"
 	not has_finalizer
 	result := {
-		"msg": sprintf("Application %q has no `%s` finalizer (ADR-0014)", [object.get(metadata, "name", ""), finalizer]),
+		"msg": sprintf("Application `%s` has no `%s` finalizer", [object.get(metadata, "name", ""), finalizer]),
 		"path": location,
 		"help": help,
 	}
@@ -61,7 +61,7 @@ deny contains result if {
 	not has_finalizer
 	not patches_finalizers
 	result := {
-		"msg": sprintf("ApplicationSet %q generates Applications without the `%s` finalizer: the template's `finalizers` replace it (ADR-0014)", [object.get(input, ["metadata", "name"], ""), finalizer]),
+		"msg": sprintf("ApplicationSet `%s` generates Applications without the `%s` finalizer: the template's `finalizers` replace it", [object.get(input, ["metadata", "name"], ""), finalizer]),
 		"path": array.concat(metadata_path, ["finalizers"]),
 		"help": help,
 	}
@@ -74,7 +74,7 @@ deny contains result if {
 	preserves_resources
 	not patches_finalizers
 	result := {
-		"msg": sprintf("ApplicationSet %q generates Applications without the `%s` finalizer: `preserveResourcesOnDeletion: true` (ADR-0014)", [object.get(input, ["metadata", "name"], ""), finalizer]),
+		"msg": sprintf("ApplicationSet `%s` generates Applications without the `%s` finalizer: `preserveResourcesOnDeletion: true`", [object.get(input, ["metadata", "name"], ""), finalizer]),
 		"path": ["spec", "syncPolicy", "preserveResourcesOnDeletion"],
 		"help": sprintf("Remove `preserveResourcesOnDeletion: true`, or list `%s` under the template's `finalizers`.", [finalizer]),
 	}

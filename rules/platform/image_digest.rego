@@ -27,7 +27,7 @@ deny contains result if {
 	is_string(image)
 	not contains(image, "@sha256:")
 	result := {
-		"msg": sprintf("container %q runs image `%s`, which is not pinned by digest (ADR 0022)", [object.get(container, "name", ""), image]),
+		"msg": sprintf("container `%s` runs image `%s`, which is not pinned by digest", [object.get(container, "name", ""), image]),
 		"path": array.concat(pod_spec_path, [field, i, "image"]),
 		"help": "Pin the image by digest (`image@sha256:…`, after mirroring it to the internal registry).",
 	}

@@ -11,7 +11,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use gitops_lint::diagnostic::Severity;
 use gitops_lint::engine::{self, Error, Options};
 use gitops_lint::source::fs::{Reach, Root, io_reason};
 use gitops_lint::{config, registry, report};
@@ -45,7 +44,8 @@ enum Command {
     Baseline(BaselineArgs),
     /// Print what Argo CD deploys: roots → Applications → sources → files.
     Graph {
-        /// The repository root (default: the current directory).
+        /// A folder of the repository (default: the current directory); the root is found
+        /// upward from it, as `check` finds it.
         path: Option<PathBuf>,
         #[arg(long, value_enum, default_value_t = GraphFormat::Text)]
         format: GraphFormat,
@@ -118,7 +118,8 @@ struct RunArgs {
     /// Skip files matching this glob (repeatable).
     #[arg(long, value_name = "GLOB")]
     exclude: Vec<String>,
-    /// Run only these rules: ids or groups such as `argocd/` (comma-separated, repeatable).
+    /// Run only these rules: ids or groups such as `argocd/` or `argocd/*` (comma-separated,
+    /// repeatable).
     #[arg(
         long,
         value_name = "RULE",
@@ -172,9 +173,10 @@ struct CheckArgs {
     run: RunArgs,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// Lowest severity that makes the exit code 1.
-    #[arg(long, value_enum, default_value_t = FailOn::Error)]
-    fail_on: FailOn,
+    /// Lowest severity that makes the exit code 1 [default: the configuration's `fail_on`,
+    /// else error].
+    #[arg(long, value_enum)]
+    fail_on: Option<FailOn>,
     /// Also write a report to a file, e.g. `--output sarif=gitops-lint.sarif` (repeatable).
     #[arg(long, value_name = "FORMAT=PATH", value_parser = parse_output)]
     output: Vec<(Format, PathBuf)>,
@@ -247,7 +249,13 @@ fn render(format: Format, report: &engine::Report, text: &report::text::TextOpti
         Format::Concise => report::text::render_concise(report, text),
         Format::Json => report::json::render(report),
         Format::Sarif => report::sarif::render(report, &registry::all_meta()),
-        Format::Gitlab => report::gitlab::render(report),
+        Format::Gitlab => report::gitlab::render_from(
+            report,
+            std::env::var_os("CI_PROJECT_DIR")
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from)
+                .as_deref(),
+        ),
         Format::Github => report::github::render(report),
         Format::Junit => report::junit::render(report),
     }
@@ -412,8 +420,25 @@ fn test_policies(args: &TestPoliciesArgs) -> ExitCode {
 }
 
 fn graph(path: Option<PathBuf>, format: GraphFormat, config: Option<PathBuf>) -> ExitCode {
+    // The root is found upward from the path (or the current directory), as `check` does.
+    let target = std::env::current_dir()
+        .map_err(|e| format!("cannot read the current directory: {e}"))
+        .and_then(|cwd| match &path {
+            Some(p) if !root::absolute(&cwd, p).exists() => {
+                Err(format!("`{}` does not exist", root::shown(&cwd, p)))
+            }
+            _ => root::discover(&cwd, &Vec::from_iter(path), None),
+        });
+    let root = match target {
+        Ok(t) => t.root,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let opts = Options {
-        paths: path.into_iter().collect(),
+        paths: vec![root.clone()],
+        root: Some(root),
         config,
         ..Options::default()
     };
@@ -540,6 +565,18 @@ fn plan(args: &RunArgs, parse_only: bool) -> Result<Plan, ExitCode> {
             ));
         }
         (None, None) => {}
+    }
+    // A path that is not there is named as it was given, from the current directory.
+    for (i, p) in paths.iter().enumerate() {
+        if Some(i) != stdin_at && !root::absolute(&cwd, p).exists() {
+            return Err(usage(
+                format!("`{}` does not exist", root::shown(&cwd, p)),
+                None,
+            ));
+        }
+    }
+    if let Some((abs, _)) = &stdin_text {
+        root::check_stdin_filename(&cwd, abs).map_err(|(m, h)| usage(m, Some(h)))?;
     }
     let target = root::discover(&cwd, &paths, args.root.as_deref()).map_err(|m| usage(m, None))?;
     let mut overlay = std::collections::BTreeMap::new();
@@ -798,13 +835,15 @@ fn check(args: &CheckArgs) -> ExitCode {
             );
         }
     }
-    let threshold = match args.fail_on {
-        FailOn::Error => Some(Severity::Error),
-        FailOn::Warning => Some(Severity::Warning),
-        FailOn::Info => Some(Severity::Info),
-        FailOn::Never => None,
+    let fail_on = match args.fail_on {
+        Some(FailOn::Error) => config::FailOn::Error,
+        Some(FailOn::Warning) => config::FailOn::Warning,
+        Some(FailOn::Info) => config::FailOn::Info,
+        Some(FailOn::Never) => config::FailOn::Never,
+        None => report.config.fail_on.unwrap_or(config::FailOn::Error),
     };
     let unwritten = fix_outcome.as_ref().is_some_and(|o| !o.skipped.is_empty());
+    let threshold = fail_on.threshold();
     let code = match (threshold, report.max_severity()) {
         // A fix that could not be written is a failure of the run, not a finding.
         _ if unwritten => ExitCode::from(2),

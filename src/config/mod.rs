@@ -53,6 +53,35 @@ pub struct Config {
     pub extend_select: Vec<String>,
     /// `ignore`: rules not reported.
     pub ignore: Vec<String>,
+    /// `data`: JSON/YAML files or folders merged under the policies' `data`, relative to the
+    /// config file (added to `--data`).
+    pub data: Vec<String>,
+    /// `namespace`: the packages whose rules run (globs); `--namespace` replaces them.
+    pub namespace: Vec<String>,
+    /// `fail_on`: the lowest severity that fails the run; `--fail-on` replaces it.
+    pub fail_on: Option<FailOn>,
+}
+
+/// The lowest severity that makes `check` exit with 1 (`never`: none).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+impl FailOn {
+    /// The severity at and above which findings fail the run; `None` for `never`.
+    #[must_use]
+    pub fn threshold(self) -> Option<Severity> {
+        match self {
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Info => Some(Severity::Info),
+            FailOn::Never => None,
+        }
+    }
 }
 
 /// Rule selectors of the command line (`--select`, `--extend-select`, `--ignore`), laid over
@@ -590,10 +619,20 @@ pub fn starter(rules: &[&RuleMeta]) -> String {
     out
 }
 
-/// Checks a rule selector of `select`/`ignore`: a rule id, a group (`argocd/` or `argocd`), or
-/// any `policy/…` id (user policies are known only when they run). The error is a help line.
+/// A selector's group: `argocd` for `argocd/`, `argocd` and `argocd/*` (the form suppression
+/// comments take).
+fn selector_group(selector: &str) -> &str {
+    selector
+        .strip_suffix("/*")
+        .unwrap_or(selector)
+        .trim_end_matches('/')
+}
+
+/// Checks a rule selector of `select`/`ignore`: a rule id, a group (`argocd/`, `argocd/*` or
+/// `argocd`), or any `policy/…` id (user policies are known only when they run). The error is a
+/// help line.
 pub fn check_selector(selector: &str, rules: &[&RuleMeta]) -> Result<(), String> {
-    let group = selector.trim_end_matches('/');
+    let group = selector_group(selector);
     let is_group = |m: &&&RuleMeta| m.id.split_once('/').is_some_and(|(g, _)| g == group);
     if selector.starts_with("policy/")
         || group == "policy"
@@ -614,10 +653,10 @@ pub fn check_selector(selector: &str, rules: &[&RuleMeta]) -> Result<(), String>
         .unwrap_or_else(|| "run `gitops-lint rules` to list the rule ids".into()))
 }
 
-/// Whether `rule` matches a selector of `select`/`ignore` (an id or a group prefix).
+/// Whether `rule` matches a selector of `select`/`ignore` (an id or a group).
 #[must_use]
 pub fn selector_matches(selector: &str, rule: &str) -> bool {
-    let group = selector.trim_end_matches('/');
+    let group = selector_group(selector);
     rule == selector
         || rule
             .strip_prefix(group)

@@ -132,6 +132,56 @@ pub const TOP_LEVEL: &[Row] = &[
             Ok(())
         },
     },
+    Row {
+        key: "data",
+        doc: "JSON/YAML files or folders merged under the policies' `data` (added to `--data`).",
+        init: "[]",
+        set: |c, n, f| {
+            c.data = list(n, f, "a list of files or folders")?;
+            if let Some(dir) = f.dir {
+                for (p, item) in c.data.iter().zip(n.items()) {
+                    if !dir.join(p).exists() {
+                        return Err((
+                            item,
+                            format!("data path `{p}` does not exist"),
+                            Some("paths are relative to the configuration file".into()),
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        },
+    },
+    Row {
+        key: "namespace",
+        doc: "Packages whose `deny`/`violation`/`warn` rules run (globs; `--namespace` replaces them). Empty: `main`.",
+        init: "[]",
+        set: |c, n, f| {
+            c.namespace = list(n, f, "a list of package names or globs")?;
+            Ok(())
+        },
+    },
+    Row {
+        key: "fail_on",
+        doc: "The lowest severity that makes `check` exit with 1: error, warning, info or never (`--fail-on` replaces it).",
+        init: "error",
+        set: |c, n, f| {
+            c.fail_on = Some(match n.scalar_text().filter(|_| !n.is_null()) {
+                Some("error") => super::FailOn::Error,
+                Some("warning") => super::FailOn::Warning,
+                Some("info") => super::FailOn::Info,
+                Some("never") => super::FailOn::Never,
+                _ => {
+                    return Err((
+                        n,
+                        format!("`{}` must be `error`, `warning`, `info` or `never`", f.name),
+                        Some("e.g. `fail_on: warning`".into()),
+                    ));
+                }
+            });
+            Ok(())
+        },
+    },
 ];
 
 /// Sections: mappings of rows.

@@ -140,7 +140,8 @@ pub(super) fn load_user_policies(
     }
     let files =
         policy::collect_rego_files_in(&root, &paths).map_err(|e| Error::Policy(Box::new(e)))?;
-    let data_paths: Vec<(PathBuf, Reach)> = args.data.iter().map(named).collect();
+    let mut data_paths: Vec<(PathBuf, Reach)> = args.data.iter().map(named).collect();
+    data_paths.extend(config.data.iter().map(|p| (base.join(p), config_reach)));
     let data =
         policy::load_data_dirs_in(&root, &data_paths).map_err(|e| Error::Policy(Box::new(e)))?;
     let set = policy::PolicySet::compile(
@@ -154,10 +155,12 @@ pub(super) fn load_user_policies(
     .map_err(|e| Error::Policy(Box::new(e)))?;
     Ok(Some(policy::run::UserPolicies {
         set,
-        namespaces: if args.namespaces.is_empty() {
-            vec!["main".to_string()]
-        } else {
+        namespaces: if !args.namespaces.is_empty() {
             args.namespaces.clone()
+        } else if !config.namespace.is_empty() {
+            config.namespace.clone()
+        } else {
+            vec!["main".to_string()]
         },
         all_namespaces: args.all_namespaces,
         combine: args.combine,

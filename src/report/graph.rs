@@ -1,7 +1,7 @@
 //! `gitops-lint graph`: the reachability model as text, Graphviz DOT or JSON.
 //! Roots → Applications (and ApplicationSets) → sources → files, plus app-of-apps edges.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -112,15 +112,20 @@ fn build(project: &Project, model: &ArgoModel) -> Graph {
         }
     };
     let mut objects = Vec::new();
-    let mut apps_of: std::collections::HashMap<usize, Vec<&crate::model::resolve::App>> =
-        std::collections::HashMap::new();
+    let mut apps_of: HashMap<usize, Vec<&crate::model::resolve::App>> = HashMap::new();
     for a in &model.apps {
         apps_of.entry(a.doc).or_default().push(a);
     }
+    // Looked up once per document: a scan of every rendered object per document would be
+    // quadratic in large repositories.
+    let mut rendered_by: HashMap<usize, Vec<&crate::model::helm::RenderedObject>> = HashMap::new();
+    for o in &model.rendered {
+        rendered_by.entry(o.manager_doc).or_default().push(o);
+    }
     for (i, doc) in project.docs.iter().enumerate() {
+        let rendered = rendered_by.get(&i).map_or(&[][..], Vec::as_slice);
         // A chart no Application installs appears when it renders Argo CD objects.
-        let renders = || model.rendered.iter().any(|o| o.manager_doc == i);
-        if !is_argocd_kind(doc.kind) && !renders() {
+        if !is_argocd_kind(doc.kind) && rendered.is_empty() {
             continue;
         }
         let file = project.source(doc.file);
@@ -157,10 +162,9 @@ fn build(project: &Project, model: &ArgoModel) -> Graph {
                     .collect(),
             })
             .collect();
-        let renders = model
-            .rendered
+        let renders = rendered
             .iter()
-            .filter(|o| o.manager_doc == i && o.kind != DocKind::Application)
+            .filter(|o| o.kind != DocKind::Application)
             .map(|o| {
                 let at = o
                     .root
@@ -259,38 +263,131 @@ pub fn json(project: &Project, model: &ArgoModel) -> String {
     s
 }
 
+/// How deep the text tree nests app-of-apps: an object managed deeper is listed by name there
+/// and shown whole in a section after the tree, so every line's indentation stays bounded and
+/// the output grows with the objects, sources, files and edges, whatever the chains' length.
+const MAX_TEXT_DEPTH: usize = 8;
+
 /// An indented tree from the roots; objects not reached from a root are listed after.
 #[must_use]
 pub fn text(project: &Project, model: &ArgoModel) -> String {
     let g = build(project, model);
     let mut out = format!("repository: {}\n", g.repository);
-    let mut seen = BTreeSet::new();
-    fn walk(
-        g: &Graph,
-        id: usize,
-        depth: usize,
-        label: &str,
-        seen: &mut BTreeSet<usize>,
-        out: &mut String,
-    ) {
-        let Some(o) = g.objects.iter().find(|o| o.id == id) else {
+    let mut printer = TextTree {
+        by_id: g.objects.iter().map(|o| (o.id, o)).collect(),
+        seen: HashSet::new(),
+        queued: HashSet::new(),
+        deeper: Vec::new(),
+        out: &mut out,
+    };
+    if g.roots.is_empty() {
+        printer
+            .out
+            .push_str("no roots: no live Argo CD object in this repository\n");
+    }
+    for &r in &g.roots {
+        printer.walk(r, 0, "root ");
+    }
+    printer.continue_deeper();
+    // Managers first, so that a cycle or a dead subtree is shown from its top.
+    let mut rest: Vec<(bool, usize)> = g
+        .objects
+        .iter()
+        .filter(|o| !printer.seen.contains(&o.id))
+        .map(|o| (o.manages.is_empty(), o.id))
+        .collect();
+    rest.sort_unstable();
+    if !rest.is_empty() {
+        printer
+            .out
+            .push_str("not reached from a root (dead, or in an app-of-apps cycle):\n");
+        for (_, id) in rest {
+            if !printer.seen.contains(&id) {
+                printer.walk(id, 1, "");
+            }
+        }
+        printer.continue_deeper();
+    }
+    if !g.not_rendered.is_empty() {
+        out.push_str("not rendered (Argo CD objects gitops-lint cannot see):\n");
+        for n in &g.not_rendered {
+            let _ = writeln!(out, "  {}:{}: {}", n.file, n.line, n.why);
+        }
+    }
+    out
+}
+
+struct TextTree<'a> {
+    by_id: HashMap<usize, &'a Object>,
+    /// Objects already shown or queued in `deeper`: named again, not shown again.
+    seen: HashSet<usize>,
+    /// Objects managed below [`MAX_TEXT_DEPTH`] and not shown yet.
+    queued: HashSet<usize>,
+    /// The queued objects in the order they are shown after the tree.
+    deeper: Vec<usize>,
+    out: &'a mut String,
+}
+
+impl TextTree<'_> {
+    fn walk(&mut self, id: usize, depth: usize, label: &str) {
+        let Some(&o) = self.by_id.get(&id) else {
             return;
         };
         let pad = "  ".repeat(depth);
-        let again = !seen.insert(id);
+        let queued = self.queued.contains(&id);
+        let again = !queued && !self.seen.insert(id);
+        let too_deep = !queued && !again && depth > MAX_TEXT_DEPTH;
+        if too_deep {
+            self.queued.insert(id);
+            self.deeper.push(id);
+        }
         let _ = writeln!(
-            out,
+            self.out,
             "{pad}{label}{} {} ({}:{}){}{}",
             o.kind,
             o.name,
             o.file,
             o.line,
             if o.live { "" } else { " [not live]" },
-            if again { " [see above]" } else { "" }
+            if again {
+                " [see above]"
+            } else if queued || too_deep {
+                " [shown below]"
+            } else {
+                ""
+            }
         );
-        if again {
+        if again || queued || too_deep {
             return;
         }
+        self.body(o, &pad);
+        for &m in &o.manages {
+            self.walk(m, depth + 1, "manages ");
+        }
+    }
+
+    /// The objects the tree reached below its depth limit, each shown whole from the top.
+    fn continue_deeper(&mut self) {
+        if self.deeper.is_empty() {
+            return;
+        }
+        self.out.push_str(&format!(
+            "managed more than {MAX_TEXT_DEPTH} levels below a root or manager above:\n"
+        ));
+        // Showing one may queue more (a chain longer than twice the limit).
+        let mut i = 0;
+        while i < self.deeper.len() {
+            let id = self.deeper[i];
+            i += 1;
+            self.queued.remove(&id);
+            self.seen.remove(&id);
+            self.walk(id, 1, "");
+        }
+        self.deeper.clear();
+    }
+
+    fn body(&mut self, o: &Object, pad: &str) {
+        let out = &mut *self.out;
         for app in &o.applications {
             let inner = if let Some(from) = &app.rendered_from {
                 let at = app.at.as_deref().unwrap_or("");
@@ -326,40 +423,7 @@ pub fn text(project: &Project, model: &ArgoModel) -> String {
                 r.kind, r.name, r.file, r.line, r.from
             );
         }
-        for &m in &o.manages {
-            walk(g, m, depth + 1, "manages ", seen, out);
-        }
     }
-    if g.roots.is_empty() {
-        out.push_str("no roots: no live Argo CD object in this repository\n");
-    }
-    for &r in &g.roots {
-        walk(&g, r, 0, "root ", &mut seen, &mut out);
-    }
-    // Managers first, so that a cycle or a dead subtree is shown from its top.
-    let mut rest: Vec<(bool, usize)> = g
-        .objects
-        .iter()
-        .filter(|o| !seen.contains(&o.id))
-        .map(|o| (o.manages.is_empty(), o.id))
-        .collect();
-    rest.sort_unstable();
-    let rest: Vec<usize> = rest.into_iter().map(|(_, id)| id).collect();
-    if !rest.is_empty() {
-        out.push_str("not reached from a root (dead, or in an app-of-apps cycle):\n");
-        for id in rest {
-            if !seen.contains(&id) {
-                walk(&g, id, 1, "", &mut seen, &mut out);
-            }
-        }
-    }
-    if !g.not_rendered.is_empty() {
-        out.push_str("not rendered (Argo CD objects gitops-lint cannot see):\n");
-        for n in &g.not_rendered {
-            let _ = writeln!(out, "  {}:{}: {}", n.file, n.line, n.why);
-        }
-    }
-    out
 }
 
 /// Graphviz DOT.
@@ -378,6 +442,7 @@ pub fn dot(project: &Project, model: &ArgoModel) -> String {
         "digraph argocd {\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n",
     );
     let mut files = BTreeSet::new();
+    let roots: HashSet<usize> = g.roots.iter().copied().collect();
     for o in &g.objects {
         let id = format!("obj{}", o.id);
         let style = if o.live { "" } else { ", style=dashed" };
@@ -386,18 +451,22 @@ pub fn dot(project: &Project, model: &ArgoModel) -> String {
             "  {id} [label={}{style}];",
             q(&format!("{} {}\n{}:{}", o.kind, o.name, o.file, o.line))
         );
-        if g.roots.contains(&o.id) {
+        if roots.contains(&o.id) {
             let _ = writeln!(out, "  root -> {id};");
         }
         for (ai, app) in o.applications.iter().enumerate() {
-            let app_id = if o.kind == "ApplicationSet" {
+            // Every Application gets a node of its own, except the one this object is: the
+            // ones an ApplicationSet generates and the ones a chart renders, so that their
+            // sources hang from them (and their node ids stay unique).
+            let app_id = if o.kind == "ApplicationSet" || app.rendered_from.is_some() {
                 let a = format!("obj{}_app{ai}", o.id);
-                let _ = writeln!(
-                    out,
-                    "  {a} [label={}, shape=ellipse];",
-                    q(&format!("Application {}", app.name))
-                );
-                let _ = writeln!(out, "  {id} -> {a} [label=\"generates\"];");
+                let (verb, label) = match (&app.rendered_from, &app.at) {
+                    (Some(_), Some(at)) => ("renders", format!("Application {}\n{at}", app.name)),
+                    (Some(_), None) => ("renders", format!("Application {}", app.name)),
+                    (None, _) => ("generates", format!("Application {}", app.name)),
+                };
+                let _ = writeln!(out, "  {a} [label={}, shape=ellipse];", q(&label));
+                let _ = writeln!(out, "  {id} -> {a} [label=\"{verb}\"];");
                 a
             } else {
                 id.clone()

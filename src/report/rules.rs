@@ -82,12 +82,30 @@ pub fn explain(m: &RuleMeta) -> String {
         }
     );
     out.push('\n');
-    out.push_str(m.docs.trim_end());
-    out.push('\n');
-    if !m.options.is_empty() {
-        out.push_str("\n## Options\n");
-        for o in m.options {
-            out.push_str(&format!("- `{}`: {}\n", o.name, o.doc));
+    let options: String = m
+        .options
+        .iter()
+        .map(|o| format!("- `{}`: {}\n", o.name, o.doc))
+        .collect();
+    // The options come from the rule's metadata; a hand-written `## Options` section (examples,
+    // settings outside `rules:`) follows the generated list under one heading.
+    let docs = m.docs.trim_end();
+    match docs.split_once("\n## Options\n") {
+        Some((before, after)) if !options.is_empty() => {
+            out.push_str(before);
+            out.push_str("\n## Options\n");
+            out.push_str(&options);
+            out.push('\n');
+            out.push_str(after);
+            out.push('\n');
+        }
+        _ => {
+            out.push_str(docs);
+            out.push('\n');
+            if !options.is_empty() {
+                out.push_str("\n## Options\n");
+                out.push_str(&options);
+            }
         }
     }
     out

@@ -1,7 +1,8 @@
 //! `argocd/schema` on real repositories: every Argo CD object of the corpus
 //! (`$CARGO_MANIFEST_DIR/../shared/corpus`, one folder per repository) is validated, and the
 //! findings must be exactly the judged list in `argocd_schema_corpus.txt` (each line: the
-//! finding, then `  # ` and why it is right). Skipped when the corpus is absent.
+//! finding, then `  # ` and why it is right). Skipped, with a printed line, when the corpus is
+//! absent (a fresh clone has nothing beside it).
 
 use std::path::Path;
 
@@ -27,8 +28,10 @@ fn expected() -> Vec<String> {
 #[ignore = "needs the real-world corpus at ../shared/corpus"]
 fn corpus_findings_are_the_judged_ones() {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    let entries = std::fs::read_dir(&corpus)
-        .unwrap_or_else(|e| panic!("no corpus at {}: {e}", corpus.display()));
+    let Ok(entries) = std::fs::read_dir(&corpus) else {
+        println!("skipped: no corpus at {}", corpus.display());
+        return;
+    };
     let mut repos: Vec<_> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_dir())

@@ -1177,3 +1177,96 @@ fn values_files_loaded_as_image_tags_give_the_findings_of_merged_values() {
         "{one_shot:#?}"
     );
 }
+
+/// `--select` and `--ignore` take `group/*`, as suppression comments do.
+#[test]
+fn select_and_ignore_accept_group_globs() {
+    let dir = repo(&[("app.yaml", BAD_APP)]);
+    let rules = |args: &[&str]| {
+        let mut all = vec!["check", "--format", "json"];
+        all.extend_from_slice(args);
+        let o = run(&all, dir.path());
+        assert_ne!(
+            o.status.code(),
+            Some(2),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let mut rules: Vec<String> = v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["rule"].as_str().unwrap().to_string())
+            .collect();
+        rules.dedup();
+        rules
+    };
+    let glob = rules(&["--select", "argocd/*"]);
+    assert!(glob.contains(&"argocd/sync-policy".to_string()), "{glob:?}");
+    assert_eq!(glob, rules(&["--select", "argocd/"]));
+    assert!(
+        rules(&["--ignore", "argocd/*"])
+            .iter()
+            .all(|r| !r.starts_with("argocd/"))
+    );
+    let o = run(&["check", "--select", "argcd/*"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// A path that does not exist is named as given, from the current directory, in one line.
+#[test]
+fn a_missing_path_is_named_as_given() {
+    let dir = repo(&[("app.yaml", GOOD_APP), (".gitops-lint.yaml", "")]);
+    std::fs::create_dir_all(dir.path().join("apps")).unwrap();
+    let o = run(&["check", "../nowhere/x.yaml"], &dir.path().join("apps"));
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "error: `../nowhere/x.yaml` does not exist\n"
+    );
+}
+
+/// `--stdin-filename` must name a file this repository can hold: one outside it, or in a folder
+/// that does not exist (a path given from the wrong folder), is a usage error, not a check of a
+/// phantom file.
+#[test]
+fn stdin_filename_outside_the_repository_is_an_error() {
+    let outer = tempfile::tempdir().unwrap();
+    let dir = outer.path().join("repo");
+    std::fs::create_dir_all(dir.join("apps")).unwrap();
+    std::fs::write(dir.join(".gitops-lint.yaml"), "").unwrap();
+    std::fs::write(dir.join("apps/app.yaml"), GOOD_APP).unwrap();
+    std::fs::write(outer.path().join("elsewhere.yaml"), GOOD_APP).unwrap();
+    let stdin = |name: &str, cwd: &Path| {
+        let mut child = bin()
+            .args(["check", "-", "--stdin-filename", name])
+            .current_dir(cwd)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), BAD_APP.as_bytes()).unwrap();
+        let o = child.wait_with_output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (code, err) = stdin("../elsewhere.yaml", &dir);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("`--stdin-filename ../elsewhere.yaml` is outside the repository root `.`"),
+        "{err}"
+    );
+    let (code, err) = stdin("apps/app.yaml", &dir.join("apps"));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("`--stdin-filename apps/app.yaml`: the folder `apps` does not exist"),
+        "{err}"
+    );
+    // The file's real path, from the repository's root or from its own folder, is checked.
+    assert_eq!(stdin("apps/app.yaml", &dir).0, Some(1));
+    assert_eq!(stdin("app.yaml", &dir.join("apps")).0, Some(1));
+}

@@ -119,3 +119,58 @@ fn select_and_ignore_of_the_configuration_apply_to_every_run() {
         "{rules:?}"
     );
 }
+
+/// `fail_on`, `namespace` and `data` can be set in the configuration; the command line's
+/// `--fail-on`, `--namespace` and `--data` replace or add to them.
+#[test]
+fn fail_on_namespace_and_data_come_from_the_configuration() {
+    let policy = "package house\n\nimport rego.v1\n\ndeny contains msg if {\n  input.kind == \"ConfigMap\"\n  data.limits.max == 1\n  msg := \"ConfigMap `x` breaks the house limit\"\n}\n";
+    let config_map = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: b}\n";
+    let dir = repo(&[
+        ("cm.yaml", config_map),
+        ("policy/house.rego", policy),
+        ("limits/limits.json", "{\"limits\": {\"max\": 1}}"),
+        (
+            ".gitops-lint.yaml",
+            "policies: [policy]\nnamespace: [house]\ndata: [limits]\nfail_on: never\n",
+        ),
+    ]);
+    let run = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_gitops-lint"))
+            .arg("check")
+            .args(args)
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+        )
+    };
+    // The configured namespace runs with the configured data; `fail_on: never` passes.
+    let (code, out) = run(&[]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("ConfigMap `x` breaks the house limit"),
+        "{out}"
+    );
+    // `--fail-on` replaces the configured one.
+    assert_eq!(run(&["--fail-on", "error"]).0, Some(1));
+    // `--namespace` replaces the configured packages.
+    let (_, out) = run(&["--namespace", "main"]);
+    assert!(!out.contains("house limit"), "{out}");
+
+    std::fs::write(
+        dir.path().join(".gitops-lint.yaml"),
+        "fail_on: sometimes\ndata: [nowhere]\n",
+    )
+    .unwrap();
+    let (code, err) = check(dir.path());
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("`fail_on` must be `error`, `warning`, `info` or `never`"),
+        "{err}"
+    );
+    assert!(err.contains("data path `nowhere` does not exist"), "{err}");
+}

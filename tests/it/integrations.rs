@@ -1,5 +1,5 @@
-//! The integration files at the root: `.pre-commit-hooks.yaml`, `action.yml` and
-//! `ci/gitlab-ci-template.yml`, each parsed with our own YAML layer and its shell run for real
+//! The integration files at the root: `.pre-commit-hooks.yaml`, `action.yml` and the GitLab
+//! CI/CD component `templates/gitops-lint.yml`, each parsed with our own YAML layer and its shell run for real
 //! against the built binary.
 
 use std::path::{Path, PathBuf};
@@ -132,8 +132,8 @@ fn pre_commit_hooks_are_declared() {
     }
 }
 
-/// The cargo target folder for the wheel builds the tests start (dev profile, no release
-/// build). It is a folder of its own inside this run's target folder: a binary-only build in the
+/// The cargo target folder for the builds the tests start (the `wheel` profile: unoptimised,
+/// no release build). It is a folder of its own inside this run's target folder: a binary-only build in the
 /// run's own folder would relink `target/debug/gitops-lint` while other tests execute it.
 fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
@@ -181,8 +181,8 @@ fn try_repo(
 }
 
 /// `pre-commit try-repo <this repository> gitops-lint --files <file>` on a copy of the example:
-/// pip builds the wheel from source through `pyproject.toml` (with the dev profile and this
-/// run's target folder, so only the crate itself compiles again).
+/// pip builds the wheel from source through `pyproject.toml` (with the `wheel` profile and the
+/// tests' build folder, so it compiles once for every test that builds).
 #[test]
 #[ignore = "needs pre-commit (scripts/test installs it)"]
 fn pre_commit_try_repo_checks_the_given_files() {
@@ -192,7 +192,7 @@ fn pre_commit_try_repo_checks_the_given_files() {
     let target = target_dir();
     let env = [
         ("CARGO_TARGET_DIR", target.to_str().unwrap()),
-        ("MATURIN_PEP517_ARGS", "--profile dev"),
+        ("MATURIN_PEP517_ARGS", "--profile wheel"),
     ];
     let run = |files: &[&str]| try_repo(project_root(), "gitops-lint", repo.path(), files, &env);
     // Only the root-level `Kustomization`: the hook runs on it (not "no files to check").
@@ -219,7 +219,7 @@ fn pre_commit_try_repo_checks_the_given_files() {
     );
 }
 
-/// The PyPI package: maturin builds the wheel (dev profile, this run's target folder), it
+/// The PyPI package: maturin builds the wheel (the `wheel` profile, the tests' build folder), it
 /// installs in a fresh virtual environment without an index, and its `gitops-lint` runs; the
 /// pre-commit mirror layout installs the same wheel (found through `PIP_FIND_LINKS`).
 #[test]
@@ -230,7 +230,7 @@ fn wheel_installs_in_a_fresh_venv_and_serves_the_mirror_hooks() {
     let work = tempfile::tempdir().unwrap();
     let wheels = work.path().join("wheels");
     let o = Command::new("maturin")
-        .args(["build", "--profile", "dev", "--out"])
+        .args(["build", "--profile", "wheel", "--out"])
         .arg(&wheels)
         .current_dir(project_root())
         .env("CARGO_TARGET_DIR", target_dir())
@@ -249,6 +249,33 @@ fn wheel_installs_in_a_fresh_venv_and_serves_the_mirror_hooks() {
             env!("CARGO_PKG_VERSION")
         )),
         "{name}"
+    );
+    // The licence travels with the binary, and PyPI will accept the metadata.
+    let listing = Command::new("python3")
+        .args(["-m", "zipfile", "-l"])
+        .arg(&wheel)
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&listing.stdout);
+    let license = format!(
+        "gitops_lint-{}.dist-info/licenses/LICENSE",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(
+        listing.contains(&license),
+        "no {license} in the wheel:\n{listing}"
+    );
+    require_tool("twine", "pip install twine");
+    let o = Command::new("twine")
+        .args(["check", "--strict"])
+        .arg(&wheel)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
     );
 
     let venv = work.path().join("venv");
@@ -307,16 +334,15 @@ fn wheel_installs_in_a_fresh_venv_and_serves_the_mirror_hooks() {
         .unwrap();
     assert!(o.status.success());
 
+    // The pre-commit mirror as the release workflow generates it.
     require_tool("pre-commit", "pip install pre-commit");
     let mirror = work.path().join("mirror");
-    std::fs::create_dir_all(&mirror).unwrap();
-    for f in ["pyproject.toml", ".pre-commit-hooks.yaml", "README.md"] {
-        std::fs::copy(
-            project_root().join("ci/pre-commit-mirror").join(f),
-            mirror.join(f),
-        )
+    let o = Command::new(project_root().join("ci/pre-commit-mirror/generate"))
+        .arg(env!("CARGO_PKG_VERSION"))
+        .arg(&mirror)
+        .output()
         .unwrap();
-    }
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     crate::support::git_init_commit(&mirror, "mirror");
     let repo = pre_commit_repo();
     let o = try_repo(
@@ -348,7 +374,7 @@ fn step<'a>(steps: &'a [&'a Node], id: &str) -> &'a Node {
 }
 
 #[test]
-fn github_action_installs_the_wheel_and_caches_it_even_when_the_check_fails() {
+fn github_action_installs_the_wheel_with_its_own_python_and_caches_it_even_when_the_check_fails() {
     let action = load("action.yml");
     for input in [
         "version",
@@ -383,33 +409,52 @@ fn github_action_installs_the_wheel_and_caches_it_even_when_the_check_fails() {
     let install = step(&steps, "install").get_str("run").unwrap();
     assert!(install.contains("pip install") && !install.contains("cargo"));
 
-    // The version comes from the input, else from the action's tag.
+    // The action brings its own Python and leaves the workflow's alone.
+    let python = step(&steps, "python");
+    assert!(
+        python
+            .get_str("uses")
+            .is_some_and(|u| u.starts_with("actions/setup-python@"))
+    );
+    assert_eq!(
+        python
+            .path(&["with", "update-environment"])
+            .and_then(Node::as_bool),
+        Some(false)
+    );
+    assert!(install.contains("\"${PYTHON:-python3}\" -m pip install"));
+
+    // The version comes from the input, else from the action's own files: pinning the action
+    // to a commit SHA needs no `version`.
     let setup = step(&steps, "setup").get_str("run").unwrap();
+    assert!(!setup.contains("action_ref") && !setup.contains("ACTION_REF"));
     let work = tempfile::tempdir().unwrap();
     let output = work.path().join("output");
-    let run_setup = |version: &str, action_ref: &str| {
+    let run_setup = |version: &str| {
         std::fs::write(&output, "").unwrap();
         let o = bash(
             setup,
             work.path(),
             &[
                 ("INPUT_VERSION", version),
-                ("ACTION_REF", action_ref),
+                ("GITHUB_ACTION_PATH", project_root().to_str().unwrap()),
                 ("GITHUB_OUTPUT", output.to_str().unwrap()),
                 ("RUNNER_TOOL_CACHE", "/opt/hostedtoolcache"),
             ],
         );
         (o.status.code(), std::fs::read_to_string(&output).unwrap())
     };
-    let (code, out) = run_setup("", "v1.2.3");
+    let (code, out) = run_setup("");
     assert_eq!(code, Some(0));
+    let own = env!("CARGO_PKG_VERSION");
     assert!(
-        out.contains("version=1.2.3\n")
-            && out.contains("dir=/opt/hostedtoolcache/gitops-lint/1.2.3\n"),
+        out.contains(&format!("version={own}\n"))
+            && out.contains(&format!("dir=/opt/hostedtoolcache/gitops-lint/{own}\n")),
         "{out}"
     );
-    assert!(run_setup("0.4.0", "main").1.contains("version=0.4.0\n"));
-    assert_eq!(run_setup("", "main").0, Some(2), "a branch is no version");
+    assert!(run_setup("0.4.0").1.contains("version=0.4.0\n"));
+    assert!(run_setup("v0.4.0").1.contains("version=0.4.0\n"));
+    assert_eq!(run_setup("main").0, Some(2), "a branch is no version");
 }
 
 /// The action's check step, run against the built binary on a copy of the example: the text
@@ -490,6 +535,28 @@ fn github_action_reports_in_the_log_annotations_and_the_step_summary() {
     assert!(md.contains("0 errors"), "{md}");
     assert!(sarif.is_file());
 
+    // `args` on several lines, split into words as a shell would; nothing is expanded.
+    let (code, log, md) = run(&[(
+        "INPUT_ARGS",
+        "--select 'argocd/sync-policy'\n\n  argocd/citation-web/prod.yaml $HOME\n",
+    )]);
+    assert_eq!(
+        code,
+        Some(2),
+        "`$HOME` is a path argument, not expanded: {log}"
+    );
+    assert!(log.contains("$HOME"), "{log}");
+    assert!(md.is_empty());
+    let (code, log, md) = run(&[(
+        "INPUT_ARGS",
+        "--select 'argocd/sync-policy'\n\n  argocd/citation-web/prod.yaml\n",
+    )]);
+    assert_eq!(code, Some(1), "{log}");
+    assert!(md.contains("| `argocd/sync-policy` | error | 1 |"), "{md}");
+    let (code, log, _) = run(&[("INPUT_ARGS", "--select 'argocd/sync-policy")]);
+    assert_eq!(code, Some(2), "{log}");
+    assert!(log.contains("unclosed quote"), "{log}");
+
     // `new-since`: nothing is new since HEAD.
     let (code, log, _) = run(&[("INPUT_NEW_SINCE", "HEAD")]);
     assert_eq!(code, Some(0), "{log}");
@@ -560,32 +627,54 @@ fn require_tool(tool: &str, install: &str) {
     );
 }
 
-/// The template's documents: `spec` (inputs) and the jobs.
+/// The component's documents: `spec` (inputs) and the jobs.
 fn gitlab_template() -> (Node, Node) {
-    let text = std::fs::read_to_string(project_root().join("ci/gitlab-ci-template.yml")).unwrap();
+    let text = std::fs::read_to_string(project_root().join(GITLAB_COMPONENT)).unwrap();
     let parsed = yaml::parse(FileId(0), &text);
     assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
     let mut docs = parsed.docs.into_iter().map(|d| d.root);
     (docs.next().unwrap(), docs.next().unwrap())
 }
 
+/// The CI/CD Catalog component: GitLab finds a project's components in `templates/`.
+const GITLAB_COMPONENT: &str = "templates/gitops-lint.yml";
+
 #[test]
 fn gitlab_template_installs_the_wheel_and_never_builds_in_the_checkout() {
     let (spec, jobs) = gitlab_template();
-    // GitLab expands no variable in `stage:`: the stage is an input, defaulting to a stage
-    // that exists in GitLab's default `stages`.
-    assert_eq!(
-        spec.path(&["spec", "inputs", "stage", "default"])
-            .and_then(Node::as_str),
-        Some("test")
-    );
+    let input = |name: &str| {
+        spec.path(&["spec", "inputs", name, "default"])
+            .and_then(Node::scalar_text)
+            .unwrap_or_else(|| panic!("an input `{name}` with a default"))
+            .to_string()
+    };
+    // GitLab expands no variable in `stage:`: the stage is an input, defaulting to the stage
+    // every pipeline has, whatever its `stages:`.
+    assert_eq!(input("stage"), ".pre");
+    assert_eq!(input("version"), env!("CARGO_PKG_VERSION"));
+    assert_eq!(input("fail-on"), "error");
+    assert_eq!(input("root"), ".");
+    for empty in ["args", "new-since"] {
+        assert_eq!(input(empty), "", "{empty}");
+    }
     let job = jobs.get("gitops-lint").expect("a `gitops-lint` job");
     assert_eq!(job.get_str("stage"), Some("$[[ inputs.stage ]]"));
+    assert_eq!(
+        job.get("needs").map(|n| n.items().count()),
+        Some(0),
+        "`needs: []`: the job waits for no stage"
+    );
     assert!(job.get_str("image").unwrap().starts_with("python:"));
-    let text = std::fs::read_to_string(project_root().join("ci/gitlab-ci-template.yml")).unwrap();
+    let text = std::fs::read_to_string(project_root().join(GITLAB_COMPONENT)).unwrap();
     assert!(text.contains(r#"pip install --quiet --disable-pip-version-check --no-cache-dir "gitops-lint==$GITOPS_LINT_VERSION""#));
     for absent in ["cargo", "CARGO_HOME", "CI_PROJECT_DIR/."] {
         assert!(!text.contains(absent), "the template mentions `{absent}`");
+    }
+    for name in ["stage", "version", "args", "new-since", "fail-on", "root"] {
+        assert!(
+            text.contains(&format!("$[[ inputs.{name} ]]")),
+            "the input `{name}` is used"
+        );
     }
     assert_eq!(
         job.path(&["artifacts", "when"]).and_then(Node::as_str),
@@ -598,10 +687,16 @@ fn gitlab_template_installs_the_wheel_and_never_builds_in_the_checkout() {
     );
 }
 
-/// A git repository whose default branch `main` holds `files` and the template, included by
+/// A git repository whose default branch `main` holds `files` and the component, included by
 /// `pipeline-under-test/pipeline.yml` as a user's `.gitlab-ci.yml` would (a local include,
-/// since the test has no network; gitlab-ci-local reads only tracked files).
+/// since the test has no network; gitlab-ci-local reads only tracked files). The pipeline has
+/// its own `stages:` without GitLab's default `test`, and a job of its own.
 fn gitlab_repo(with_example: bool, files: &[(&str, &str)]) -> tempfile::TempDir {
+    gitlab_repo_with(with_example, files, "")
+}
+
+/// [`gitlab_repo`] with the include's `inputs:` (YAML lines indented by six spaces).
+fn gitlab_repo_with(with_example: bool, files: &[(&str, &str)], inputs: &str) -> tempfile::TempDir {
     let dir = if with_example {
         example_repo_without_git()
     } else {
@@ -615,13 +710,21 @@ fn gitlab_repo(with_example: bool, files: &[(&str, &str)]) -> tempfile::TempDir 
     let ci = dir.path().join("pipeline-under-test");
     std::fs::create_dir_all(&ci).unwrap();
     std::fs::copy(
-        project_root().join("ci/gitlab-ci-template.yml"),
+        project_root().join(GITLAB_COMPONENT),
         ci.join("template.yml"),
     )
     .unwrap();
+    let inputs = if inputs.is_empty() {
+        String::new()
+    } else {
+        format!("    inputs:\n{inputs}")
+    };
     std::fs::write(
         ci.join("pipeline.yml"),
-        "include:\n  - local: /pipeline-under-test/template.yml\n",
+        format!(
+            "stages: [build, deploy]\n\ninclude:\n  - local: /pipeline-under-test/template.yml\n{inputs}\n\
+             build:\n  stage: build\n  script: [echo built]\n"
+        ),
     )
     .unwrap();
     let git = |args: &[&str]| crate::support::git(dir.path(), args);
@@ -647,7 +750,9 @@ fn example_repo_without_git() -> tempfile::TempDir {
 
 /// Runs the template's job with gitlab-ci-local's shell executor. The wheel install is
 /// switched off (`GITOPS_LINT_INSTALL=none`): the built binary is on PATH instead, the one
-/// thing that differs from a runner.
+/// thing that differs from a runner. The shell executor runs the job in the checkout but sets
+/// `CI_PROJECT_DIR` to its Docker path (`/builds/...`), so it is set to the checkout, as a
+/// runner sets it.
 fn gitlab_ci_local(repo: &Path, vars: &[(&str, &str)]) -> (Option<i32>, String) {
     let mut c = Command::new("gitlab-ci-local");
     c.args([
@@ -658,6 +763,8 @@ fn gitlab_ci_local(repo: &Path, vars: &[(&str, &str)]) -> (Option<i32>, String) 
         "--variable",
         "GITOPS_LINT_INSTALL=none",
     ]);
+    c.arg("--variable")
+        .arg(format!("CI_PROJECT_DIR={}", repo.display()));
     for (k, v) in vars {
         c.arg("--variable").arg(format!("{k}={v}"));
     }
@@ -759,6 +866,61 @@ fn gitlab_template_runs_under_gitlab_ci_local() {
     assert!(code_quality(clean.path()).is_empty());
 }
 
+/// The component with inputs: the checked root is a subfolder of the project, and the Code
+/// Quality report's paths start at the project's root, where GitLab looks for them.
+#[test]
+#[ignore = "needs gitlab-ci-local (scripts/test installs it)"]
+fn gitlab_component_checks_a_subfolder_with_inputs() {
+    require_tool("gitlab-ci-local", "npm install -g gitlab-ci-local@4.73.0");
+    let example = example_repo_without_git();
+    let mut files = Vec::new();
+    let mut stack = vec![example.path().to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(example.path()).unwrap().to_string_lossy();
+                files.push((
+                    format!("deploy/{rel}"),
+                    std::fs::read_to_string(&p).unwrap(),
+                ));
+            }
+        }
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let repo = gitlab_repo_with(
+        false,
+        &files,
+        "      root: deploy\n      fail-on: never\n      args: --select argocd/sync-policy\n",
+    );
+    let (code, log) = gitlab_ci_local(repo.path(), &[]);
+    assert_eq!(code, Some(0), "fail-on never:\n{log}");
+    assert!(
+        log.contains("deploy/argocd/citation-web/prod.yaml:21:5"),
+        "{log}"
+    );
+    let issues = code_quality(repo.path());
+    assert!(
+        reports_on(
+            &issues,
+            "argocd/sync-policy",
+            "deploy/argocd/citation-web/prod.yaml"
+        ),
+        "{issues:#?}"
+    );
+    assert!(
+        issues
+            .iter()
+            .all(|i| i["check_name"] == "argocd/sync-policy"),
+        "`args` selects the rule: {issues:#?}"
+    );
+}
+
 /// The release workflow's shape.
 #[test]
 fn release_workflow_builds_every_target_and_publishes() {
@@ -776,7 +938,8 @@ fn release_workflow_builds_every_target_and_publishes() {
         "completions \"$shell\"",
         "manpage",
         "pypa/gh-action-pypi-publish@",
-        "@vscode/vsce@",
+        "editors/vscode/package-target \"$TARGET\" \"$BINARY\"",
+        "ci/pre-commit-mirror/generate \"$version\" mirror",
     ] {
         assert!(text.contains(needle), "release.yml lacks `{needle}`");
     }
@@ -785,6 +948,147 @@ fn release_workflow_builds_every_target_and_publishes() {
             .and_then(Node::as_str),
         Some("write"),
         "PyPI trusted publishing"
+    );
+    // One VS Code package per platform, each with a binary the wheels provide.
+    let platforms: Vec<&str> = jobs
+        .path(&["vscode", "strategy", "matrix", "include"])
+        .unwrap()
+        .items()
+        .filter_map(|i| i.get_str("vscode"))
+        .collect();
+    for platform in [
+        "linux-x64",
+        "linux-arm64",
+        "darwin-x64",
+        "darwin-arm64",
+        "win32-x64",
+    ] {
+        assert!(
+            platforms.contains(&platform),
+            "no VS Code package for {platform}"
+        );
+    }
+    // The mirror is tagged only once its wheel is on PyPI.
+    assert_eq!(
+        jobs.path(&["pre-commit-mirror", "needs"])
+            .map(|n| n.items().filter_map(Node::as_str).collect::<Vec<_>>()),
+        Some(vec!["pypi"])
+    );
+}
+
+/// The mirror's files name the release they are generated for.
+#[test]
+fn pre_commit_mirror_is_generated_for_a_release() {
+    let out = tempfile::tempdir().unwrap();
+    let generate = project_root().join("ci/pre-commit-mirror/generate");
+    let o = Command::new(&generate)
+        .args(["9.8.7"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let read = |f: &str| std::fs::read_to_string(out.path().join(f)).unwrap();
+    let package = read("pyproject.toml");
+    assert!(package.contains("version = \"9.8.7\"\n"), "{package}");
+    assert!(package.contains("[\"gitops-lint==9.8.7\"]"), "{package}");
+    assert!(read("README.md").contains("rev: v9.8.7\n"));
+    assert!(!read(".pre-commit-hooks.yaml").contains("language: rust"));
+    let o = Command::new(&generate)
+        .args(["main"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "a branch is no version");
+}
+
+/// The crates as `cargo publish` would upload them, then `cargo install --locked --git` from a
+/// bare clone of this tree, as a user without PyPI would: both build with the `wheel` profile in
+/// the tests' build folder, so only the two crates of this workspace compile again.
+#[test]
+#[ignore = "needs crates.io and a build of the crates from their package (scripts/test runs it)"]
+fn cargo_publish_dry_run_and_install_from_a_git_clone() {
+    let _one_build = wheel_build_lock();
+    let work = tempfile::tempdir().unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let run = |c: &mut Command| {
+        let o = c.env("CARGO_TARGET_DIR", target_dir()).output().unwrap();
+        assert!(
+            o.status.success(),
+            "{c:?}\n{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    // A git repository of the tracked files as they are in this tree.
+    let tree = work.path().join("tree");
+    let files = crate::support::git_output(project_root(), &["ls-files", "-z"]);
+    for rel in files.split('\0').filter(|f| !f.is_empty()) {
+        let from = project_root().join(rel);
+        if !from.is_file() {
+            continue;
+        }
+        let to = tree.join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&from, &to).unwrap();
+    }
+    crate::support::git_init_commit(&tree, "release candidate");
+    let log = run(Command::new(&cargo)
+        .args([
+            "publish",
+            "--dry-run",
+            "--workspace",
+            "--locked",
+            "--no-verify",
+        ])
+        .current_dir(&tree));
+    assert!(log.contains("aborting upload due to dry run"), "{log}");
+    let bare = work.path().join("gitops-lint.git");
+    run(Command::new("git")
+        .args(["clone", "--quiet", "--bare"])
+        .arg(&tree)
+        .arg(&bare));
+    let install = work.path().join("install");
+    run(Command::new(&cargo)
+        .args(["install", "--locked", "--profile", "wheel", "--git"])
+        .arg(format!("file://{}", bare.display()))
+        .arg("--root")
+        .arg(&install)
+        .arg("gitops-lint"));
+    let o = Command::new(install.join("bin/gitops-lint"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim(),
+        format!("gitops-lint {}", env!("CARGO_PKG_VERSION"))
+    );
+    // Run the installed binary on the example: the shipped pack and schema are inside it.
+    let repo = example_repo();
+    let o = Command::new(install.join("bin/gitops-lint"))
+        .args(["check", "--format", "concise"])
+        .current_dir(repo.path())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("platform/image-digest"), "{out}");
+}
+
+/// The licence at the root is Apache-2.0's text, as the embedded argocd-apps templates are, and
+/// the template crate ships the same file.
+#[test]
+fn license_is_apache_2_0() {
+    let root = std::fs::read_to_string(project_root().join("LICENSE")).unwrap();
+    assert!(root.contains("Apache License\n                           Version 2.0, January 2004"));
+    assert_eq!(
+        std::fs::read_to_string(project_root().join("crates/gotmpl/LICENSE")).unwrap(),
+        root
+    );
+    assert!(
+        std::fs::read_to_string(project_root().join("src/model/helm/argocd_apps/README.md"))
+            .unwrap()
+            .contains("Apache License 2.0")
     );
 }
 

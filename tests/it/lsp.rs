@@ -884,8 +884,9 @@ fn relints_after_edits_match_a_fresh_check() {
     assert_eq!(c.stop(), 0);
 }
 
-/// The release workflow's packaging of the VS Code extension, run here: `npm ci` then
-/// `vsce package` give a `.vsix` holding the extension and its language client.
+/// The release workflow's packaging of the VS Code extension, run here
+/// (`editors/vscode/package-target` with the built binary): a `.vsix` for one platform holding
+/// the extension, its language client and the binary it starts.
 #[test]
 #[ignore = "needs npm and npx with access to the npm registry (scripts/test runs it)"]
 fn vscode_extension_packages_with_vsce() {
@@ -903,38 +904,27 @@ fn vscode_extension_packages_with_vsce() {
         .status()
         .unwrap();
     assert!(copy.success());
-    let run = |args: &[&str]| {
-        let out = Command::new(args[0])
-            .args(&args[1..])
-            .current_dir(&ext)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    run(&["npm", "ci", "--no-audit", "--no-fund"]);
-    // The version the release workflow pins.
-    run(&[
-        "npx",
-        "--yes",
-        "@vscode/vsce@4.1.0",
-        "package",
-        "--out",
-        "gitops-lint.vsix",
-    ]);
+    let out = Command::new(ext.join("package-target"))
+        .args(["linux-x64", env!("CARGO_BIN_EXE_gitops-lint"), "9.8.7"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let vsix = ext.join("gitops-lint-linux-x64-9.8.7.vsix");
     let listing = Command::new("python3")
-        .args(["-m", "zipfile", "-l", "gitops-lint.vsix"])
-        .current_dir(&ext)
+        .args(["-m", "zipfile", "-l"])
+        .arg(&vsix)
         .output()
         .unwrap();
     let listing = String::from_utf8_lossy(&listing.stdout);
     for file in [
         "extension/package.json",
         "extension/extension.js",
+        "extension/bin/gitops-lint",
         "extension/node_modules/vscode-languageclient/package.json",
     ] {
         assert!(
@@ -943,4 +933,15 @@ fn vscode_extension_packages_with_vsce() {
         );
     }
     assert!(!listing.contains("extension/.gitignore"), "{listing}");
+    assert!(!listing.contains("package-target"), "{listing}");
+    let manifest = Command::new("python3")
+        .args(["-c", "import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read('extension.vsixmanifest').decode())"])
+        .arg(&vsix)
+        .output()
+        .unwrap();
+    let manifest = String::from_utf8_lossy(&manifest.stdout);
+    assert!(
+        manifest.contains("TargetPlatform=\"linux-x64\""),
+        "{manifest}"
+    );
 }

@@ -4,6 +4,7 @@ mod architecture;
 mod argocd_schema;
 mod cli;
 mod config;
+mod docs_site;
 mod fix;
 mod fixtures;
 mod formats;

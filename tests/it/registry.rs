@@ -287,3 +287,20 @@ fn generated_rule_docs_are_up_to_date() {
         stale.join("\n")
     );
 }
+
+/// A rule's documentation has one `## Options` section: the options from its metadata, then
+/// what its own docs say about them.
+#[test]
+fn explain_has_one_options_section() {
+    for m in rules::all_meta() {
+        let text = gitops_lint::report::rules::explain(m);
+        assert!(
+            text.matches("\n## Options\n").count() <= 1,
+            "{}:\n{text}",
+            m.id
+        );
+        for o in m.options {
+            assert!(text.contains(&format!("- `{}`: ", o.name)), "{}", m.id);
+        }
+    }
+}

@@ -112,7 +112,7 @@ impl Rule for ImageTagNone {
                 format!("{} Applications deploy", apps.len())
             };
             let mut f = Finding::new(format!("{what}, and {who} it"), span).with_help(
-                "Set a real image tag, or keep this chart out of every Application until the image is built (ADR-0014).",
+                "Set a real image tag, or keep this chart out of every Application until the image is built.",
             );
             for (at, label) in dedup_labels(labels) {
                 f = f.with_label(at, label);
@@ -131,7 +131,7 @@ impl Rule for ImageTagNone {
                 span,
             )
             .with_help(
-                "Set a real image tag, or keep this file out of every Application until the image is built (ADR-0014).",
+                "Set a real image tag, or keep this file out of every Application until the image is built.",
             );
             let mut seen = Vec::new();
             for &a in &apps {

@@ -3,6 +3,7 @@
 
 mod rego;
 mod fs;
+mod graph;
 
 use std::path::Path;
 use std::process::Command;

@@ -1,0 +1,126 @@
+//! `gitops-lint graph` on repositories shaped to blow it up: its output grows with the objects,
+//! sources, files and edges it shows, not with the length of app-of-apps chains.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: NAME\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://git.example.com/platform/gitops.git\n    path: PATH\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: NAME\n";
+
+fn app(name: &str, path: &str) -> String {
+    APP.replace("NAME", name).replace("PATH", path)
+}
+
+/// `graph` with a time limit that catches a hang (not a speed test): its output and run time.
+fn graph(dir: &Path, format: &str, limit: Duration) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gitops-lint"))
+        .args(["graph", "--format", format])
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
+        out
+    });
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            panic!("gitops-lint graph did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(child.wait().unwrap().success());
+    reader.join().unwrap()
+}
+
+/// A chain of 20,000 Applications (ten times the 2000 that filled 14 GB), each managing the
+/// folder of the next: every line of the text tree stays short, the output is linear in the
+/// chain's length, and every object is shown.
+#[test]
+fn a_long_app_of_apps_chain_is_shown_in_linear_output() {
+    const N: usize = 20_000;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(".gitops-lint.yaml"), "").unwrap();
+    for i in 0..N {
+        let folder = dir.path().join(format!("apps/a{i}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join("app.yaml"),
+            app(&format!("a{i}"), &format!("apps/a{}", i + 1)),
+        )
+        .unwrap();
+    }
+    // The last one manages a folder of plain manifests.
+    std::fs::create_dir_all(dir.path().join(format!("apps/a{N}"))).unwrap();
+    std::fs::write(
+        dir.path().join(format!("apps/a{N}/cm.yaml")),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: end}\n",
+    )
+    .unwrap();
+    let text = graph(dir.path(), "text", Duration::from_secs(300));
+    let longest = text.lines().map(str::len).max().unwrap();
+    assert!(longest < 200, "a line of {longest} bytes");
+    // Each Application: its own line, its source, its file, and at most a name line.
+    assert!(
+        text.len() < N * 400,
+        "{} bytes for {N} Applications",
+        text.len()
+    );
+    for name in ["a0 ", "a9999 ", &format!("a{} ", N - 1)] {
+        assert!(
+            text.lines()
+                .any(|l| l.contains(&format!("Application {name}"))
+                    && !l.contains("[shown below]")
+                    && !l.contains("[see above]")),
+            "Application {name}is shown"
+        );
+    }
+    assert!(
+        text.contains("managed more than 8 levels below a root or manager above:"),
+        "{}",
+        &text[..2000]
+    );
+    let dot = graph(dir.path(), "dot", Duration::from_secs(300));
+    assert!(dot.len() < N * 400, "{} bytes of DOT", dot.len());
+}
+
+/// Applications that each manage the folder they are in (the shape of the report): every
+/// Application manages every other, so the model has n² edges, and the text output is linear in
+/// them (before, its indentation grew with the chain the tree walked: cubic).
+#[test]
+fn applications_managing_their_own_folder_are_shown_once_each() {
+    const N: usize = 300;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(".gitops-lint.yaml"), "").unwrap();
+    std::fs::create_dir_all(dir.path().join("apps")).unwrap();
+    for i in 0..N {
+        std::fs::write(
+            dir.path().join(format!("apps/a{i}.yaml")),
+            app(&format!("a{i}"), "apps"),
+        )
+        .unwrap();
+    }
+    let text = graph(dir.path(), "text", Duration::from_secs(120));
+    let longest = text.lines().map(str::len).max().unwrap();
+    assert!(longest < 200, "a line of {longest} bytes");
+    // n sources of n files, n² "manages" lines: 2·n² lines of at most 200 bytes.
+    let lines = text.lines().count();
+    assert!(lines < 2 * N * N + 10 * N, "{lines} lines");
+    for i in 0..N {
+        let shown = text
+            .lines()
+            .filter(|l| {
+                l.trim_start()
+                    .trim_start_matches("manages ")
+                    .starts_with(&format!("Application a{i} (apps/a{i}.yaml:1)"))
+                    && !l.contains(" [")
+            })
+            .count();
+        assert_eq!(shown, 1, "Application a{i} is shown whole once");
+    }
+}
