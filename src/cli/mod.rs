@@ -818,7 +818,7 @@ fn check(args: &CheckArgs) -> ExitCode {
         }
         if !o.skipped.is_empty() {
             eprintln!(
-                "help: its findings remain; fix them by hand, or make it a writable file of its own and run `--fix` again."
+                "help: the findings of a file not written remain; fix them by hand, or make the file writable, with no other hard link, and run `--fix` again"
             );
         }
         if args.show_fixes {

@@ -73,21 +73,27 @@ pub fn without_credentials(url: &str) -> String {
 /// (worktree or submodule) is followed to its git directory and its common directory.
 #[must_use]
 pub fn git_origin(root: &Path) -> Option<String> {
+    // Git's own files, which a worktree keeps outside the root: read where they are, but only
+    // as regular files of a sensible size (a FIFO would block the run, `/dev/zero` fill memory).
+    let read = |p: &Path| crate::source::fs::read_file_text(p, GIT_FILE_BYTES).ok();
     let dot_git = root.join(".git");
     let git_dir = if dot_git.is_file() {
-        let text = std::fs::read_to_string(&dot_git).ok()?;
+        let text = read(&dot_git)?;
         let dir = text.trim().strip_prefix("gitdir:")?.trim().to_string();
         let dir = root.join(dir);
-        match std::fs::read_to_string(dir.join("commondir")) {
-            Ok(common) => dir.join(common.trim()),
-            Err(_) => dir,
+        match read(&dir.join("commondir")) {
+            Some(common) => dir.join(common.trim()),
+            None => dir,
         }
     } else {
         dot_git
     };
-    let text = std::fs::read_to_string(git_dir.join("config")).ok()?;
+    let text = read(&git_dir.join("config"))?;
     origin_from_config(&text)
 }
+
+/// The largest Git file [`git_origin`] reads.
+const GIT_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Reads `[remote "origin"] url = ...` from Git config text.
 #[must_use]

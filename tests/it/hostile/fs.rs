@@ -608,3 +608,30 @@ fn names_that_differ_only_in_invalid_bytes_are_each_checked_and_fixed() {
         );
     }
 }
+
+/// Item 5, in Git's own files: `.git/config` as a FIFO or a link to `/dev/zero` (read for the
+/// repository's origin URL) neither blocks the run nor fills memory.
+#[test]
+fn a_fifo_or_device_as_git_config_does_not_stop_the_run() {
+    let c = case();
+    mkfifo(&c.repo.join(".git/config"));
+    let r = run(&c.repo, &["check", "--format", "concise"]);
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("canary.yaml:8:14: error[argocd/sync-policy]"),
+        "{}",
+        r.stdout
+    );
+
+    let c = case();
+    symlink("/dev/zero", c.repo.join(".git/config")).unwrap();
+    let r = run(&c.repo, &["check", "--format", "concise"]);
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("canary.yaml:8:14: error[argocd/sync-policy]"),
+        "{}",
+        r.stdout
+    );
+}
