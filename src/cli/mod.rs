@@ -314,6 +314,10 @@ fn out(s: &str) -> bool {
 
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
+    gitops_lint::policy::watchdog::on_stop(|message| {
+        eprintln!("error: {message}");
+        std::process::exit(2)
+    });
     match cli.command {
         Command::Check(args) => check(&args),
         Command::Rules { format } => {

@@ -14,6 +14,7 @@ mod recursion;
 pub mod run;
 pub mod test_runner;
 mod vm;
+pub mod watchdog;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::num::NonZeroU32;
@@ -246,6 +247,8 @@ pub struct PolicySet {
     pub mentions_gitops: bool,
     /// The keys of `data.gitops` objects these policies can read (see [`data::Fields`]).
     pub fields: data::Fields,
+    /// The time limit of one evaluation.
+    pub timeout: Duration,
 }
 
 /// Default time limit of one rule evaluation on one input.
@@ -636,6 +639,7 @@ impl PolicySet {
             uses_location,
             mentions_gitops,
             fields,
+            timeout: opts.timeout,
         })
     }
 

@@ -135,14 +135,24 @@ impl Disabled {
     }
 }
 
-/// Evaluates the check rules of one package on the engine's current input.
+/// Evaluates the check rules of one package on the engine's current input (`subject` names
+/// it); the user's policies under the [`watchdog`](super::watchdog), with their time limit.
 fn eval_package(
     engine: &mut Engine,
     set_id: usize,
     pkg: &Package,
     disabled: &Disabled,
+    watched: Option<(&str, std::time::Duration)>,
 ) -> (Vec<Hit>, Vec<EvalFailure>) {
     eval_package_with(set_id, pkg, disabled, |rule| {
+        let _watch = watched.map(|(subject, limit)| {
+            let what = format!(
+                "policy rule `data.{}.{rule}`{} on {subject}",
+                pkg.name,
+                site(pkg, rule)
+            );
+            super::watchdog::watch(what, limit)
+        });
         PolicySet::eval(engine, &pkg.name, rule)
     })
 }
@@ -586,7 +596,8 @@ impl Runtime {
                 engine.set_input(input);
                 w.input_of[set] = Some(key);
             }
-            eval_package(engine, set, pkg, &self.disabled)
+            let path = cx.project.source(doc.file).path.as_str();
+            eval_package(engine, set, pkg, &self.disabled, self.watched(set, path))
         })
     }
 
@@ -636,7 +647,14 @@ impl Runtime {
             location::set_current(None);
         }
         engine.set_input(input);
-        eval_package(&mut engine, set, pkg, &self.disabled)
+        let watched = self.watched(set, "the repository");
+        eval_package(&mut engine, set, pkg, &self.disabled, watched)
+    }
+
+    /// How the user's policies (set 1) are watched: the input's name and their time limit.
+    fn watched<'s>(&self, set: usize, subject: &'s str) -> Option<(&'s str, std::time::Duration)> {
+        let user = self.user.as_ref().filter(|_| set == 1)?;
+        Some((subject, user.set.timeout))
     }
 
     /// Keeps a per-document failure for the report at the end of the document pass.

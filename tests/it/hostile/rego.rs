@@ -159,3 +159,50 @@ fn a_sleeping_builtin_is_refused_at_load() {
         "`test.sleep` is not available",
     );
 }
+
+/// `replace(s, "0", s)` squares a string of zeros: the fourth call asks for 10^16 bytes in
+/// one step, which the time limit (checked between steps) cannot interrupt; it took the
+/// process to the 4 GB limit and aborted. The run now stops at the policies' memory limit,
+/// naming the rule.
+#[test]
+fn a_policy_that_grows_a_string_stops_at_the_memory_limit() {
+    let mut policy =
+        String::from("package main\n\ndeny contains msg if {\n  s0 := \"0000000000\"\n");
+    for k in 1..=4 {
+        policy.push_str(&format!("  s{k} := replace(s{0}, \"0\", s{0})\n", k - 1));
+    }
+    policy.push_str("  msg := sprintf(\"%d\", [count(s4)])\n}\n");
+    let dir = repo_with_policy(&policy);
+    let (code, _, stderr) = run_check(dir.path());
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("policy rule `data.main.deny`")
+            && stderr.contains("policy/p.rego:3) on canary.yaml made the process grow by")
+            && stderr.contains("over the limit of 1024 MiB for policies"),
+        "{stderr}"
+    );
+}
+
+/// Comparing two arrays that share their halves 40 levels deep is 2^40 comparisons in one step,
+/// which the time limit cannot interrupt: it ran until killed. The run now stops at 4 times the
+/// time limit, naming the rule.
+#[test]
+fn a_comparison_that_outlives_the_time_limit_stops_the_run() {
+    let mut policy =
+        String::from("package main\n\ndeny contains msg if {\n  a0 := [1]\n  b0 := [1]\n");
+    for k in 1..=40 {
+        policy.push_str(&format!(
+            "  a{k} := [a{0}, a{0}]\n  b{k} := [b{0}, b{0}]\n",
+            k - 1
+        ));
+    }
+    policy.push_str("  a40 == b40\n  msg := \"equal\"\n}\n");
+    let dir = repo_with_policy(&policy);
+    let (code, _, stderr) = run_check(dir.path());
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("policy/p.rego:3) on canary.yaml is still running")
+            && stderr.contains("past its time limit of 2s"),
+        "{stderr}"
+    );
+}
