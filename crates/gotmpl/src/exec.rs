@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::budget::{Budget, Stop, Walk, with_stack};
 use crate::funcs;
 use crate::parse::{Arg, Branch, Cmd, Node, Pipe};
 use crate::text::{Source, Text, TextBuf};
@@ -27,10 +28,19 @@ pub(crate) struct Exec<'a> {
     pub limits: Limits,
     pub steps: u64,
     pub depth: usize,
+    /// Blocks, parenthesised pipelines and template calls being evaluated, one in another.
+    pub nesting: usize,
     pub produced: usize,
+    /// What functions build.
+    pub built: Budget,
     /// The tree being executed (for locations and literal provenance).
     pub tree: Rc<Tree>,
 }
+
+/// How deeply evaluation nests blocks, parenthesised pipelines and template calls, counted
+/// over every template it enters: each level is a few stack frames (on the heap past the
+/// thread's stack, see [`with_stack`]).
+pub(crate) const MAX_NESTING: usize = 10_000;
 
 impl Exec<'_> {
     pub fn err(&self, pos: usize, kind: ErrorKind, message: impl Into<String>) -> Flow {
@@ -67,6 +77,29 @@ impl Exec<'_> {
         Ok(())
     }
 
+    /// Runs `f` one nesting level deeper.
+    fn nested<T>(&mut self, pos: usize, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        if self.nesting >= MAX_NESTING {
+            return Err(self.err(
+                pos,
+                ErrorKind::Budget,
+                format!("evaluation nested deeper than {MAX_NESTING} levels"),
+            ));
+        }
+        self.nesting += 1;
+        let r = with_stack(|| f(self));
+        self.nesting -= 1;
+        r
+    }
+
+    /// A stop of a function's walk, as this action's error.
+    fn stopped(&self, pos: usize, stop: Stop) -> Flow {
+        match stop {
+            Stop::Value(m) => self.err(pos, ErrorKind::Exec, m),
+            Stop::Budget(m) => self.err(pos, ErrorKind::Budget, m),
+        }
+    }
+
     fn literal_source(&self, start: usize, end: usize) -> Source {
         match self.tree.value_origin {
             Some(o) => Source::Value(o),
@@ -97,20 +130,22 @@ impl Exec<'_> {
                 let v = self.eval_pipe(dot, pipe)?;
                 if pipe.decl.is_empty() {
                     let fallback = self.literal_source(*start, *end);
-                    self.emit(out, *start, |o| print_value(o, &v, &fallback))?;
+                    let left = self.limits.output_bytes.saturating_sub(self.produced);
+                    let text = go_text(&v, left).map_err(|stop| self.stopped(*start, stop))?;
+                    self.emit(out, *start, |o| print_value(o, &v, text, &fallback))?;
                 }
                 Ok(())
             }
-            Node::If(b) => self.walk_if(dot, b, out, false),
-            Node::With(b) => self.walk_if(dot, b, out, true),
-            Node::Range(b) => self.walk_range(dot, b, out),
+            Node::If(b) => self.nested(b.pos, |me| me.walk_if(dot, b, out, false)),
+            Node::With(b) => self.nested(b.pos, |me| me.walk_if(dot, b, out, true)),
+            Node::Range(b) => self.nested(b.pos, |me| me.walk_range(dot, b, out)),
             Node::Template(pos, name, pipe) => {
                 self.step(*pos)?;
                 let new_dot = match pipe {
                     Some(p) => self.eval_pipe(dot, p)?,
                     None => Value::Nil,
                 };
-                self.call_template(*pos, name, new_dot, out)
+                self.nested(*pos, |me| me.call_template(*pos, name, new_dot, out))
             }
             Node::Break => Err(Flow::Break),
             Node::Continue => Err(Flow::Continue),
@@ -157,12 +192,20 @@ impl Exec<'_> {
     /// Renders a named template into a new string (Helm's `include`).
     pub fn include(&mut self, pos: usize, name: &str, dot: Value) -> R<Value> {
         let mut buf = TextBuf::default();
-        self.call_template(pos, name, dot, &mut buf)?;
+        self.nested(pos, |me| me.call_template(pos, name, dot, &mut buf))?;
         Ok(Value::Str(buf.finish()))
     }
 
     /// Helm's `tpl`: parses `text` as a template and renders it with `dot`.
     pub fn tpl(&mut self, pos: usize, text: &Text, dot: Value) -> R<Value> {
+        // Parsing costs what the text holds, each time.
+        self.built
+            .charge(text.as_str().len())
+            .map_err(|stop| self.stopped(pos, stop))?;
+        self.nested(pos, |me| me.tpl_here(pos, text, dot))
+    }
+
+    fn tpl_here(&mut self, pos: usize, text: &Text, dot: Value) -> R<Value> {
         let origin = match text.segments() {
             [(r, Source::Value(o))] if r.start == 0 && r.end == text.as_str().len() => Some(*o),
             _ => None,
@@ -236,17 +279,16 @@ impl Exec<'_> {
         let mut pipe = b.pipe.clone();
         let decl = std::mem::take(&mut pipe.decl);
         let v = self.eval_pipe(dot, &pipe)?;
-        let items: Vec<(Value, Value)> = match &v {
-            Value::List(l) => l
-                .iter()
-                .enumerate()
-                .map(|(i, x)| (Value::Int(i as i64, None), x.clone()))
-                .collect(),
-            Value::Map(m) => m
-                .borrow()
-                .iter()
-                .map(|(k, x)| (Value::str(k), x.clone()))
-                .collect(),
+        // A map is read before the loop (its body may change it); a list and an integer are
+        // read item by item, so `range 1000000000` costs steps, not memory.
+        let items: Items = match &v {
+            Value::List(l) => Items::List(l.clone()),
+            Value::Map(m) => Items::Pairs(
+                m.borrow()
+                    .iter()
+                    .map(|(k, x)| (Value::str(k), x.clone()))
+                    .collect(),
+            ),
             Value::Int(n, _) => {
                 if decl.len() > 1 {
                     return Err(self.err(
@@ -255,11 +297,9 @@ impl Exec<'_> {
                         format!("can't use {n} to iterate over more than one variable"),
                     ));
                 }
-                (0..*n)
-                    .map(|i| (Value::Int(i, None), Value::Int(i, None)))
-                    .collect()
+                Items::Count(*n)
             }
-            Value::Nil => Vec::new(),
+            Value::Nil => Items::Pairs(Vec::new()),
             other => {
                 return Err(self.err(
                     b.pos,
@@ -290,7 +330,8 @@ impl Exec<'_> {
             self.vars.truncate(mark);
             return r;
         }
-        for (key, elem) in items {
+        for i in 0..items.len() {
+            let (key, elem) = items.get(i);
             self.step(b.pos)?;
             let inner = self.vars.len();
             if b.pipe.is_assign {
@@ -378,10 +419,7 @@ impl Exec<'_> {
             Arg::Ident(name) => self.call_function(dot, *pos, name, rest, last),
             Arg::Pipe(p) => {
                 self.not_a_function(*pos, rest, &last)?;
-                let mark = self.vars.len();
-                let v = self.eval_pipe(dot, p);
-                let _ = mark;
-                v
+                self.nested(*pos, |me| me.eval_pipe(dot, p))
             }
             other => {
                 self.not_a_function(*pos, rest, &last)?;
@@ -428,7 +466,7 @@ impl Exec<'_> {
     }
 
     fn field(
-        &self,
+        &mut self,
         pos: usize,
         recv: &Value,
         name: &str,
@@ -447,7 +485,18 @@ impl Exec<'_> {
                 Ok(m.borrow().get(name).cloned().unwrap_or(Value::Nil))
             }
             Value::Object(o) => match o.call(name, args) {
-                Some(Ok(v)) => Ok(v),
+                // A host object's method builds its result (`.Files.Get` copies a file).
+                Some(Ok(v)) => {
+                    let size = match &v {
+                        Value::Str(t) => t.as_str().len(),
+                        Value::List(l) => l.len() * crate::budget::VALUE_BYTES,
+                        _ => 0,
+                    };
+                    self.built
+                        .charge(size)
+                        .map_err(|stop| self.stopped(pos, stop))?;
+                    Ok(v)
+                }
                 Some(Err(e)) => {
                     Err(self.err(pos, ErrorKind::Exec, format!("error calling {name}: {e}")))
                 }
@@ -501,10 +550,10 @@ impl Exec<'_> {
                 }
             }
             Arg::Chain(term, names) => {
-                let recv = self.eval_arg(dot, pos, term)?;
+                let recv = self.nested(pos, |me| me.eval_arg(dot, pos, term))?;
                 self.eval_fields(pos, dot, recv, names, &[], None)?
             }
-            Arg::Pipe(p) => self.eval_pipe(dot, p)?,
+            Arg::Pipe(p) => self.nested(pos, |me| me.eval_pipe(dot, p))?,
             Arg::Ident(name) => self.call_function(dot, pos, name, &[], None)?,
         })
     }
@@ -592,7 +641,7 @@ impl Exec<'_> {
                 let msg = args.first().map(funcs::strval).unwrap_or_default();
                 Err(self.err(pos, ErrorKind::Fail, msg))
             }
-            _ => match funcs::call(name, args) {
+            _ => match funcs::call(name, args, &mut self.built) {
                 Ok(v) => Ok(v),
                 Err(funcs::FnError::Unsupported) => Err(self.err(
                     pos,
@@ -600,22 +649,68 @@ impl Exec<'_> {
                     format!("function \"{name}\" is not supported"),
                 )),
                 Err(funcs::FnError::Msg(m)) => Err(fail(self, m)),
+                Err(funcs::FnError::Budget(m)) => {
+                    Err(self.err(pos, ErrorKind::Budget, format!("error calling {name}: {m}")))
+                }
             },
         }
     }
 }
 
-/// Prints an action's value as Go's `fmt.Fprint` does, with provenance.
-pub(crate) fn print_value(out: &mut TextBuf, v: &Value, fallback: &Source) {
-    match v {
-        Value::Nil => out.push_source("<no value>", fallback.clone()),
-        Value::Str(t) => out.push_text_or(t, fallback),
-        other => {
-            let s = other.to_go_string();
-            match other.origin() {
-                Some(o) => out.push_source(&s, Source::Value(o)),
-                None => out.push_source(&s, fallback.clone()),
-            }
+/// The `%v` text of a value that is not a string (`None` for a string or nil), within `left`
+/// bytes.
+fn go_text(v: &Value, left: usize) -> Result<Option<String>, Stop> {
+    if matches!(v, Value::Nil | Value::Str(_)) {
+        return Ok(None);
+    }
+    let mut s = String::new();
+    let mut budget = Budget::new(left);
+    crate::value::write_v(&mut s, v, &mut Walk::new(&mut budget)).map_err(|stop| match stop {
+        Stop::Budget(_) => Stop::Budget(format!("output exceeded {left} bytes")),
+        value => value,
+    })?;
+    Ok(Some(s))
+}
+
+/// Prints an action's value as Go's `fmt.Fprint` does, with provenance (`text`: its
+/// [`go_text`]).
+fn print_value(out: &mut TextBuf, v: &Value, text: Option<String>, fallback: &Source) {
+    match (v, text) {
+        (Value::Str(t), _) => out.push_text_or(t, fallback),
+        (other, Some(s)) => match other.origin() {
+            Some(o) => out.push_source(&s, Source::Value(o)),
+            None => out.push_source(&s, fallback.clone()),
+        },
+        (_, None) => out.push_source("<no value>", fallback.clone()),
+    }
+}
+
+/// What a `range` iterates over.
+enum Items {
+    List(Rc<Vec<Value>>),
+    Pairs(Vec<(Value, Value)>),
+    Count(i64),
+}
+
+impl Items {
+    fn len(&self) -> usize {
+        match self {
+            Items::List(l) => l.len(),
+            Items::Pairs(p) => p.len(),
+            Items::Count(n) => usize::try_from(*n).unwrap_or(0),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The key (index) and element of item `i`.
+    fn get(&self, i: usize) -> (Value, Value) {
+        match self {
+            Items::List(l) => (Value::Int(i as i64, None), l[i].clone()),
+            Items::Pairs(p) => p[i].clone(),
+            Items::Count(_) => (Value::Int(i as i64, None), Value::Int(i as i64, None)),
         }
     }
 }

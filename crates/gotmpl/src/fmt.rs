@@ -1,5 +1,6 @@
 //! Go's `fmt.Sprintf`, `Sprint` and `Sprintln` for template values, keeping provenance.
 
+use crate::budget::{Stop, Walk, with_stack};
 use crate::text::{Source, Text, TextBuf};
 use crate::value::{Value, format_float_g};
 
@@ -14,8 +15,8 @@ struct Spec {
     prec: Option<usize>,
 }
 
-/// `fmt.Sprintf(format, args...)`.
-pub fn sprintf(format: &Text, args: &[Value]) -> Text {
+/// `fmt.Sprintf(format, args...)`, each byte counted in the walk's budget.
+pub(crate) fn sprintf(format: &Text, args: &[Value], walk: &mut Walk<'_>) -> Result<Text, Stop> {
     let f = format.as_str();
     let b = f.as_bytes();
     let mut out = TextBuf::default();
@@ -27,6 +28,7 @@ pub fn sprintf(format: &Text, args: &[Value]) -> Text {
             i += 1;
             continue;
         }
+        walk.charge(i - lit_start)?;
         out.push_text_range(format, lit_start..i);
         i += 1;
         let mut sp = Spec::default();
@@ -44,46 +46,51 @@ pub fn sprintf(format: &Text, args: &[Value]) -> Text {
         // Width.
         if i < b.len() && b[i] == b'*' {
             i += 1;
-            if let Some(Value::Int(w, _)) = args.get(argi) {
-                if *w < 0 {
-                    sp.minus = true;
+            match args.get(argi) {
+                Some(Value::Int(w, _)) if !too_large(*w) => {
+                    if *w < 0 {
+                        sp.minus = true;
+                    }
+                    sp.width = Some(w.unsigned_abs() as usize);
                 }
-                sp.width = Some(w.unsigned_abs() as usize);
-            } else {
-                out.push_plain("%!(BADWIDTH)");
+                _ => out.push_plain("%!(BADWIDTH)"),
             }
             argi += 1;
         } else {
-            let s = i;
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-            if i > s {
-                sp.width = f[s..i].parse().ok();
+            match parse_num(b, i) {
+                Some((n, next)) => {
+                    sp.width = n;
+                    i = next;
+                }
+                None => i = b.len(),
             }
         }
         if i < b.len() && b[i] == b'.' {
             i += 1;
             if i < b.len() && b[i] == b'*' {
                 i += 1;
-                if let Some(Value::Int(p, _)) = args.get(argi) {
-                    sp.prec = Some((*p).max(0) as usize);
-                } else {
-                    out.push_plain("%!(BADPREC)");
+                match args.get(argi) {
+                    // Go: a negative precision is no precision.
+                    Some(Value::Int(p, _)) if !too_large(*p) => {
+                        sp.prec = usize::try_from(*p).ok();
+                    }
+                    _ => out.push_plain("%!(BADPREC)"),
                 }
                 argi += 1;
             } else {
-                let s = i;
-                while i < b.len() && b[i].is_ascii_digit() {
-                    i += 1;
+                match parse_num(b, i) {
+                    Some((n, next)) => {
+                        sp.prec = Some(n.unwrap_or(0));
+                        i = next;
+                    }
+                    None => i = b.len(),
                 }
-                sp.prec = Some(f[s..i].parse().unwrap_or(0));
             }
         }
         if sp.minus {
             sp.zero = false;
         }
-        let Some(verb) = f[i..].chars().next() else {
+        let Some(verb) = f.get(i..).and_then(|rest| rest.chars().next()) else {
             out.push_plain("%!(NOVERB)");
             lit_start = b.len();
             break;
@@ -99,8 +106,9 @@ pub fn sprintf(format: &Text, args: &[Value]) -> Text {
             continue;
         };
         argi += 1;
-        format_arg(&mut out, arg, verb, &sp);
+        format_arg(&mut out, arg, verb, &sp, walk)?;
     }
+    walk.charge(b.len() - lit_start.min(b.len()))?;
     out.push_text_range(format, lit_start.min(b.len())..b.len());
     if argi < args.len() {
         out.push_plain("%!(EXTRA ");
@@ -111,41 +119,75 @@ pub fn sprintf(format: &Text, args: &[Value]) -> Text {
             let mut s = a.type_name();
             s.push('=');
             let mut v = String::new();
-            write_verb(&mut v, a, 'v', &Spec::default(), 0);
+            write_verb(&mut v, a, 'v', &Spec::default(), 0, walk)?;
             s.push_str(&v);
             out.push_plain(&s);
         }
         out.push_plain(")");
     }
-    out.finish()
+    Ok(out.finish())
 }
 
-fn format_arg(out: &mut TextBuf, arg: &Value, verb: char, sp: &Spec) {
+/// Go's `tooLarge`: a width or precision past a million is refused.
+fn too_large(n: i64) -> bool {
+    !(-1_000_000..=1_000_000).contains(&n)
+}
+
+/// Go's `parsenum` at `b[i..]`: the number (`None` when no digit) and where it ends; `None`
+/// overall when it is too large (Go then reads the rest of the format as consumed).
+fn parse_num(b: &[u8], mut i: usize) -> Option<(Option<usize>, usize)> {
+    let mut num: Option<usize> = None;
+    while i < b.len() && b[i].is_ascii_digit() {
+        let n = num.unwrap_or(0);
+        if n > 1_000_000 {
+            return None;
+        }
+        num = Some(n * 10 + usize::from(b[i] - b'0'));
+        i += 1;
+    }
+    Some((num, i))
+}
+
+fn format_arg(
+    out: &mut TextBuf,
+    arg: &Value,
+    verb: char,
+    sp: &Spec,
+    walk: &mut Walk<'_>,
+) -> Result<(), Stop> {
     // Provenance survives when a value is printed as itself, without padding.
     if sp.width.is_none() && sp.prec.is_none() {
         match (arg, verb) {
             (Value::Str(t), 's' | 'v') => {
+                walk.charge(t.as_str().len())?;
                 out.push_text(t);
-                return;
+                return Ok(());
             }
             (Value::Int(_, Some(o)) | Value::Float(_, Some(o)) | Value::Bool(_, Some(o)), 'v')
             | (Value::Int(_, Some(o)), 'd') => {
                 let mut s = String::new();
-                write_verb(&mut s, arg, verb, sp, 0);
+                write_verb(&mut s, arg, verb, sp, 0, walk)?;
                 out.push_source(&s, Source::Value(*o));
-                return;
+                return Ok(());
             }
             _ => {}
         }
     }
     let mut s = String::new();
-    write_verb(&mut s, arg, verb, sp, 0);
+    write_verb(&mut s, arg, verb, sp, 0, walk)?;
     out.push_plain(&s);
+    Ok(())
 }
 
 /// Go's `%!verb(type=value)`: the value is printed with `%v` and the same flags, width and
 /// precision (`%5.2f` of "mode" is `%!f(string=   mo)`).
-fn bad_verb(out: &mut String, v: &Value, verb: char, sp: &Spec) {
+fn bad_verb(
+    out: &mut String,
+    v: &Value,
+    verb: char,
+    sp: &Spec,
+    walk: &mut Walk<'_>,
+) -> Result<(), Stop> {
     out.push_str("%!");
     out.push(verb);
     out.push('(');
@@ -154,10 +196,11 @@ fn bad_verb(out: &mut String, v: &Value, verb: char, sp: &Spec) {
         _ => {
             out.push_str(&v.type_name());
             out.push('=');
-            write_verb(out, v, 'v', sp, 0);
+            write_verb(out, v, 'v', sp, 0, walk)?;
         }
     }
     out.push(')');
+    Ok(())
 }
 
 fn pad(out: &mut String, s: &str, sp: &Spec, numeric: bool) {
@@ -191,22 +234,42 @@ fn pad(out: &mut String, s: &str, sp: &Spec, numeric: bool) {
     }
 }
 
-fn write_verb(out: &mut String, v: &Value, verb: char, sp: &Spec, depth: usize) {
+/// One operand, each byte counted in the walk's budget (a padding before it is written).
+fn write_verb(
+    out: &mut String,
+    v: &Value,
+    verb: char,
+    sp: &Spec,
+    depth: usize,
+    walk: &mut Walk<'_>,
+) -> Result<(), Stop> {
+    with_stack(|| write_verb_here(out, v, verb, sp, depth, walk))
+}
+
+fn write_verb_here(
+    out: &mut String,
+    v: &Value,
+    verb: char,
+    sp: &Spec,
+    depth: usize,
+    walk: &mut Walk<'_>,
+) -> Result<(), Stop> {
+    walk.charge(sp.width.unwrap_or(0).saturating_add(sp.prec.unwrap_or(0)))?;
     if verb == 'T' {
         pad(out, &v.type_name(), sp, false);
-        return;
+        return Ok(());
     }
     match v {
         Value::Nil => {
             if verb == 'v' || depth > 0 {
                 pad(out, "<nil>", sp, false);
             } else {
-                bad_verb(out, v, verb, sp);
+                return bad_verb(out, v, verb, sp, walk);
             }
         }
         Value::Bool(b, _) => match verb {
             'v' | 't' => pad(out, if *b { "true" } else { "false" }, sp, false),
-            _ => bad_verb(out, v, verb, sp),
+            _ => return bad_verb(out, v, verb, sp, walk),
         },
         Value::Int(i, _) => {
             let i = *i;
@@ -252,7 +315,7 @@ fn write_verb(out: &mut String, v: &Value, verb: char, sp: &Spec, depth: usize) 
                         sp,
                         false,
                     );
-                    return;
+                    return Ok(());
                 }
                 'q' => {
                     let c = char::from_u32(i as u32).unwrap_or('\u{fffd}');
@@ -262,12 +325,11 @@ fn write_verb(out: &mut String, v: &Value, verb: char, sp: &Spec, depth: usize) 
                         sp,
                         false,
                     );
-                    return;
+                    return Ok(());
                 }
                 'U' => format!("U+{a:04X}"),
                 _ => {
-                    bad_verb(out, v, verb, sp);
-                    return;
+                    return bad_verb(out, v, verb, sp, walk);
                 }
             };
             let body = match sp.prec {
@@ -290,8 +352,7 @@ fn write_verb(out: &mut String, v: &Value, verb: char, sp: &Spec, depth: usize) 
                 'f' | 'F' => format!("{:.*}", sp.prec.unwrap_or(6), f),
                 'e' | 'E' => format_e(*f, sp.prec.unwrap_or(6)),
                 _ => {
-                    bad_verb(out, v, verb, sp);
-                    return;
+                    return bad_verb(out, v, verb, sp, walk);
                 }
             };
             let s = if verb == 'E' || verb == 'G' {
@@ -310,6 +371,9 @@ fn write_verb(out: &mut String, v: &Value, verb: char, sp: &Spec, depth: usize) 
         }
         Value::Str(t) => {
             let s = t.as_str();
+            // Hex doubles the text (a quoted text's escapes are a few bytes for one).
+            let grows = if matches!(verb, 'x' | 'X') { 2 } else { 1 };
+            walk.charge(s.len().saturating_mul(grows))?;
             match verb {
                 'v' | 's' => {
                     let s = match sp.prec {
@@ -339,36 +403,41 @@ fn write_verb(out: &mut String, v: &Value, verb: char, sp: &Spec, depth: usize) 
                     }
                     pad(out, &h, sp, false);
                 }
-                _ => bad_verb(out, v, verb, sp),
+                _ => return bad_verb(out, v, verb, sp, walk),
             }
         }
         Value::List(l) => {
+            walk.enter(v)?;
             out.push('[');
             for (k, x) in l.iter().enumerate() {
                 if k > 0 {
                     out.push(' ');
                 }
-                write_verb(out, x, verb, sp, depth + 1);
+                write_verb(out, x, verb, sp, depth + 1, walk)?;
             }
             out.push(']');
+            walk.leave(v);
         }
         Value::Map(m) => {
+            walk.enter(v)?;
             out.push_str("map[");
             for (k, (key, x)) in m.borrow().iter().enumerate() {
                 if k > 0 {
                     out.push(' ');
                 }
-                write_verb(out, &Value::str(key), verb, sp, depth + 1);
+                write_verb(out, &Value::str(key), verb, sp, depth + 1, walk)?;
                 out.push(':');
-                write_verb(out, x, verb, sp, depth + 1);
+                write_verb(out, x, verb, sp, depth + 1, walk)?;
             }
             out.push(']');
+            walk.leave(v);
         }
         Value::Object(o) => {
             out.push('&');
             out.push_str(o.type_name());
         }
     }
+    Ok(())
 }
 
 fn format_e(f: f64, prec: usize) -> String {
@@ -438,28 +507,28 @@ fn quote_inner(s: &str, q: char) -> String {
 }
 
 /// `fmt.Sprint`: spaces between operands when neither side is a string.
-pub fn sprint(args: &[Value]) -> Text {
+pub(crate) fn sprint(args: &[Value], walk: &mut Walk<'_>) -> Result<Text, Stop> {
     let mut out = TextBuf::default();
     for (i, a) in args.iter().enumerate() {
         if i > 0 && !matches!(a, Value::Str(_)) && !matches!(args[i - 1], Value::Str(_)) {
             out.push_plain(" ");
         }
-        format_arg(&mut out, a, 'v', &Spec::default());
+        format_arg(&mut out, a, 'v', &Spec::default(), walk)?;
     }
-    out.finish()
+    Ok(out.finish())
 }
 
 /// `fmt.Sprintln`: always spaces, and a newline.
-pub fn sprintln(args: &[Value]) -> Text {
+pub(crate) fn sprintln(args: &[Value], walk: &mut Walk<'_>) -> Result<Text, Stop> {
     let mut out = TextBuf::default();
     for (i, a) in args.iter().enumerate() {
         if i > 0 {
             out.push_plain(" ");
         }
-        format_arg(&mut out, a, 'v', &Spec::default());
+        format_arg(&mut out, a, 'v', &Spec::default(), walk)?;
     }
     out.push_plain("\n");
-    out.finish()
+    Ok(out.finish())
 }
 
 #[cfg(test)]
@@ -467,7 +536,11 @@ mod tests {
     use super::*;
 
     fn pf(f: &str, args: &[Value]) -> String {
-        sprintf(&Text::plain(f), args).as_str().to_string()
+        let mut budget = crate::budget::Budget::new(1 << 20);
+        sprintf(&Text::plain(f), args, &mut Walk::new(&mut budget))
+            .unwrap()
+            .as_str()
+            .to_string()
     }
 
     #[test]

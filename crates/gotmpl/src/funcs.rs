@@ -3,14 +3,26 @@
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
+use crate::budget::{Budget, Stop, VALUE_BYTES, Walk};
 use crate::fmt::{go_quote, sprint, sprintf, sprintln};
 use crate::text::{Text, TextBuf};
-use crate::value::Value;
+use crate::value::{Value, equal_within};
 use crate::yaml;
 
 pub enum FnError {
     Unsupported,
     Msg(String),
+    /// Past the rendering's budget: rendering stops.
+    Budget(String),
+}
+
+impl From<Stop> for FnError {
+    fn from(s: Stop) -> Self {
+        match s {
+            Stop::Value(m) => FnError::Msg(m),
+            Stop::Budget(m) => FnError::Budget(m),
+        }
+    }
 }
 
 type F = Result<Value, FnError>;
@@ -332,7 +344,7 @@ fn map_param(v: &Value) -> Result<&crate::value::MapRef, FnError> {
     }
 }
 
-/// Sprig's `strval`.
+/// Sprig's `strval`, for a message (a value past [`Value::to_go_string`]'s length is cut).
 pub fn strval(v: &Value) -> String {
     match v {
         Value::Str(s) => s.as_str().to_string(),
@@ -340,24 +352,63 @@ pub fn strval(v: &Value) -> String {
     }
 }
 
-fn strval_text(v: &Value) -> Text {
+/// Sprig's `strval`, a value's `%v` text counted in the budget.
+fn strval_in(v: &Value, budget: &mut Budget) -> Result<String, Stop> {
+    Ok(strval_text(v, budget)?.as_str().to_string())
+}
+
+fn strval_text(v: &Value, budget: &mut Budget) -> Result<Text, Stop> {
     match v {
-        Value::Str(s) => s.clone(),
-        other => sprint(std::slice::from_ref(other)),
+        Value::Str(s) => Ok(s.clone()),
+        other => sprint(std::slice::from_ref(other), &mut Walk::new(budget)),
     }
 }
 
 /// Sprig's `strslice`.
-fn strslice(v: &Value) -> Vec<Value> {
-    match v {
-        Value::List(l) => l
-            .iter()
-            .filter(|x| !matches!(x, Value::Nil))
-            .map(|x| Value::Str(strval_text(x)))
-            .collect(),
+fn strslice(v: &Value, budget: &mut Budget) -> Result<Vec<Value>, Stop> {
+    Ok(match v {
+        Value::List(l) => {
+            budget.charge(l.len().saturating_mul(VALUE_BYTES))?;
+            let mut out = Vec::with_capacity(l.len());
+            for x in l.iter().filter(|x| !matches!(x, Value::Nil)) {
+                out.push(Value::Str(strval_text(x, budget)?));
+            }
+            out
+        }
         Value::Nil => Vec::new(),
-        other => vec![Value::Str(strval_text(other))],
+        other => vec![Value::Str(strval_text(other, budget)?)],
+    })
+}
+
+/// The bytes of `v` as a function's new result: a string's, a list's or map's items.
+fn size_of(v: &Value) -> usize {
+    match v {
+        Value::Str(t) => t.as_str().len(),
+        Value::List(l) => l.len().saturating_mul(VALUE_BYTES),
+        Value::Map(m) => m.borrow().len().saturating_mul(VALUE_BYTES),
+        _ => 0,
     }
+}
+
+/// `v`, a new value, counted in the budget (its size is bounded by the arguments').
+fn counted(budget: &mut Budget, v: Value) -> F {
+    budget.charge(size_of(&v))?;
+    Ok(v)
+}
+
+/// A new list of `items`, counted in the budget.
+fn new_list(budget: &mut Budget, items: Vec<Value>) -> F {
+    counted(budget, Value::list(items))
+}
+
+/// Whether `x` is in `list`, as Sprig's `reflect.DeepEqual` finds it.
+fn in_list(x: &Value, list: &[Value], budget: &mut Budget) -> Result<bool, Stop> {
+    for y in list {
+        if equal_within(x, y, &mut Walk::new(budget))? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// `cast.ToInt64`, which Sprig's arithmetic uses (errors become 0).
@@ -436,7 +487,8 @@ fn s(v: &str) -> F {
     Ok(Value::str(v))
 }
 
-pub fn call(name: &str, args: Vec<Value>) -> F {
+/// Calls function `name`; what it builds is counted in `budget`.
+pub fn call(name: &str, args: Vec<Value>, budget: &mut Budget) -> F {
     let a = &args;
     match name {
         // ------------------------------------------------------------------ Go builtins
@@ -523,30 +575,42 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
             };
             Ok(Value::Int(n as i64, None))
         }
-        "print" => Ok(Value::Str(sprint(a))),
-        "println" => Ok(Value::Str(sprintln(a))),
+        "print" => Ok(Value::Str(sprint(a, &mut Walk::new(budget))?)),
+        "println" => Ok(Value::Str(sprintln(a, &mut Walk::new(budget))?)),
         "printf" => {
             min_arity(name, a, 1)?;
             let f = text(&a[0])?.clone();
-            Ok(Value::Str(sprintf(&f, &a[1..])))
+            Ok(Value::Str(sprintf(&f, &a[1..], &mut Walk::new(budget))?))
         }
-        "html" => s(&html_escape(&eval_args_string(a))),
-        "js" => s(&js_escape(&eval_args_string(a))),
-        "urlquery" => s(&query_escape(&eval_args_string(a))),
+        "html" => {
+            let t = html_escape(&eval_args_string(a, budget)?);
+            counted(budget, Value::str(&t))
+        }
+        "js" => {
+            let t = js_escape(&eval_args_string(a, budget)?);
+            counted(budget, Value::str(&t))
+        }
+        "urlquery" => {
+            let t = query_escape(&eval_args_string(a, budget)?);
+            counted(budget, Value::str(&t))
+        }
 
         // ------------------------------------------------------------------ Helm
         "toYaml" | "mustToYaml" | "toYamlPretty" => {
             arity(name, a, 1)?;
-            match yaml::to_yaml(&a[0]) {
+            match yaml::to_yaml_within(&a[0], &mut Walk::new(budget)) {
                 Ok(t) => Ok(Value::Str(t.finish())),
-                Err(e) if name == "mustToYaml" => err(e),
-                Err(_) => s(""),
+                Err(Stop::Value(e)) if name == "mustToYaml" => err(e),
+                Err(Stop::Value(_)) => s(""),
+                Err(stop) => Err(stop.into()),
             }
         }
         "fromYaml" => {
             arity(name, a, 1)?;
-            match yaml::from_yaml(st(&a[0])?) {
-                Ok(Value::Map(m)) => Ok(Value::Map(m)),
+            // Reading costs what the text holds; aliases what they copy.
+            budget.charge(st(&a[0])?.len())?;
+            match yaml::from_yaml_within(st(&a[0])?, budget) {
+                Ok(m @ Value::Map(_)) => Ok(m),
                 Ok(Value::Nil) => Ok(Value::empty_map()),
                 Ok(other) => Ok(error_map(&format!(
                     "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
@@ -557,8 +621,9 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
         }
         "fromYamlArray" => {
             arity(name, a, 1)?;
-            match yaml::from_yaml(st(&a[0])?) {
-                Ok(Value::List(l)) => Ok(Value::List(l)),
+            budget.charge(st(&a[0])?.len())?;
+            match yaml::from_yaml_within(st(&a[0])?, budget) {
+                Ok(l @ Value::List(_)) => Ok(l),
                 Ok(Value::Nil) => Ok(Value::list(Vec::new())),
                 Ok(other) => Ok(Value::list(vec![Value::str(&format!(
                     "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type []interface {{}}",
@@ -570,7 +635,7 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
         "toJson" | "mustToJson" | "toRawJson" | "mustToRawJson" => {
             arity(name, a, 1)?;
             let mut out = String::new();
-            match yaml::to_json(&a[0], &mut out) {
+            match yaml::to_json_within(&a[0], &mut out, &mut Walk::new(budget)) {
                 Ok(()) => {
                     if name.contains("Raw") {
                         out = out
@@ -580,25 +645,29 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
                     }
                     s(&out)
                 }
-                Err(e) if name.starts_with("must") => err(e),
-                Err(_) => s(""),
+                Err(Stop::Value(e)) if name.starts_with("must") => err(e),
+                Err(Stop::Value(_)) => s(""),
+                Err(stop) => Err(stop.into()),
             }
         }
         "toPrettyJson" | "mustToPrettyJson" => {
             arity(name, a, 1)?;
             let mut out = String::new();
-            if yaml::to_json(&a[0], &mut out).is_err() {
-                return s("");
+            match yaml::to_json_within(&a[0], &mut out, &mut Walk::new(budget)) {
+                Ok(()) => {}
+                Err(Stop::Value(_)) => return s(""),
+                Err(stop) => return Err(stop.into()),
             }
             let j: serde_json::Value =
                 serde_json::from_str(&out).unwrap_or(serde_json::Value::Null);
             let pretty = serde_json::to_string_pretty(&j).unwrap_or_default();
-            s(&pretty)
+            counted(budget, Value::str(&pretty))
         }
         "fromJson" => {
             arity(name, a, 1)?;
+            budget.charge(st(&a[0])?.len())?;
             match yaml::from_json(st(&a[0])?) {
-                Ok(Value::Map(m)) => Ok(Value::Map(m)),
+                Ok(m @ Value::Map(_)) => Ok(m),
                 Ok(_) => Ok(error_map(
                     "json: cannot unmarshal into Go value of type map[string]interface {}",
                 )),
@@ -607,8 +676,9 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
         }
         "fromJsonArray" => {
             arity(name, a, 1)?;
+            budget.charge(st(&a[0])?.len())?;
             match yaml::from_json(st(&a[0])?) {
-                Ok(Value::List(l)) => Ok(Value::List(l)),
+                Ok(l @ Value::List(_)) => Ok(l),
                 Ok(_) => Ok(Value::list(vec![Value::str(
                     "json: cannot unmarshal into Go value of type []interface {}",
                 )])),
@@ -659,7 +729,8 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
                     out.push_plain(" ");
                 }
                 first = false;
-                let t = strval_text(v);
+                let t = strval_text(v, budget)?;
+                budget.charge(t.as_str().len() + 3)?;
                 if name == "squote" {
                     out.push_plain("'");
                     out.push_text(&t);
@@ -681,7 +752,15 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
             arity(name, a, 2)?;
             let n = int_param(&a[0])?;
             let t = text(&a[1])?;
-            let pad = " ".repeat(n.max(0) as usize);
+            // The padding once per line, counted before it is built.
+            let width = usize::try_from(n.max(0)).unwrap_or(usize::MAX);
+            let lines = t.as_str().matches('\n').count() + 1;
+            budget.charge(
+                width
+                    .saturating_mul(lines)
+                    .saturating_add(t.as_str().len() + 1),
+            )?;
+            let pad = " ".repeat(width);
             let mut out = TextBuf::default();
             if name == "nindent" {
                 out.push_plain("\n");
@@ -703,7 +782,7 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
             let s0 = t.as_str();
             let start = s0.len() - s0.trim_start().len();
             let end = s0.trim_end().len().max(start);
-            sub_text(t, start, end)
+            sub_text(t, start, end, budget)
         }
         "trimAll" | "trimall" => {
             arity(name, a, 2)?;
@@ -713,7 +792,7 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
             let trimmed_start = s0.trim_start_matches(|c| cut.contains(c));
             let start = s0.len() - trimmed_start.len();
             let end = start + trimmed_start.trim_end_matches(|c| cut.contains(c)).len();
-            sub_text(t, start, end)
+            sub_text(t, start, end, budget)
         }
         "trimPrefix" => {
             arity(name, a, 2)?;
@@ -724,7 +803,7 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
             } else {
                 0
             };
-            sub_text(t, start, t.as_str().len())
+            sub_text(t, start, t.as_str().len(), budget)
         }
         "trimSuffix" => {
             arity(name, a, 2)?;
@@ -736,7 +815,7 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
             } else {
                 n
             };
-            sub_text(t, 0, end)
+            sub_text(t, 0, end, budget)
         }
         "upper" | "lower" => {
             arity(name, a, 1)?;
@@ -756,13 +835,13 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
                 let mut nb = TextBuf::default();
                 nb.push_plain(&r);
                 nb.segs = segs;
-                return Ok(Value::Str(nb.finish()));
+                return counted(budget, Value::Str(nb.finish()));
             }
-            s(&r)
+            counted(budget, Value::str(&r))
         }
         "title" => {
             arity(name, a, 1)?;
-            s(&go_title(st(&a[0])?))
+            counted(budget, Value::str(&go_title(st(&a[0])?)))
         }
         "untitle" => {
             arity(name, a, 1)?;
@@ -776,12 +855,24 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
                 }
                 prev_space = c.is_whitespace();
             }
-            s(&out)
+            counted(budget, Value::str(&out))
         }
         "replace" => {
             arity(name, a, 3)?;
             let (old, new, src) = (st(&a[0])?, st(&a[1])?, text(&a[2])?);
-            if old.is_empty() || !src.as_str().contains(old) {
+            // The result's length, counted before it is built: `new` once per match (once per
+            // character and once more for an empty `old`).
+            let matches = if old.is_empty() {
+                src.as_str().chars().count() + 1
+            } else {
+                src.as_str().matches(old).count()
+            };
+            budget.charge(
+                matches
+                    .saturating_mul(new.len())
+                    .saturating_add(src.as_str().len()),
+            )?;
+            if old.is_empty() || matches == 0 {
                 if old.is_empty() {
                     return s(&go_replace_empty(src.as_str(), new));
                 }
@@ -802,6 +893,12 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
             arity(name, a, 2)?;
             let (sep, orig) = (st(&a[0])?, st(&a[1])?);
             let parts = go_split(orig, sep);
+            budget.charge(
+                parts
+                    .len()
+                    .saturating_mul(VALUE_BYTES)
+                    .saturating_add(orig.len()),
+            )?;
             let m: BTreeMap<String, Value> = parts
                 .into_iter()
                 .enumerate()
@@ -812,9 +909,11 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
         "splitList" => {
             arity(name, a, 2)?;
             let (sep, orig) = (st(&a[0])?, st(&a[1])?);
-            Ok(Value::list(
+            budget.charge(orig.len())?;
+            new_list(
+                budget,
                 go_split(orig, sep).iter().map(|p| Value::str(p)).collect(),
-            ))
+            )
         }
         "splitn" => {
             arity(name, a, 3)?;
@@ -828,6 +927,12 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
             } else {
                 orig.splitn(n as usize, sep).map(str::to_string).collect()
             };
+            budget.charge(
+                parts
+                    .len()
+                    .saturating_mul(VALUE_BYTES)
+                    .saturating_add(orig.len()),
+            )?;
             let m: BTreeMap<String, Value> = parts
                 .into_iter()
                 .enumerate()
@@ -838,8 +943,16 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
         "join" => {
             arity(name, a, 2)?;
             let sep = text(&a[0])?.clone();
+            let items = strslice(&a[1], budget)?;
+            // The result's length, counted before it is built.
+            let len = items
+                .iter()
+                .map(size_of)
+                .fold(0usize, usize::saturating_add)
+                .saturating_add(items.len().saturating_mul(sep.as_str().len()));
+            budget.charge(len)?;
             let mut out = TextBuf::default();
-            for (i, v) in strslice(&a[1]).iter().enumerate() {
+            for (i, v) in items.iter().enumerate() {
                 if i > 0 {
                     out.push_text(&sep);
                 }
@@ -868,9 +981,13 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
                 return err("strings: negative Repeat count");
             }
             let s0 = st(&a[1])?;
-            if s0.len().saturating_mul(n as usize) > 16 << 20 {
+            let len = s0
+                .len()
+                .saturating_mul(usize::try_from(n).unwrap_or(usize::MAX));
+            if len > 16 << 20 {
                 return err("repeat: result too large");
             }
+            budget.charge(len)?;
             s(&s0.repeat(n as usize))
         }
         "substr" => {
@@ -892,7 +1009,7 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
             {
                 return err("slice bounds out of range");
             }
-            sub_text(t, lo as usize, hi as usize)
+            sub_text(t, lo as usize, hi as usize, budget)
         }
         "trunc" => {
             arity(name, a, 2)?;
@@ -911,7 +1028,7 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
             {
                 return err("trunc: not at a character boundary");
             }
-            sub_text(t, lo as usize, hi as usize)
+            sub_text(t, lo as usize, hi as usize, budget)
         }
         "nospace" => {
             arity(name, a, 1)?;
@@ -923,11 +1040,12 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
             if !text.bytes().any(|b| is_space(&b)) {
                 return Ok(a[0].clone());
             }
-            s(&text
+            let out: String = text
                 .bytes()
                 .filter(|b| !is_space(b))
                 .map(char::from)
-                .collect::<String>())
+                .collect();
+            counted(budget, Value::str(&out))
         }
         "cat" => {
             let parts: Vec<Value> = a
@@ -935,27 +1053,33 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
                 .filter(|v| !matches!(v, Value::Nil))
                 .cloned()
                 .collect();
+            let mut texts = Vec::with_capacity(parts.len());
+            for v in &parts {
+                let t = strval_text(v, budget)?;
+                budget.charge(t.as_str().len() + 1)?;
+                texts.push(t);
+            }
             let mut out = TextBuf::default();
-            for (i, v) in parts.iter().enumerate() {
+            for (i, t) in texts.iter().enumerate() {
                 if i > 0 {
                     out.push_plain(" ");
                 }
-                out.push_text(&strval_text(v));
+                out.push_text(t);
             }
             Ok(Value::Str(out.finish()))
         }
         "toString" => {
             arity(name, a, 1)?;
-            Ok(Value::Str(strval_text(&a[0])))
+            Ok(Value::Str(strval_text(&a[0], budget)?))
         }
         "toStrings" => {
             arity(name, a, 1)?;
-            Ok(Value::list(strslice(&a[0])))
+            Ok(Value::list(strslice(&a[0], budget)?))
         }
         "kebabcase" | "snakecase" => {
             arity(name, a, 1)?;
             let sep = if name == "kebabcase" { '-' } else { '_' };
-            s(&case_words(st(&a[0])?, sep))
+            counted(budget, Value::str(&case_words(st(&a[0])?, sep)))
         }
         "base" | "dir" | "ext" | "clean" | "isAbs" => {
             arity(name, a, 1)?;
@@ -988,7 +1112,7 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
         "toDecimal" => {
             arity(name, a, 1)?;
             Ok(Value::Int(
-                i64::from_str_radix(&strval(&a[0]), 8).unwrap_or(0),
+                i64::from_str_radix(&strval_in(&a[0], budget)?, 8).unwrap_or(0),
                 None,
             ))
         }
@@ -1073,11 +1197,12 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
         "until" => {
             arity(name, a, 1)?;
             let n = int_param(&a[0])?;
-            range_list(0, n, if n < 0 { -1 } else { 1 })
+            counted_result(budget, range_list(0, n, if n < 0 { -1 } else { 1 }))
         }
         "untilStep" => {
             arity(name, a, 3)?;
-            range_list(int_param(&a[0])?, int_param(&a[1])?, int_param(&a[2])?)
+            let list = range_list(int_param(&a[0])?, int_param(&a[1])?, int_param(&a[2])?);
+            counted_result(budget, list)
         }
         "seq" => {
             let n: Vec<i64> = a.iter().map(to_i64).collect();
@@ -1100,11 +1225,11 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
                     return err("seq: too many items");
                 }
             }
-            s(&out.join(" "))
+            counted(budget, Value::str(&out.join(" ")))
         }
 
         // ------------------------------------------------------------------ Sprig: lists
-        "list" | "tuple" => Ok(Value::list(a.clone())),
+        "list" | "tuple" => new_list(budget, a.clone()),
         "first" | "mustFirst" => {
             arity(name, a, 1)?;
             let l = list_items("first", &a[0])?;
@@ -1122,7 +1247,7 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
                 // Sprig returns a nil `[]interface{}`: it prints as `[]`, not as nil.
                 return Ok(Value::list(Vec::new()));
             }
-            Ok(Value::list(l[1..].to_vec()))
+            new_list(budget, l[1..].to_vec())
         }
         "initial" | "mustInitial" => {
             arity(name, a, 1)?;
@@ -1131,58 +1256,63 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
                 // Sprig returns a nil `[]interface{}`: it prints as `[]`, not as nil.
                 return Ok(Value::list(Vec::new()));
             }
-            Ok(Value::list(l[..l.len() - 1].to_vec()))
+            new_list(budget, l[..l.len() - 1].to_vec())
         }
         "append" | "mustAppend" | "push" | "mustPush" => {
             arity(name, a, 2)?;
             let mut l = list_of("push", &a[0])?;
             l.push(a[1].clone());
-            Ok(Value::list(l))
+            new_list(budget, l)
         }
         "prepend" | "mustPrepend" => {
             arity(name, a, 2)?;
             let mut l = list_of("prepend", &a[0])?;
             l.insert(0, a[1].clone());
-            Ok(Value::list(l))
+            new_list(budget, l)
         }
         "uniq" | "mustUniq" => {
             arity(name, a, 1)?;
             let l = list_of("uniq", &a[0])?;
             let mut out: Vec<Value> = Vec::new();
             for x in l {
-                if !out.contains(&x) {
+                if !in_list(&x, &out, budget)? {
                     out.push(x);
                 }
             }
-            Ok(Value::list(out))
+            new_list(budget, out)
         }
         "has" | "mustHas" => {
             arity(name, a, 2)?;
             match &a[1] {
                 Value::Nil => b(false),
-                Value::List(l) => b(l.contains(&a[0])),
+                Value::List(l) => b(in_list(&a[0], l, budget)?),
                 other => err(format!("Cannot find has on type {}", other.type_name())),
             }
         }
         "without" | "mustWithout" => {
             min_arity(name, a, 1)?;
             let l = list_of("without", &a[0])?;
-            Ok(Value::list(
-                l.into_iter().filter(|x| !a[1..].contains(x)).collect(),
-            ))
+            let mut out = Vec::with_capacity(l.len());
+            for x in l {
+                if !in_list(&x, &a[1..], budget)? {
+                    out.push(x);
+                }
+            }
+            new_list(budget, out)
         }
         "compact" | "mustCompact" => {
             arity(name, a, 1)?;
             let l = list_of("compact", &a[0])?;
-            Ok(Value::list(
-                l.into_iter().filter(|x| !x.is_empty()).collect(),
-            ))
+            new_list(budget, l.into_iter().filter(|x| !x.is_empty()).collect())
         }
         "concat" => {
             let mut out = Vec::new();
             for x in a {
                 match x {
-                    Value::List(l) => out.extend(l.iter().cloned()),
+                    Value::List(l) => {
+                        budget.charge(l.len().saturating_mul(VALUE_BYTES))?;
+                        out.extend(l.iter().cloned());
+                    }
                     other => {
                         return err(format!("Cannot concat type {} as list", other.type_name()));
                     }
@@ -1194,13 +1324,13 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
             arity(name, a, 1)?;
             let mut l = list_of("reverse", &a[0])?;
             l.reverse();
-            Ok(Value::list(l))
+            new_list(budget, l)
         }
         "sortAlpha" => {
             arity(name, a, 1)?;
             let mut l: Vec<String> = match &a[0] {
-                Value::List(_) => strslice(&a[0]).iter().map(strval).collect(),
-                other => vec![strval(other)],
+                Value::List(_) => strslice(&a[0], budget)?.iter().map(strval).collect(),
+                other => vec![strval_in(other, budget)?],
             };
             l.sort();
             Ok(Value::list(l.iter().map(|x| Value::str(x)).collect()))
@@ -1222,7 +1352,7 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
             if lo < 0 || hi > n || lo > hi {
                 return err(format!("slice bounds out of range [{lo}:{hi}]"));
             }
-            Ok(Value::list(l[lo as usize..hi as usize].to_vec()))
+            new_list(budget, l[lo as usize..hi as usize].to_vec())
         }
         "chunk" => {
             arity(name, a, 2)?;
@@ -1231,6 +1361,7 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
             if size <= 0 {
                 return err("chunk size must be positive");
             }
+            budget.charge(l.len().saturating_mul(2 * VALUE_BYTES))?;
             Ok(Value::list(
                 l.chunks(size as usize)
                     .map(|c| Value::list(c.to_vec()))
@@ -1242,8 +1373,9 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
         "dict" => {
             let mut m = BTreeMap::new();
             let mut i = 0;
+            budget.charge(a.len().saturating_mul(VALUE_BYTES))?;
             while i < a.len() {
-                let k = strval(&a[i]);
+                let k = strval_in(&a[i], budget)?;
                 let v = a.get(i + 1).cloned().unwrap_or_else(|| Value::str(""));
                 m.insert(k, v);
                 i += 2;
@@ -1282,13 +1414,12 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
                     out.push(Value::str(k));
                 }
             }
-            Ok(Value::list(out))
+            new_list(budget, out)
         }
         "values" => {
             arity(name, a, 1)?;
-            Ok(Value::list(
-                map_param(&a[0])?.borrow().values().cloned().collect(),
-            ))
+            let values = map_param(&a[0])?.borrow().values().cloned().collect();
+            new_list(budget, values)
         }
         "pick" | "omit" => {
             min_arity(name, a, 1)?;
@@ -1303,7 +1434,7 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
                 .filter(|(k, _)| ks.contains(k) == (name == "pick"))
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
-            Ok(Value::map(out))
+            counted(budget, Value::map(out))
         }
         "merge" | "mustMerge" | "mergeOverwrite" | "mustMergeOverwrite" => {
             min_arity(name, a, 1)?;
@@ -1315,13 +1446,18 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
                 }
                 // A snapshot: `src` may also be reachable from `dst`, which is mutated.
                 let src = src.borrow().clone();
-                merge_into(&dst, &src, name.contains("Overwrite"));
+                merge_into(
+                    &dst,
+                    &src,
+                    name.contains("Overwrite"),
+                    &mut Walk::new(budget),
+                )?;
             }
             Ok(Value::Map(dst))
         }
         "deepCopy" | "mustDeepCopy" => {
             arity(name, a, 1)?;
-            Ok(a[0].deep_copy())
+            Ok(a[0].copy_within(&mut Walk::new(budget))?)
         }
         "dig" => {
             min_arity(name, a, 3)?;
@@ -1350,7 +1486,7 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
                     out.push(v.clone());
                 }
             }
-            Ok(Value::list(out))
+            new_list(budget, out)
         }
 
         // ------------------------------------------------------------------ Sprig: misc
@@ -1373,6 +1509,20 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
             let r = regex::Regex::new(st(&a[0])?).map_err(|e| FnError::Msg(e.to_string()))?;
             let src = st(&a[1])?;
             let rep = st(&a[2])?;
+            // The result's length at most, counted before it is built: each match replaced by
+            // `rep`, where each `$` may expand to a match as long as the longest.
+            let (mut matches, mut longest) = (0usize, 0usize);
+            for m in r.find_iter(src) {
+                matches += 1;
+                longest = longest.max(m.len());
+            }
+            let expansions = if name == "regexReplaceAllLiteral" {
+                0
+            } else {
+                rep.matches('$').count()
+            };
+            let per_match = rep.len().saturating_add(expansions.saturating_mul(longest));
+            budget.charge(matches.saturating_mul(per_match).saturating_add(src.len()))?;
             if name == "regexReplaceAllLiteral" {
                 s(&r.replace_all(src, regex::NoExpand(rep)))
             } else {
@@ -1388,19 +1538,21 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
             arity(name, a, 3)?;
             let r = regex::Regex::new(st(&a[0])?).map_err(|e| FnError::Msg(e.to_string()))?;
             let n = int_param(&a[2])?;
+            budget.charge(st(&a[1])?.len())?;
             let it = r.find_iter(st(&a[1])?).map(|m| Value::str(m.as_str()));
             let v: Vec<Value> = if n < 0 {
                 it.collect()
             } else {
                 it.take(n as usize).collect()
             };
-            Ok(Value::list(v))
+            new_list(budget, v)
         }
         "regexSplit" => {
             arity(name, a, 3)?;
             let r = regex::Regex::new(st(&a[0])?).map_err(|e| FnError::Msg(e.to_string()))?;
             let n = int_param(&a[2])?;
             let src = st(&a[1])?;
+            budget.charge(src.len())?;
             let v: Vec<Value> = if n < 0 {
                 r.split(src).map(Value::str).collect()
             } else if n == 0 {
@@ -1408,32 +1560,36 @@ pub fn call(name: &str, args: Vec<Value>) -> F {
             } else {
                 r.splitn(src, n as usize).map(Value::str).collect()
             };
-            Ok(Value::list(v))
+            new_list(budget, v)
         }
         "b64enc" => {
             arity(name, a, 1)?;
-            s(&data_encoding::BASE64.encode(st(&a[0])?.as_bytes()))
+            let t = data_encoding::BASE64.encode(st(&a[0])?.as_bytes());
+            counted(budget, Value::str(&t))
         }
         "b64dec" => {
             arity(name, a, 1)?;
             match data_encoding::BASE64.decode(st(&a[0])?.as_bytes()) {
-                Ok(bytes) => s(&String::from_utf8_lossy(&bytes)),
+                Ok(bytes) => counted(budget, Value::str(&String::from_utf8_lossy(&bytes))),
                 Err(e) => s(&format!("illegal base64 data at input byte {}", e.position)),
             }
         }
         "b32enc" => {
             arity(name, a, 1)?;
-            s(&data_encoding::BASE32.encode(st(&a[0])?.as_bytes()))
+            let t = data_encoding::BASE32.encode(st(&a[0])?.as_bytes());
+            counted(budget, Value::str(&t))
         }
         "b32dec" => {
             arity(name, a, 1)?;
             match data_encoding::BASE32.decode(st(&a[0])?.as_bytes()) {
-                Ok(bytes) => s(&String::from_utf8_lossy(&bytes)),
+                Ok(bytes) => counted(budget, Value::str(&String::from_utf8_lossy(&bytes))),
                 Err(e) => s(&format!("illegal base32 data at input byte {}", e.position)),
             }
         }
         "sha256sum" => {
             arity(name, a, 1)?;
+            // Hashing costs what the text holds.
+            budget.charge(st(&a[0])?.len())?;
             s(&crate::sha256::hex_digest(st(&a[0])?.as_bytes()))
         }
         "kindOf" => {
@@ -1472,16 +1628,26 @@ fn json_kind(v: &Value) -> &'static str {
     }
 }
 
-fn sub_text(t: &Text, start: usize, end: usize) -> F {
+fn sub_text(t: &Text, start: usize, end: usize, budget: &mut Budget) -> F {
+    budget.charge(end - start)?;
     let mut out = TextBuf::default();
     out.push_text_range(t, start..end);
     Ok(Value::Str(out.finish()))
+}
+
+fn counted_result(budget: &mut Budget, v: F) -> F {
+    counted(budget, v?)
 }
 
 fn range_list(start: i64, stop: i64, step: i64) -> F {
     let mut v = Vec::new();
     if step == 0 {
         return Ok(Value::list(v));
+    }
+    // Refused before any item is built.
+    let count = (i128::from(stop) - i128::from(start)) / i128::from(step);
+    if count > 1_000_000 {
+        return err("until: too many items");
     }
     let mut i = start;
     while (step > 0 && i < stop) || (step < 0 && i > stop) {
@@ -1494,22 +1660,30 @@ fn range_list(start: i64, stop: i64, step: i64) -> F {
     Ok(Value::list(v))
 }
 
-fn merge_into(dst: &crate::value::MapRef, src: &BTreeMap<String, Value>, overwrite: bool) {
+fn merge_into(
+    dst: &crate::value::MapRef,
+    src: &BTreeMap<String, Value>,
+    overwrite: bool,
+    walk: &mut Walk<'_>,
+) -> Result<(), Stop> {
     // mergo's rules: a nil source value is skipped (`mergeOverwrite` copies it), maps merge
     // key by key, and anything else fills a missing or empty destination (or any, when
     // overwriting).
+    let at = Value::Map(dst.clone());
+    walk.enter(&at)?;
     for (k, sv) in src {
+        walk.charge(VALUE_BYTES)?;
         let dv = dst.borrow().get(k).cloned();
-        match (dv, sv) {
+        match (&dv, sv) {
             (_, Value::Nil) => {
                 if overwrite {
                     dst.borrow_mut().insert(k.clone(), Value::Nil);
                 }
             }
             (Some(Value::Map(dm)), Value::Map(sm)) => {
-                if !std::rc::Rc::ptr_eq(&dm, sm) {
+                if !std::rc::Rc::ptr_eq(dm, sm) {
                     let sm = sm.borrow().clone();
-                    merge_into(&dm, &sm, overwrite);
+                    crate::budget::with_stack(|| merge_into(dm, &sm, overwrite, walk))?;
                 }
             }
             (None, sv) => {
@@ -1522,6 +1696,8 @@ fn merge_into(dst: &crate::value::MapRef, src: &BTreeMap<String, Value>, overwri
             }
         }
     }
+    walk.leave(&at);
+    Ok(())
 }
 
 fn go_eq(a: &Value, b: &Value) -> Result<bool, FnError> {
@@ -1564,11 +1740,11 @@ fn go_cmp(a: &Value, b: &Value) -> Result<Ordering, FnError> {
 }
 
 /// Go's `evalArgs` for `html`/`js`/`urlquery`: one string argument as is, else `fmt.Sprint`.
-fn eval_args_string(a: &[Value]) -> String {
-    match a {
+fn eval_args_string(a: &[Value], budget: &mut Budget) -> Result<String, Stop> {
+    Ok(match a {
         [Value::Str(s)] => s.as_str().to_string(),
-        _ => sprint(a).as_str().to_string(),
-    }
+        _ => sprint(a, &mut Walk::new(budget))?.as_str().to_string(),
+    })
 }
 
 fn html_escape(s: &str) -> String {

@@ -11,6 +11,7 @@
 //! assert_eq!(out.text, "name: WEB");
 //! ```
 
+mod budget;
 mod exec;
 mod fmt;
 mod funcs;
@@ -30,9 +31,10 @@ pub use funcs::{SUPPORTED, UNSUPPORTED};
 /// Calls a Sprig or Helm function that needs no template context (`b64enc`, `toYaml`...), for
 /// host objects that implement Helm methods.
 pub fn call_function(name: &str, args: Vec<Value>) -> Result<Value, String> {
-    match funcs::call(name, args) {
+    let mut budget = budget::Budget::new(Limits::default().built_bytes);
+    match funcs::call(name, args, &mut budget) {
         Ok(v) => Ok(v),
-        Err(funcs::FnError::Msg(m)) => Err(m),
+        Err(funcs::FnError::Msg(m) | funcs::FnError::Budget(m)) => Err(m),
         Err(funcs::FnError::Unsupported) => Err(format!("function \"{name}\" is not supported")),
     }
 }
@@ -48,6 +50,9 @@ pub struct Limits {
     pub depth: usize,
     /// Bytes produced, counting `include` results.
     pub output_bytes: usize,
+    /// Bytes that functions build: strings, list and map items, copies; a value that
+    /// `toJson`, `toYaml`, `%v` or a comparison walks counts what it writes or visits.
+    pub built_bytes: usize,
 }
 
 impl Default for Limits {
@@ -57,8 +62,18 @@ impl Default for Limits {
             // Helm stops `include` recursion at 1,000.
             depth: 1000,
             output_bytes: 64 << 20,
+            built_bytes: 64 << 20,
         }
     }
+}
+
+/// What renderings spent, added up over the renderings it is given to (see
+/// [`Templates::render_metered`]), failed ones included.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub steps: u64,
+    pub output_bytes: usize,
+    pub built_bytes: usize,
 }
 
 /// What went wrong.
@@ -220,6 +235,17 @@ impl Templates {
 
     /// Executes template `name` with `data` as dot and `$`.
     pub fn render(&self, name: &str, data: &Value, limits: &Limits) -> Result<Output, Error> {
+        self.render_metered(name, data, limits, &mut Usage::default())
+    }
+
+    /// [`Templates::render`], adding what it spent to `usage`.
+    pub fn render_metered(
+        &self,
+        name: &str,
+        data: &Value,
+        limits: &Limits,
+        usage: &mut Usage,
+    ) -> Result<Output, Error> {
         let Some(tree) = self.trees.get(name).cloned() else {
             return Err(Error {
                 kind: ErrorKind::Exec,
@@ -238,11 +264,17 @@ impl Templates {
             limits: *limits,
             steps: 0,
             depth: 0,
+            nesting: 0,
             produced: 0,
+            built: budget::Budget::new(limits.built_bytes),
             tree: tree.clone(),
         };
         let mut buf = TextBuf::default();
-        match ex.walk_list(data, &tree.nodes, &mut buf) {
+        let walked = ex.walk_list(data, &tree.nodes, &mut buf);
+        usage.steps += ex.steps;
+        usage.output_bytes += ex.produced;
+        usage.built_bytes += ex.built.used();
+        match walked {
             Ok(()) => {}
             Err(exec::Flow::Err(e)) => return Err(*e),
             Err(_) => {}

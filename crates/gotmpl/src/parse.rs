@@ -517,10 +517,17 @@ pub struct Parsed {
     pub defines: Vec<(String, Vec<Node>)>,
 }
 
+/// How deeply blocks (`if`, `range`, `with`, `block`, each `else if`) and parentheses nest in
+/// one template. Go stops parentheses at 10,000 and blocks only at its stack's end; real
+/// templates nest a few levels, and each level is a stack frame here and when evaluated.
+pub const MAX_PARSE_DEPTH: usize = 1000;
+
 struct Parser<'a> {
     toks: Vec<Token>,
     i: usize,
     funcs: &'a dyn Fn(&str) -> bool,
+    /// Blocks and parentheses open at this point.
+    depth: usize,
     range_depth: usize,
     defines: Vec<(String, Vec<Node>)>,
     vars: Vec<String>,
@@ -539,6 +546,7 @@ pub fn parse(src: &str, funcs: &dyn Fn(&str) -> bool) -> PResult<Parsed> {
         toks,
         i: 0,
         funcs,
+        depth: 0,
         range_depth: 0,
         defines: Vec::new(),
         vars: vec!["$".into()],
@@ -581,6 +589,22 @@ impl Parser<'_> {
         }
         t
     }
+    /// Runs `f` one block or parenthesis deeper.
+    fn nested<T>(&mut self, pos: usize, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.depth >= MAX_PARSE_DEPTH {
+            return perr(
+                pos,
+                format!(
+                    "max expression depth exceeded: nested deeper than {MAX_PARSE_DEPTH} levels"
+                ),
+            );
+        }
+        self.depth += 1;
+        let r = crate::budget::with_stack(|| f(self));
+        self.depth -= 1;
+        r
+    }
+
     fn expect_right(&mut self, ctx: &str) -> PResult<usize> {
         let t = self.next();
         match t.tok {
@@ -635,7 +659,7 @@ impl Parser<'_> {
         if let Tok::Keyword(k) = t.tok {
             self.i += 1;
             return match k {
-                "block" => self.block(t.pos).map(Ok),
+                "block" => self.nested(t.pos, |p| p.block(t.pos)).map(Ok),
                 "break" | "continue" => {
                     if self.range_depth == 0 {
                         return perr(t.pos, format!("{{{{{k}}}}} outside {{{{range}}}}"));
@@ -653,9 +677,15 @@ impl Parser<'_> {
                     self.expect_right("end")?;
                     Ok(Err(End::End(t.pos)))
                 }
-                "if" => self.branch("if", t.pos).map(|b| Ok(Node::If(b))),
-                "with" => self.branch("with", t.pos).map(|b| Ok(Node::With(b))),
-                "range" => self.branch("range", t.pos).map(|b| Ok(Node::Range(b))),
+                "if" => self
+                    .nested(t.pos, |p| p.branch("if", t.pos))
+                    .map(|b| Ok(Node::If(b))),
+                "with" => self
+                    .nested(t.pos, |p| p.branch("with", t.pos))
+                    .map(|b| Ok(Node::With(b))),
+                "range" => self
+                    .nested(t.pos, |p| p.branch("range", t.pos))
+                    .map(|b| Ok(Node::Range(b))),
                 "template" => self.template(t.pos).map(Ok),
                 _ => perr(t.pos, "unexpected keyword"),
             };
@@ -717,7 +747,7 @@ impl Parser<'_> {
                         if (k == "if" && kind == "if") || (k == "with" && kind == "with") =>
                     {
                         self.i += 1;
-                        let inner = self.branch(k, next.pos)?;
+                        let inner = self.nested(next.pos, |p| p.branch(k, next.pos))?;
                         Some(vec![if k == "if" {
                             Node::If(inner)
                         } else {
@@ -859,7 +889,7 @@ impl Parser<'_> {
             Tok::Char(c) => Arg::Int(c.chars().next().map_or(0, |c| c as i64)),
             Tok::Str(s, a, b) => Arg::Str(s, a, b),
             Tok::LParen => {
-                let p = self.pipeline("parenthesized pipeline", false)?;
+                let p = self.nested(t.pos, |p| p.pipeline("parenthesized pipeline", false))?;
                 Arg::Pipe(Box::new(p))
             }
             other => return perr(t.pos, format!("unexpected {other:?} in operand")),

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::rc::Rc;
 
+use crate::budget::{Budget, Stop, VALUE_BYTES, Walk, with_stack};
 use crate::text::{Origin, Source, Text};
 
 /// A map with Go reference semantics: `set` and `merge` mutate it where it is shared.
@@ -130,81 +131,198 @@ impl Value {
         }
     }
 
-    /// A deep copy (maps are shared references otherwise).
+    /// A deep copy (maps are shared references otherwise). A map that contains itself, or a
+    /// value nested past [`crate::budget::MAX_VALUE_DEPTH`], is shared there, not copied.
     #[must_use]
     pub fn deep_copy(&self) -> Value {
-        match self {
-            Value::List(l) => Value::list(l.iter().map(Value::deep_copy).collect()),
-            Value::Map(m) => Value::map(
-                m.borrow()
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.deep_copy()))
-                    .collect(),
-            ),
-            other => other.clone(),
-        }
+        let mut budget = Budget::new(usize::MAX);
+        self.copy_within(&mut Walk::new(&mut budget))
+            .unwrap_or_else(|_| self.clone())
     }
 
-    /// Go `fmt` `%v` text.
+    /// Sprig's `deepCopy`, each copied node counted in the walk's budget.
+    pub(crate) fn copy_within(&self, walk: &mut Walk<'_>) -> Result<Value, Stop> {
+        with_stack(|| match self {
+            Value::List(l) => {
+                walk.enter(self)?;
+                walk.charge(l.len().saturating_mul(VALUE_BYTES))?;
+                let mut items = Vec::with_capacity(l.len());
+                for x in l.iter() {
+                    items.push(x.copy_within(walk)?);
+                }
+                walk.leave(self);
+                Ok(Value::list(items))
+            }
+            Value::Map(m) => {
+                walk.enter(self)?;
+                let mut out = BTreeMap::new();
+                for (k, v) in m.borrow().iter() {
+                    walk.charge(k.len() + VALUE_BYTES)?;
+                    out.insert(k.clone(), v.copy_within(walk)?);
+                }
+                walk.leave(self);
+                Ok(Value::map(out))
+            }
+            other => Ok(other.clone()),
+        })
+    }
+
+    /// Go `fmt` `%v` text, for messages: at most [`MESSAGE_BYTES`], cut short past that, at a
+    /// map that contains itself, or past the depth limit.
     #[must_use]
     pub fn to_go_string(&self) -> String {
+        let mut budget = Budget::new(MESSAGE_BYTES);
         let mut s = String::new();
-        write_v(&mut s, self, true);
+        let _ = write_v(&mut s, self, &mut Walk::new(&mut budget));
         s
     }
 }
 
-impl PartialEq for Value {
-    fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (Value::Nil, Value::Nil) => true,
-            (Value::Bool(a, _), Value::Bool(b, _)) => a == b,
-            (Value::Int(a, _), Value::Int(b, _)) => a == b,
-            (Value::Float(a, _), Value::Float(b, _)) => a == b,
-            (Value::Str(a), Value::Str(b)) => a.as_str() == b.as_str(),
-            (Value::List(a), Value::List(b)) => a == b,
-            (Value::Map(a), Value::Map(b)) => Rc::ptr_eq(a, b) || *a.borrow() == *b.borrow(),
-            (Value::Object(a), Value::Object(b)) => Rc::ptr_eq(a, b),
-            _ => false,
+/// How much of a value a message prints.
+const MESSAGE_BYTES: usize = 64 << 10;
+
+/// Drops a deep value without one stack frame per level: the items of a list or map that is
+/// dropped for good are moved to a heap stack first.
+impl Drop for Value {
+    fn drop(&mut self) {
+        let mut pending: Vec<Value> = Vec::new();
+        take_items(self, &mut pending);
+        while let Some(mut v) = pending.pop() {
+            take_items(&mut v, &mut pending);
         }
     }
 }
 
-/// `%v` formatting; `top` is false inside composites, where nil prints `<nil>` too.
-pub fn write_v(out: &mut String, v: &Value, _top: bool) {
+/// Moves the items of `v` into `out` when `v` holds the last reference to its list or map.
+fn take_items(v: &mut Value, out: &mut Vec<Value>) {
     match v {
-        Value::Nil => out.push_str("<nil>"),
-        Value::Bool(b, _) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Int(i, _) => out.push_str(&i.to_string()),
-        Value::Float(f, _) => out.push_str(&format_float_g(*f)),
-        Value::Str(s) => out.push_str(s.as_str()),
         Value::List(l) => {
-            out.push('[');
-            for (i, x) in l.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                write_v(out, x, false);
+            if let Some(items) = Rc::get_mut(l) {
+                out.append(items);
             }
-            out.push(']');
         }
         Value::Map(m) => {
-            out.push_str("map[");
-            for (i, (k, x)) in m.borrow().iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                out.push_str(k);
-                out.push(':');
-                write_v(out, x, false);
+            if let Some(cell) = Rc::get_mut(m) {
+                out.extend(std::mem::take(cell.get_mut()).into_values());
             }
-            out.push(']');
         }
-        Value::Object(o) => {
-            out.push('&');
-            out.push_str(o.type_name());
-        }
+        _ => {}
     }
+}
+
+/// Whether `a` equals `b` as Go's `reflect.DeepEqual` sees template values, each compared node
+/// counted in the walk's budget.
+pub(crate) fn equal_within(a: &Value, b: &Value, walk: &mut Walk<'_>) -> Result<bool, Stop> {
+    with_stack(|| {
+        Ok(match (a, b) {
+            (Value::List(x), Value::List(y)) => {
+                if Rc::ptr_eq(x, y) {
+                    return Ok(true);
+                }
+                if x.len() != y.len() {
+                    return Ok(false);
+                }
+                walk.enter(a)?;
+                walk.charge(x.len().saturating_mul(VALUE_BYTES))?;
+                for (p, q) in x.iter().zip(y.iter()) {
+                    if !equal_within(p, q, walk)? {
+                        return Ok(false);
+                    }
+                }
+                walk.leave(a);
+                true
+            }
+            (Value::Map(x), Value::Map(y)) => {
+                if Rc::ptr_eq(x, y) {
+                    return Ok(true);
+                }
+                let (x, y) = (x.borrow(), y.borrow());
+                if x.len() != y.len() {
+                    return Ok(false);
+                }
+                walk.enter(a)?;
+                walk.charge(x.len().saturating_mul(VALUE_BYTES))?;
+                for ((k1, v1), (k2, v2)) in x.iter().zip(y.iter()) {
+                    if k1 != k2 || !equal_within(v1, v2, walk)? {
+                        return Ok(false);
+                    }
+                }
+                walk.leave(a);
+                true
+            }
+            (Value::Nil, Value::Nil) => true,
+            (Value::Bool(x, _), Value::Bool(y, _)) => x == y,
+            (Value::Int(x, _), Value::Int(y, _)) => x == y,
+            (Value::Float(x, _), Value::Float(y, _)) => x == y,
+            (Value::Str(x), Value::Str(y)) => x.as_str() == y.as_str(),
+            (Value::Object(x), Value::Object(y)) => Rc::ptr_eq(x, y),
+            _ => false,
+        })
+    })
+}
+
+/// Nodes a plain `==` compares before it gives up (and answers unequal).
+const EQ_BYTES: usize = 1 << 24;
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Self) -> bool {
+        let mut budget = Budget::new(EQ_BYTES);
+        equal_within(self, other, &mut Walk::new(&mut budget)).unwrap_or(false)
+    }
+}
+/// `%v` formatting of `v` into `out`, each byte counted in the walk's budget (a list's or map's
+/// punctuation in what entering it costs).
+pub(crate) fn write_v(out: &mut String, v: &Value, walk: &mut Walk<'_>) -> Result<(), Stop> {
+    with_stack(|| {
+        match v {
+            Value::List(l) => {
+                walk.enter(v)?;
+                out.push('[');
+                for (i, x) in l.iter().enumerate() {
+                    if i > 0 {
+                        out.push(' ');
+                    }
+                    write_v(out, x, walk)?;
+                }
+                out.push(']');
+                walk.leave(v);
+            }
+            Value::Map(m) => {
+                walk.enter(v)?;
+                out.push_str("map[");
+                for (i, (k, x)) in m.borrow().iter().enumerate() {
+                    if i > 0 {
+                        out.push(' ');
+                    }
+                    walk.charge(k.len())?;
+                    out.push_str(k);
+                    out.push(':');
+                    write_v(out, x, walk)?;
+                }
+                out.push(']');
+                walk.leave(v);
+            }
+            Value::Str(s) => {
+                walk.charge(s.as_str().len())?;
+                out.push_str(s.as_str());
+            }
+            scalar => {
+                let before = out.len();
+                match scalar {
+                    Value::Bool(b, _) => out.push_str(if *b { "true" } else { "false" }),
+                    Value::Int(i, _) => out.push_str(&i.to_string()),
+                    Value::Float(f, _) => out.push_str(&format_float_g(*f)),
+                    Value::Object(o) => {
+                        out.push('&');
+                        out.push_str(o.type_name());
+                    }
+                    _ => out.push_str("<nil>"),
+                }
+                walk.charge(out.len() - before)?;
+            }
+        }
+        Ok(())
+    })
 }
 
 /// Go's `strconv.FormatFloat(f, 'g', -1, 64)` (what `%v` prints): shortest digits, with an

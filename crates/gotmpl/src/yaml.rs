@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use granit_parser::{Event, Parser, ScalarStyle};
 
+use crate::budget::{Budget, Stop, VALUE_BYTES, Walk, with_stack};
 use crate::text::{Source, TextBuf};
 use crate::value::{Value, format_float_g};
 
@@ -13,6 +14,24 @@ use crate::value::{Value, format_float_g};
 
 /// Parses the first YAML document of `text` into values (`fromYaml`, values files).
 pub fn from_yaml(text: &str) -> Result<Value, String> {
+    read_yaml(text, &mut Budget::new(MAX_ALIAS_BYTES))
+}
+
+/// What aliases may copy in one document: a million nodes, as the YAML layer of gitops-lint
+/// allows (go-yaml v2 refuses excessive aliasing too).
+const MAX_ALIAS_BYTES: usize = 1_000_000 * VALUE_BYTES;
+
+/// [`from_yaml`], the nodes that aliases copy counted in `budget` too.
+pub(crate) fn from_yaml_within(text: &str, budget: &mut Budget) -> Result<Value, String> {
+    let mut aliases = Budget::new(MAX_ALIAS_BYTES);
+    let v = read_yaml(text, &mut aliases);
+    budget
+        .charge(aliases.used())
+        .map_err(|(Stop::Value(m) | Stop::Budget(m))| m)?;
+    v
+}
+
+fn read_yaml(text: &str, budget: &mut Budget) -> Result<Value, String> {
     let mut parser = Parser::new_from_str(text);
     let mut stack: Vec<(Value, Option<String>)> = Vec::new();
     let mut anchors: BTreeMap<usize, Value> = BTreeMap::new();
@@ -92,7 +111,10 @@ pub fn from_yaml(text: &str) -> Result<Value, String> {
             }
             Event::Alias(id) => {
                 let v = anchors.get(&id).cloned().unwrap_or(Value::Nil);
-                attach(&mut stack, &mut root, v.deep_copy())?;
+                let copy = v
+                    .copy_within(&mut Walk::new(budget))
+                    .map_err(|_| "yaml: document contains excessive aliasing".to_string())?;
+                attach(&mut stack, &mut root, copy)?;
             }
             Event::SequenceStart(_, anchor, _) => {
                 stack.push((Value::list(Vec::new()), None));
@@ -230,12 +252,18 @@ fn is_yaml_float(s: &str) -> bool {
 
 /// Helm's `toYaml` (without the trailing newline), with each scalar keeping its provenance.
 pub fn to_yaml(v: &Value) -> Result<TextBuf, String> {
+    let mut budget = Budget::new(usize::MAX);
+    to_yaml_within(v, &mut Walk::new(&mut budget)).map_err(|(Stop::Value(m) | Stop::Budget(m))| m)
+}
+
+/// [`to_yaml`], each byte counted in the walk's budget.
+pub(crate) fn to_yaml_within(v: &Value, walk: &mut Walk<'_>) -> Result<TextBuf, Stop> {
     let mut out = TextBuf::default();
     match v {
-        Value::Map(m) if !m.borrow().is_empty() => write_map(&mut out, v, 0)?,
-        Value::List(l) if !l.is_empty() => write_list(&mut out, v, 0)?,
+        Value::Map(m) if !m.borrow().is_empty() => write_map(&mut out, v, 0, walk)?,
+        Value::List(l) if !l.is_empty() => write_list(&mut out, v, 0, walk)?,
         other => {
-            write_scalar(&mut out, other, 0)?;
+            write_scalar(&mut out, other, 0, walk)?;
             out.push_plain("\n");
         }
     }
@@ -246,10 +274,12 @@ pub fn to_yaml(v: &Value) -> Result<TextBuf, String> {
     Ok(out)
 }
 
-fn indent(out: &mut TextBuf, n: usize) {
+fn indent(out: &mut TextBuf, n: usize, walk: &mut Walk<'_>) -> Result<(), Stop> {
+    walk.charge(n)?;
     for _ in 0..n {
         out.push_plain(" ");
     }
+    Ok(())
 }
 
 fn sorted_entries(v: &Value) -> Vec<(String, Value)> {
@@ -265,66 +295,81 @@ fn sorted_entries(v: &Value) -> Vec<(String, Value)> {
     e
 }
 
-fn write_map(out: &mut TextBuf, v: &Value, ind: usize) -> Result<(), String> {
-    for (i, (k, x)) in sorted_entries(v).iter().enumerate() {
-        if i > 0 {
-            indent(out, ind);
+fn write_map(out: &mut TextBuf, v: &Value, ind: usize, walk: &mut Walk<'_>) -> Result<(), Stop> {
+    with_stack(|| {
+        walk.enter(v)?;
+        for (i, (k, x)) in sorted_entries(v).iter().enumerate() {
+            if i > 0 {
+                indent(out, ind, walk)?;
+            }
+            write_string(out, &crate::text::Text::plain(k), ind, true, walk)?;
+            out.push_plain(":");
+            write_value_after_key(out, x, ind, walk)?;
         }
-        write_string(out, &crate::text::Text::plain(k), ind, true);
-        out.push_plain(":");
-        write_value_after_key(out, x, ind)?;
-    }
-    Ok(())
+        walk.leave(v);
+        Ok(())
+    })
 }
 
-fn write_value_after_key(out: &mut TextBuf, x: &Value, ind: usize) -> Result<(), String> {
+fn write_value_after_key(
+    out: &mut TextBuf,
+    x: &Value,
+    ind: usize,
+    walk: &mut Walk<'_>,
+) -> Result<(), Stop> {
     match x {
         Value::Map(m) if !m.borrow().is_empty() => {
             out.push_plain("\n");
-            indent(out, ind + 2);
-            write_map(out, x, ind + 2)
+            indent(out, ind + 2, walk)?;
+            write_map(out, x, ind + 2, walk)
         }
         Value::List(l) if !l.is_empty() => {
             out.push_plain("\n");
-            indent(out, ind);
-            write_list(out, x, ind)
+            indent(out, ind, walk)?;
+            write_list(out, x, ind, walk)
         }
         _ => {
             out.push_plain(" ");
-            write_scalar(out, x, ind + 2)?;
+            write_scalar(out, x, ind + 2, walk)?;
             out.push_plain("\n");
             Ok(())
         }
     }
 }
 
-fn write_list(out: &mut TextBuf, v: &Value, ind: usize) -> Result<(), String> {
+fn write_list(out: &mut TextBuf, v: &Value, ind: usize, walk: &mut Walk<'_>) -> Result<(), Stop> {
     let Value::List(l) = v else { return Ok(()) };
-    for (i, x) in l.iter().enumerate() {
-        if i > 0 {
-            indent(out, ind);
+    with_stack(|| {
+        walk.enter(v)?;
+        for (i, x) in l.iter().enumerate() {
+            if i > 0 {
+                indent(out, ind, walk)?;
+            }
+            out.push_plain("-");
+            match x {
+                Value::Map(m) if !m.borrow().is_empty() => {
+                    out.push_plain(" ");
+                    write_map(out, x, ind + 2, walk)?;
+                }
+                Value::List(l2) if !l2.is_empty() => {
+                    out.push_plain(" ");
+                    write_list(out, x, ind + 2, walk)?;
+                }
+                _ => {
+                    out.push_plain(" ");
+                    write_scalar(out, x, ind + 2, walk)?;
+                    out.push_plain("\n");
+                }
+            }
         }
-        out.push_plain("-");
-        match x {
-            Value::Map(m) if !m.borrow().is_empty() => {
-                out.push_plain(" ");
-                write_map(out, x, ind + 2)?;
-            }
-            Value::List(l2) if !l2.is_empty() => {
-                out.push_plain(" ");
-                write_list(out, x, ind + 2)?;
-            }
-            _ => {
-                out.push_plain(" ");
-                write_scalar(out, x, ind + 2)?;
-                out.push_plain("\n");
-            }
-        }
-    }
-    Ok(())
+        walk.leave(v);
+        Ok(())
+    })
 }
 
-fn write_scalar(out: &mut TextBuf, v: &Value, ind: usize) -> Result<(), String> {
+fn write_scalar(out: &mut TextBuf, v: &Value, ind: usize, walk: &mut Walk<'_>) -> Result<(), Stop> {
+    // A string is counted as written; any other scalar is a few bytes.
+    walk.charge(8)?;
     let src = v.origin().map(Source::Value);
     let push = |out: &mut TextBuf, s: &str| match &src {
         Some(o) => out.push_source(s, o.clone()),
@@ -336,11 +381,11 @@ fn write_scalar(out: &mut TextBuf, v: &Value, ind: usize) -> Result<(), String> 
         Value::Int(i, _) => push(out, &i.to_string()),
         Value::Float(f, _) => {
             if !f.is_finite() {
-                return Err("json: unsupported value".into());
+                return Err(Stop::Value("json: unsupported value".into()));
             }
             push(out, &yaml_float(*f));
         }
-        Value::Str(t) => write_string(out, t, ind, false),
+        Value::Str(t) => write_string(out, t, ind, false, walk)?,
         Value::Map(_) => out.push_plain("{}"),
         Value::List(_) => out.push_plain("[]"),
         Value::Object(_) => out.push_plain("{}"),
@@ -403,7 +448,20 @@ fn string_style(s: &str) -> Style {
     Style::Plain
 }
 
-fn write_string(out: &mut TextBuf, t: &crate::text::Text, ind: usize, key: bool) {
+fn write_string(
+    out: &mut TextBuf,
+    t: &crate::text::Text,
+    ind: usize,
+    key: bool,
+    walk: &mut Walk<'_>,
+) -> Result<(), Stop> {
+    // Counted once written: at most six bytes for one, and an indent per line.
+    let before = out.len();
+    write_string_unmetered(out, t, ind, key);
+    walk.charge(out.len() - before)
+}
+
+fn write_string_unmetered(out: &mut TextBuf, t: &crate::text::Text, ind: usize, key: bool) {
     let s = t.as_str();
     if s.contains('\n') && !key {
         // Literal block scalar with chomping from the trailing newlines.
@@ -423,7 +481,9 @@ fn write_string(out: &mut TextBuf, t: &crate::text::Text, ind: usize, key: bool)
         let mut at = 0;
         for line in body.split('\n') {
             if !line.is_empty() {
-                indent(out, ind.max(2).max(ind));
+                for _ in 0..ind.max(2) {
+                    out.push_plain(" ");
+                }
             }
             out.push_text_range(t, at..at + line.len());
             out.push_plain("\n");
@@ -529,42 +589,77 @@ pub fn go_yaml_key_order(a: &str, b: &str) -> std::cmp::Ordering {
 
 /// Go's `json.Marshal` (keys sorted, `<>&` escaped).
 pub fn to_json(v: &Value, out: &mut String) -> Result<(), String> {
-    match v {
-        Value::Nil => out.push_str("null"),
-        Value::Bool(b, _) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Int(i, _) => out.push_str(&i.to_string()),
-        Value::Float(f, _) => {
-            if !f.is_finite() {
-                return Err(format!("json: unsupported value: {}", format_float_g(*f)));
+    let mut budget = Budget::new(usize::MAX);
+    to_json_within(v, out, &mut Walk::new(&mut budget))
+        .map_err(|(Stop::Value(m) | Stop::Budget(m))| m)
+}
+
+/// [`to_json`], each byte counted in the walk's budget.
+pub(crate) fn to_json_within(v: &Value, out: &mut String, walk: &mut Walk<'_>) -> Result<(), Stop> {
+    with_stack(|| {
+        match v {
+            Value::Nil => {
+                walk.charge(4)?;
+                out.push_str("null");
             }
-            out.push_str(&json_float(*f));
-        }
-        Value::Str(s) => json_string(s.as_str(), out),
-        Value::List(l) => {
-            out.push('[');
-            for (i, x) in l.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
+            Value::Bool(b, _) => {
+                walk.charge(5)?;
+                out.push_str(if *b { "true" } else { "false" });
+            }
+            Value::Int(i, _) => {
+                let s = i.to_string();
+                walk.charge(s.len())?;
+                out.push_str(&s);
+            }
+            Value::Float(f, _) => {
+                if !f.is_finite() {
+                    return Err(Stop::Value(format!(
+                        "json: unsupported value: {}",
+                        format_float_g(*f)
+                    )));
                 }
-                to_json(x, out)?;
+                let s = json_float(*f);
+                walk.charge(s.len())?;
+                out.push_str(&s);
             }
-            out.push(']');
-        }
-        Value::Map(m) => {
-            out.push('{');
-            for (i, (k, x)) in m.borrow().iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
+            Value::Str(s) => {
+                // Counted once written: an escape is at most six bytes for one.
+                let before = out.len();
+                json_string(s.as_str(), out);
+                walk.charge(out.len() - before)?;
+            }
+            Value::List(l) => {
+                walk.enter(v)?;
+                out.push('[');
+                for (i, x) in l.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    to_json_within(x, out, walk)?;
                 }
-                json_string(k, out);
-                out.push(':');
-                to_json(x, out)?;
+                out.push(']');
+                walk.leave(v);
             }
-            out.push('}');
+            Value::Map(m) => {
+                walk.enter(v)?;
+                out.push('{');
+                for (i, (k, x)) in m.borrow().iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    let before = out.len();
+                    json_string(k, out);
+                    walk.charge(out.len() - before)?;
+                    out.push(':');
+                    to_json_within(x, out, walk)?;
+                }
+                out.push('}');
+                walk.leave(v);
+            }
+            Value::Object(_) => out.push_str("{}"),
         }
-        Value::Object(_) => out.push_str("{}"),
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 fn json_float(f: f64) -> String {

@@ -31,6 +31,7 @@ const LIMITS: Limits = Limits {
     steps: 5_000_000,
     depth: 1000,
     output_bytes: 32 << 20,
+    built_bytes: 64 << 20,
 };
 /// Files read from one chart's `templates/` and `crds/` folders, and their size.
 const MAX_TEMPLATE_FILES: usize = 2000;
@@ -987,8 +988,7 @@ fn coalesce_deps(chart: &Chart, values: &Value, enabled_from: &Value, origins: &
         }
         let current = top.borrow().get(&key).cloned();
         let merged = match current {
-            Some(Value::Map(m)) => {
-                let v = Value::Map(m);
+            Some(v @ Value::Map(_)) => {
                 coalesce_into(&v, &defaults);
                 v
             }
@@ -999,9 +999,9 @@ fn coalesce_deps(chart: &Chart, values: &Value, enabled_from: &Value, origins: &
         if let (Value::Map(sm), Some(Value::Map(g))) = (&merged, &global) {
             let sub_global = sm.borrow().get("global").cloned();
             let combined = match sub_global {
-                Some(Value::Map(sg)) => {
+                Some(sg @ Value::Map(_)) => {
                     let parent = Value::Map(g.clone()).deep_copy();
-                    coalesce_into(&parent, &Value::Map(sg));
+                    coalesce_into(&parent, &sg);
                     parent
                 }
                 _ => Value::Map(g.clone()).deep_copy(),

@@ -56,7 +56,7 @@ pub fn helm_data(values: Value) -> Value {
 /// Helm's `CoalesceValues` drops the keys whose value is `null` from every map of the values
 /// (gitops-lint does it in `model::values`, before calling this engine).
 pub fn without_nulls(v: Value) -> Value {
-    match v {
+    match &v {
         Value::Map(m) => Value::map(
             m.borrow()
                 .iter()
@@ -64,7 +64,7 @@ pub fn without_nulls(v: Value) -> Value {
                 .map(|(k, v)| (k.clone(), without_nulls(v.clone())))
                 .collect(),
         ),
-        v => v,
+        _ => v,
     }
 }
 
@@ -98,6 +98,7 @@ pub fn render_ours(template: &str, values_yaml: &str, helpers: &str) -> Result<S
         steps: 1_000_000,
         depth: 200,
         output_bytes: 1 << 20,
+        ..Limits::default()
     };
     let out = set
         .render("c/templates/t.yaml", &helm_data(values), &limits)
