@@ -39,6 +39,8 @@ pub struct Model<'p> {
     ci: OnceLock<ci::CiModel>,
     k8s: OnceLock<k8s::K8sIndex>,
     rendered: OnceLock<rendered::RenderedObjects>,
+    /// What the run's chart renderings may spend, over the resolver's and [`Model::rendered`].
+    render_budget: std::sync::Arc<helm::RenderBudget>,
 }
 
 impl<'p> Model<'p> {
@@ -52,6 +54,7 @@ impl<'p> Model<'p> {
             ci: OnceLock::new(),
             k8s: OnceLock::new(),
             rendered: OnceLock::new(),
+            render_budget: std::sync::Arc::default(),
         }
     }
 
@@ -73,6 +76,7 @@ impl<'p> Model<'p> {
                 repo_urls: self.settings.repo_urls.clone(),
                 roots: self.settings.argocd.roots.clone(),
                 drop_unread_values: self.drop_unread_values,
+                render_budget: self.render_budget.clone(),
             };
             resolve::resolve(self.project, self.kustomize(), &opts)
         })
@@ -97,7 +101,7 @@ impl<'p> Model<'p> {
     /// rendered on first use.
     pub fn rendered(&self) -> &rendered::RenderedObjects {
         self.rendered
-            .get_or_init(|| rendered::build(self.project, self.argocd()))
+            .get_or_init(|| rendered::build(self.project, self.argocd(), &self.render_budget))
     }
 
     /// The assembled CI pipelines (GitLab) and workflows (GitHub).

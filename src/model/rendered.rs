@@ -28,6 +28,10 @@ pub struct RenderedObjects {
     /// `(app, source)` → the charts its rendering read (the chart and its subcharts), when it
     /// could be rendered.
     charts: HashMap<(usize, usize), Vec<String>>,
+    /// Charts a limit stopped (the template's, or the run's rendering budget), once per chart
+    /// folder and place: `argocd/not-rendered` reports them. Other failures leave a chart
+    /// unseen, as Argo CD objects the resolver could not render are reported there.
+    pub not_rendered: Vec<helm::NotRendered>,
 }
 
 /// Where a rendered object comes from.
@@ -92,6 +96,10 @@ fn chart_names(c: &Chart, out: &mut Vec<String>) {
     }
 }
 
+fn count_unread(c: &Chart) -> usize {
+    c.unread.len() + c.subcharts.iter().map(count_unread).sum::<usize>()
+}
+
 fn has_templates(c: &Chart) -> bool {
     !c.templates.is_empty() || !c.crds.is_empty() || c.subcharts.iter().any(has_templates)
 }
@@ -105,7 +113,7 @@ fn same_release(a: &helm::Release, b: &helm::Release) -> bool {
 
 /// Renders every live Application's in-repository Helm sources.
 #[must_use]
-pub fn build(project: &Project, argo: &ArgoModel) -> RenderedObjects {
+pub fn build(project: &Project, argo: &ArgoModel, budget: &helm::RenderBudget) -> RenderedObjects {
     // Distinct renderings: same chart folder, release and effective values.
     let mut jobs: Vec<Job<'_>> = Vec::new();
     let mut by_dir: HashMap<&str, Vec<usize>> = HashMap::new();
@@ -143,7 +151,13 @@ pub fn build(project: &Project, argo: &ArgoModel) -> RenderedObjects {
     // The renderings of one chart folder run in one task, so its templates are parsed once.
     let groups: Vec<&Vec<usize>> = by_dir.values().collect();
     let (jobs_ref, charts_ref) = (&jobs, &charts);
-    let mut results: Vec<(usize, Vec<String>, Vec<helm::RenderedDoc>)> = groups
+    type Result = (
+        usize,
+        Vec<String>,
+        Vec<helm::RenderedDoc>,
+        Option<helm::RenderError>,
+    );
+    let mut results: Vec<Result> = groups
         .par_iter()
         .flat_map_iter(|group| {
             let chart = charts_ref.get(jobs_ref[group[0]].dir);
@@ -151,32 +165,77 @@ pub fn build(project: &Project, argo: &ArgoModel) -> RenderedObjects {
             group.iter().map(move |&j| {
                 let job = &jobs_ref[j];
                 let Some(chart) = chart else {
-                    return (j, Vec::new(), Vec::new());
+                    return (j, Vec::new(), Vec::new(), None);
                 };
                 // A chart without templates renders nothing (and names no chart it renders).
                 if !has_templates(chart) {
-                    return (j, Vec::new(), Vec::new());
+                    return (j, Vec::new(), Vec::new(), None);
                 }
                 let mut names = Vec::new();
                 chart_names(chart, &mut names);
                 // A chart that cannot be rendered deploys nothing the rules can see;
                 // app-of-apps charts report it (`argocd/not-rendered`).
-                match helm::render_with(chart, job.vals, job.release, &mut parsed) {
+                match helm::render_with(chart, job.vals, job.release, &mut parsed, budget) {
                     Ok(r) => {
                         let docs = helm::documents(&r, &project.sources, job.anchor)
                             .into_iter()
                             .filter(|d| read_by_rules(&d.root, &job.release.namespace))
                             .collect();
-                        (j, names, docs)
+                        (j, names, docs, None)
                     }
-                    Err(_) => (j, Vec::new(), Vec::new()),
+                    Err(e) if e.over_budget => (j, Vec::new(), Vec::new(), Some(e)),
+                    Err(_) => (j, Vec::new(), Vec::new(), None),
                 }
             })
         })
         .collect();
     results.sort_by_key(|r| r.0);
     let mut out = RenderedObjects::default();
-    for (job, (_, names, docs)) in jobs.iter().zip(results) {
+    // A subchart not read renders nothing: said once per chart, where its entry is.
+    let mut dirs: Vec<&&str> = charts.keys().collect();
+    dirs.sort();
+    for dir in dirs {
+        let chart = &charts[*dir];
+        let Some(first) = chart.first_unread() else {
+            continue;
+        };
+        let more = count_unread(chart) - 1;
+        let and_more = match more {
+            0 => String::new(),
+            1 => " (and 1 more subchart)".to_string(),
+            n => format!(" (and {n} more subcharts)"),
+        };
+        let users = &jobs[by_dir[*dir][0]].users;
+        out.not_rendered.push(helm::NotRendered {
+            manager_doc: argo.apps[users[0].0].doc,
+            chart_dir: (*dir).to_string(),
+            standalone: false,
+            span: first.at,
+            message: format!(
+                "the subchart `{}` is not read, so what it deploys is not checked: {}{and_more}",
+                first.path, first.why
+            ),
+        });
+    }
+    for (job, (_, names, docs, stopped)) in jobs.iter().zip(results) {
+        if let Some(e) = stopped {
+            let known = out
+                .not_rendered
+                .iter()
+                .any(|n| n.chart_dir == job.dir && n.span == job.anchor);
+            if !known {
+                out.not_rendered.push(helm::NotRendered {
+                    manager_doc: argo.apps[job.users[0].0].doc,
+                    chart_dir: job.dir.to_string(),
+                    standalone: false,
+                    span: job.anchor,
+                    message: format!(
+                        "the chart `{}` is not rendered, so what it deploys is not checked: {e}",
+                        job.dir
+                    ),
+                });
+            }
+        }
         let mut kept: Vec<helm::RenderedDoc> = docs
             .into_iter()
             .filter(|d| {

@@ -36,6 +36,8 @@ pub struct ResolveOptions {
     /// Keep a source's effective values only where something reads them after resolution
     /// (see [`super::Model::dropping_unread_values`]).
     pub drop_unread_values: bool,
+    /// What the run's chart renderings may spend, shared with [`super::rendered`].
+    pub render_budget: std::sync::Arc<helm::RenderBudget>,
 }
 
 /// The resolved model of a run.
@@ -1397,7 +1399,8 @@ impl<'p> Resolver<'p> {
                 if self.plain_charts.contains(dir) {
                     return Vec::new();
                 }
-                let r = helm::render_argocd(self.project, dir, values, release, anchor);
+                let budget = &self.opts.render_budget;
+                let r = helm::render_argocd(self.project, dir, values, release, anchor, budget);
                 (dir, values.is_none(), r)
             }
             Target::ArgocdApps {
@@ -1406,8 +1409,16 @@ impl<'p> Resolver<'p> {
                 values,
                 standalone,
             } => {
-                let r = argocd_apps::render_objects(self.project, values, form, release, anchor)
-                    .map(Some);
+                let budget = &self.opts.render_budget;
+                let r = argocd_apps::render_objects(
+                    self.project,
+                    values,
+                    form,
+                    release,
+                    anchor,
+                    budget,
+                )
+                .map(Some);
                 (dir, standalone, r)
             }
         };

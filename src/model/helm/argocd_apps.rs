@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Chart, Release, RenderError, RenderedDoc, documents, render};
+use super::{Chart, Release, RenderBudget, RenderError, RenderedDoc, documents, render_with};
 use crate::model::Project;
 use crate::model::repo::normalize_url;
 use crate::model::values::Values;
@@ -154,7 +154,7 @@ pub fn chart(dir: &str, form: Form) -> Chart {
         files: Vec::new(),
         dependencies: Vec::new(),
         subcharts: Vec::new(),
-        archives: Vec::new(),
+        unread: Vec::new(),
         builtin: Some(CHART),
     }
 }
@@ -167,9 +167,10 @@ pub fn render_objects(
     form: Form,
     release: &Release,
     anchor: Span,
+    budget: &RenderBudget,
 ) -> Result<Vec<RenderedDoc>, RenderError> {
     let chart = chart(CHART, form);
-    let rendered = render(&chart, values, release)?;
+    let rendered = render_with(&chart, values, release, &mut None, budget)?;
     let mut docs: Vec<RenderedDoc> = documents(&rendered, &project.sources, anchor)
         .into_iter()
         .filter(|d| {

@@ -253,6 +253,7 @@ fn argocd_apps_values_render_by_shape_with_values_spans() {
         argocd_apps::Form::ByShape,
         &Release::new("apps", "argocd"),
         anchor,
+        &RenderBudget::default(),
     )
     .unwrap();
     let names: Vec<(&str, &str)> = docs
@@ -303,13 +304,85 @@ fn hostile_archives_are_refused_not_unpacked() {
         ("sub/../../escape.yaml", b"x: 1"),
         ("/abs/templates/x.yaml", b"x: 1"),
     ]);
-    let files = read_archive(&climbing).unwrap();
+    let budget = || Cell::new(MAX_ARCHIVE_UNPACKED);
+    let files = read_archive(&climbing, &budget()).unwrap();
     let names: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
     assert_eq!(names, ["Chart.yaml"]);
     let zeros = vec![0u8; (MAX_TEMPLATE_BYTES + 1) as usize];
     let big = tgz(&[("sub/templates/big.yaml", &zeros)]);
-    assert!(read_archive(&big).unwrap_err().contains("larger than"));
-    assert!(read_archive(b"not gzip").is_err());
+    assert!(
+        read_archive(&big, &budget())
+            .unwrap_err()
+            .contains("larger than")
+    );
+    assert!(read_archive(b"not gzip", &budget()).is_err());
+}
+
+/// One archive holding archives that each unpack to 3 MiB: the archives of a chart share one
+/// budget, so reading stops at it instead of unpacking every one.
+#[test]
+fn nested_archives_share_one_unpacked_budget() {
+    let zeros = vec![0u8; 3 << 20];
+    let inner = tgz(&[
+        ("sub/Chart.yaml", SUB_CHART.as_bytes()),
+        ("sub/templates/a.yaml", &zeros),
+    ]);
+    let names: Vec<String> = (0..100)
+        .map(|i| format!("outer/charts/sub-{i}.tgz"))
+        .collect();
+    let mut entries: Vec<(&str, &[u8])> = vec![(
+        "outer/Chart.yaml",
+        b"apiVersion: v2\nname: outer\nversion: 0.1.0\n",
+    )];
+    entries.extend(names.iter().map(|n| (n.as_str(), &inner[..])));
+    let outer = tgz(&entries);
+    let unpacked = Cell::new(MAX_ARCHIVE_UNPACKED);
+    let files = read_archive(&outer, &unpacked).unwrap();
+    let anchor = Span::new(FileId(0), 0, 0);
+    let chart = from_files("charts", files, anchor, 1, &unpacked).unwrap();
+    // About 20 of 3 MiB fit in 64 MiB; the others are refused without being unpacked.
+    assert!(chart.subcharts.len() < 25, "{}", chart.subcharts.len());
+    assert_eq!(chart.subcharts.len() + chart.unread.len(), 100);
+    assert!(
+        chart.unread[0].why.contains("unpack to more than 64 MiB"),
+        "{:?}",
+        chart.unread[0]
+    );
+    assert_eq!(unpacked.get(), 0);
+}
+
+/// A `charts/` folder, or a subchart in it, that is a link out of the repository is not read,
+/// and says so; one inside the repository is as before.
+#[cfg(unix)]
+#[test]
+fn charts_linked_out_of_the_repository_are_not_read() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("sub-1.0.0.tgz"),
+        tgz(&[("sub/Chart.yaml", SUB_CHART.as_bytes())]),
+    )
+    .unwrap();
+    let chart = "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: sub\n    version: 1.0.0\n";
+    let (dir, p) = project(&[("app/Chart.yaml", chart), ("other/Chart.yaml", chart)]);
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("app/charts")).unwrap();
+    std::fs::create_dir(dir.path().join("other/charts")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("sub-1.0.0.tgz"),
+        dir.path().join("other/charts/sub-1.0.0.tgz"),
+    )
+    .unwrap();
+    let app = load(&p, "app").unwrap();
+    assert!(app.subcharts.is_empty());
+    assert_eq!(app.unread[0].path, "app/charts");
+    assert!(app.unread[0].why.contains("outside the repository"));
+    let other = load(&p, "other").unwrap();
+    assert!(other.subcharts.is_empty());
+    assert_eq!(other.unread[0].path, "other/charts/sub-1.0.0.tgz");
+    assert!(other.unread[0].why.contains("outside the repository"));
+    // At its `dependencies` entry.
+    let at = other.unread[0].at;
+    let text = p.sources.files()[at.file.0 as usize].text();
+    assert_eq!(&text[at.start as usize..at.end as usize], "sub");
 }
 
 /// Once Applications are resolved, the sources of charts that may render keep their effective

@@ -27,16 +27,21 @@ impl Rule for NotRendered {
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         let model = cx.model.argocd();
         let mut out: Vec<Finding> = Vec::new();
-        for n in &model.not_rendered {
+        // Charts a limit stopped while rendering the objects Applications deploy.
+        let stopped = &cx.model.rendered().not_rendered;
+        let helps = [
+            "The Applications it renders are not linted. Replace the unsupported construct, or check the chart with `helm template`.",
+            "The objects it deploys are not linted: render less from this chart, or check it with `helm template`.",
+        ];
+        let all = model.not_rendered.iter().map(|n| (n, helps[0]));
+        for (n, help) in all.chain(stopped.iter().map(|n| (n, helps[1]))) {
             if out
                 .iter()
                 .any(|f| f.span == n.span && f.message == n.message)
             {
                 continue;
             }
-            out.push(Finding::new(n.message.clone(), n.span).with_help(
-                "The Applications it renders are not linted. Replace the unsupported construct, or check the chart with `helm template`.",
-            ));
+            out.push(Finding::new(n.message.clone(), n.span).with_help(help));
         }
         // An Application or AppProject written as a Go template outside a chart's `templates/`.
         for kind in [DocKind::Application, DocKind::AppProject] {
