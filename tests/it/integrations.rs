@@ -1048,6 +1048,17 @@ fn cargo_publish_dry_run_and_install_from_a_git_clone() {
         .args(["clone", "--quiet", "--bare"])
         .arg(&tree)
         .arg(&bare));
+    // An earlier install left this workspace's crates in the shared folder, built from another
+    // commit, and cargo takes a git source's build as fresh by its package id: forget them, so
+    // only they compile again.
+    let fingerprints = target_dir().join("wheel/.fingerprint");
+    if let Ok(entries) = std::fs::read_dir(&fingerprints) {
+        for e in entries.flatten() {
+            if e.file_name().to_string_lossy().starts_with("gitops-lint-") {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
     let install = work.path().join("install");
     run(Command::new(&cargo)
         .args(["install", "--locked", "--profile", "wheel", "--git"])
