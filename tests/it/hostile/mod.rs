@@ -5,6 +5,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+mod escape;
+mod linear;
 mod silence;
 
 const BAD_APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: canary\nspec:\n  syncPolicy:\n    automated:\n      prune: false\n      selfHeal: true\n";
