@@ -41,6 +41,21 @@ fn list<'n>(node: &'n Node, field: &Field<'_>, what: &str) -> Result<Vec<String>
     super::string_list(node).map_err(|n| (n, format!("`{}` must be {what}", field.name), None))
 }
 
+/// Globs of the user-facing dialect, each checked, so an invalid one is reported at its item.
+fn globs<'n>(node: &'n Node, field: &Field<'_>) -> Result<Vec<String>, FieldError<'n>> {
+    let list = list(node, field, "a list of glob strings")?;
+    for (glob, item) in list.iter().zip(node.items()) {
+        if let Err((_, reason)) = crate::source::glob::Patterns::new(std::slice::from_ref(glob)) {
+            return Err((
+                item,
+                format!("invalid glob `{glob}`: {reason}"),
+                Some("Fix the pattern: `*` and `?` match within a folder, `**` across folders, `[...]` a set of characters.".into()),
+            ));
+        }
+    }
+    Ok(list)
+}
+
 /// Rule selectors (ids, or groups such as `argocd/`), each checked against the registry.
 fn selectors<'n>(node: &'n Node, field: &Field<'_>) -> Result<Vec<String>, FieldError<'n>> {
     let list = list(
@@ -63,7 +78,7 @@ pub const TOP_LEVEL: &[Row] = &[
         doc: "Only lint files matching these globs (relative to this file's folder). Empty: all YAML.",
         init: "[]",
         set: |c, n, f| {
-            c.include = list(n, f, "a list of glob strings")?;
+            c.include = globs(n, f)?;
             Ok(())
         },
     },
@@ -72,7 +87,7 @@ pub const TOP_LEVEL: &[Row] = &[
         doc: "Never lint files matching these globs (in addition to .gitignore).",
         init: "[]",
         set: |c, n, f| {
-            c.exclude = list(n, f, "a list of glob strings")?;
+            c.exclude = globs(n, f)?;
             Ok(())
         },
     },

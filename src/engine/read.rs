@@ -183,7 +183,7 @@ fn parse_text(id: FileId, rel: &str, text: &str) -> (Vec<Document>, Vec<(&'stati
     } else {
         yaml::parse(id, text)
     };
-    for e in parsed.errors {
+    for e in yaml::limit_duplicate_keys(parsed.errors) {
         let (rule, mut f) = match e.kind {
             YamlErrorKind::Syntax => (internal::YamlSyntax::ID, Finding::new(e.message, e.span)),
             YamlErrorKind::ResourceLimit => (

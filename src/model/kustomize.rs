@@ -228,6 +228,13 @@ pub enum Step<'k> {
         node: &'k Kustomization,
         entry: &'k Entry,
     },
+    /// The entry just met names a kustomization already on `chain` (from the start of the
+    /// walk to the kustomization holding the entry): kustomize fails on it ("cycle
+    /// detected"), and the walk does not enter it. The flow returned is not read.
+    Cycle {
+        entry: &'k Entry,
+        chain: &'k [usize],
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -564,7 +571,14 @@ impl Kustomizations {
             let Reference::Kustomization(next) = entry.reference else {
                 continue;
             };
-            if follow == Flow::Skip || chain.contains(&next) || budget == 0 {
+            if follow == Flow::Skip || budget == 0 {
+                continue;
+            }
+            if chain.contains(&next) {
+                visit(Step::Cycle {
+                    entry,
+                    chain: &chain,
+                });
                 continue;
             }
             budget -= 1;

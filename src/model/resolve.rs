@@ -1043,6 +1043,30 @@ impl<'p> Resolver<'p> {
                 }
                 Flow::Into
             }
+            Step::Cycle { entry, chain } => {
+                let Reference::Kustomization(next) = entry.reference else {
+                    return Flow::Skip;
+                };
+                // `a` → `b` → `a`, from the kustomization the entry leads back to.
+                let dir = |i: usize| match graph.node(i).dir.as_str() {
+                    "" => "/".to_string(),
+                    d => format!("`{d}`"),
+                };
+                let from = chain.iter().position(|&i| i == next).unwrap_or(0);
+                let mut path: Vec<String> = chain[from..].iter().map(|&i| dir(i)).collect();
+                path.push(dir(next));
+                self.missing(
+                    app,
+                    entry.span,
+                    format!(
+                        "kustomize {} entry `{}` closes a cycle ({}), so kustomize cannot build it",
+                        entry.field.as_str(),
+                        entry.raw,
+                        path.join(" → ")
+                    ),
+                );
+                Flow::Skip
+            }
         });
         // `helmCharts` of the public `argocd-apps` chart: rendered from their values.
         for file in entered {

@@ -1,5 +1,6 @@
 //! `--format github`: GitHub Actions workflow commands, which annotate the pull request.
 
+use super::escape::escape;
 use crate::diagnostic::Severity;
 use crate::engine::Report;
 
@@ -30,19 +31,21 @@ pub fn render(report: &Report) -> String {
             Severity::Warning => "warning",
             Severity::Info => "notice",
         };
-        let mut message = d.message.clone();
+        // User text is escaped as in the other human formats first, so a name's line break
+        // shows as `\n`; the break before the help is the annotation's own (`%0A`).
+        let mut message = escape(&d.message).into_owned();
         if let Some(h) = &d.help {
             message.push('\n');
-            message.push_str(h);
+            message.push_str(&escape(h));
         }
         out.push_str(&format!(
             "::{kind} file={},line={},endLine={},col={},endColumn={},title={}::{}\n",
-            escape_property(&f.path),
+            escape_property(&escape(&f.path)),
             start.line,
             end.line,
             start.column,
             end.column,
-            escape_property(&d.rule),
+            escape_property(&escape(&d.rule)),
             escape_data(&message)
         ));
     }

@@ -1,7 +1,7 @@
 //! `gitops-lint graph`: the reachability model as text, Graphviz DOT or JSON.
 //! Roots → Applications (and ApplicationSets) → sources → files, plus app-of-apps edges.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -10,12 +10,13 @@ use crate::model::DocKind;
 use crate::model::Project;
 use crate::model::argocd::{is_argocd_kind, templated_field};
 use crate::model::resolve::{ArgoModel, Location, RepoIdentity, ResolvedSource};
+use crate::report::escape::escape;
 
 #[derive(Serialize)]
-struct Graph {
+struct Graph<'a> {
     repository: String,
     roots: Vec<usize>,
-    objects: Vec<Object>,
+    objects: Vec<Object<'a>>,
     /// Files and charts holding Argo CD objects that could not be rendered, so are not here.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     not_rendered: Vec<NotRenderedOut>,
@@ -44,7 +45,7 @@ struct RenderedOut {
 }
 
 #[derive(Serialize)]
-struct Object {
+struct Object<'a> {
     id: usize,
     kind: &'static str,
     name: String,
@@ -52,7 +53,7 @@ struct Object {
     line: usize,
     live: bool,
     /// Applications this object is or generates.
-    applications: Vec<AppOut>,
+    applications: Vec<AppOut<'a>>,
     /// Ids of the Argo CD objects it manages (app-of-apps).
     manages: Vec<usize>,
     /// ApplicationSets and AppProjects it renders from charts (its rendered Applications are
@@ -62,7 +63,7 @@ struct Object {
 }
 
 #[derive(Serialize)]
-struct AppOut {
+struct AppOut<'a> {
     name: String,
     /// For an Application rendered from a chart: "rendered from `templates/x.yaml:N` by ...".
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -70,16 +71,17 @@ struct AppOut {
     /// For a rendered Application: where its name is set (`file:line`).
     #[serde(skip_serializing_if = "Option::is_none")]
     at: Option<String>,
-    sources: Vec<SourceOut>,
+    sources: Vec<SourceOut<'a>>,
 }
 
 #[derive(Serialize)]
-struct SourceOut {
+struct SourceOut<'a> {
     #[serde(rename = "repoURL")]
     repo_url: Option<String>,
     kind: &'static str,
     location: String,
-    files: Vec<String>,
+    /// Borrowed: thousands of Applications may read the same folder.
+    files: Vec<&'a str>,
 }
 
 fn kind_name(k: DocKind) -> &'static str {
@@ -103,7 +105,7 @@ fn location(s: &ResolvedSource) -> String {
     }
 }
 
-fn build(project: &Project, model: &ArgoModel) -> Graph {
+fn build<'a>(project: &'a Project, model: &'a ArgoModel) -> Graph<'a> {
     let repository = match &model.repo_identity {
         RepoIdentity::Configured(urls) => format!("repo_urls: {}", urls.join(", ")),
         RepoIdentity::Origin(u) => format!("git origin: {u}"),
@@ -116,9 +118,10 @@ fn build(project: &Project, model: &ArgoModel) -> Graph {
     for a in &model.apps {
         apps_of.entry(a.doc).or_default().push(a);
     }
-    // Looked up once per document: a scan of every rendered object per document would be
-    // quadratic in large repositories.
-    let mut rendered_by: HashMap<usize, Vec<&crate::model::helm::RenderedObject>> = HashMap::new();
+    let mut rendered_by: std::collections::HashMap<
+        usize,
+        Vec<&crate::model::helm::RenderedObject>,
+    > = std::collections::HashMap::new();
     for o in &model.rendered {
         rendered_by.entry(o.manager_doc).or_default().push(o);
     }
@@ -149,14 +152,12 @@ fn build(project: &Project, model: &ArgoModel) -> Graph {
                         location: location(s),
                         files: {
                             // A value file listed twice (chart `values.yaml`) is shown once.
-                            let mut files: Vec<String> = Vec::new();
-                            for f in &s.files {
-                                let p = &project.source(*f).path;
-                                if !files.contains(p) {
-                                    files.push(p.clone());
-                                }
-                            }
-                            files
+                            let mut listed = std::collections::HashSet::new();
+                            s.files
+                                .iter()
+                                .filter(|f| listed.insert(**f))
+                                .map(|f| project.source(*f).path.as_str())
+                                .collect()
                         },
                     })
                     .collect(),
@@ -263,170 +264,276 @@ pub fn json(project: &Project, model: &ArgoModel) -> String {
     s
 }
 
-/// How deep the text tree nests app-of-apps: an object managed deeper is listed by name there
-/// and shown whole in a section after the tree, so every line's indentation stays bounded and
-/// the output grows with the objects, sources, files and edges, whatever the chains' length.
-const MAX_TEXT_DEPTH: usize = 8;
+/// How deep the text tree is indented: an object managed deeper starts a tree of its own
+/// further down, so a chain of thousands of app-of-apps does not print a line per level of
+/// indentation per object.
+const MAX_DEPTH: usize = 16;
+/// How many objects shown elsewhere (above, or below when deeper than [`MAX_DEPTH`]) are
+/// listed under one object; the rest are counted.
+const MAX_LISTED_AGAIN: usize = 20;
+/// A source's file list longer than this is printed once; another source reading the same
+/// files says so in one line.
+const MAX_FILES_AGAIN: usize = 20;
 
-/// An indented tree from the roots; objects not reached from a root are listed after.
+/// An indented tree from the roots; objects not reached from a root are listed after. Each
+/// object is printed in full once, so the text grows with the objects and the files, not with
+/// every edge between them (thousands of Applications that each manage all the others).
 #[must_use]
 pub fn text(project: &Project, model: &ArgoModel) -> String {
     let g = build(project, model);
-    let mut out = format!("repository: {}\n", g.repository);
-    let mut printer = TextTree {
-        by_id: g.objects.iter().map(|o| (o.id, o)).collect(),
+    let mut w = TextTree {
+        g: &g,
+        index: g
+            .objects
+            .iter()
+            .enumerate()
+            .map(|(i, o)| (o.id, i))
+            .collect(),
         seen: HashSet::new(),
-        queued: HashSet::new(),
-        deeper: Vec::new(),
-        out: &mut out,
+        deferred: VecDeque::new(),
+        deferred_ids: HashSet::new(),
+        file_lists: HashMap::new(),
+        out: format!("repository: {}\n", escape(&g.repository)),
     };
     if g.roots.is_empty() {
-        printer
-            .out
+        w.out
             .push_str("no roots: no live Argo CD object in this repository\n");
     }
     for &r in &g.roots {
-        printer.walk(r, 0, "root ");
+        w.tree(r, 0, "root ");
     }
-    printer.continue_deeper();
+    w.continued();
     // Managers first, so that a cycle or a dead subtree is shown from its top.
     let mut rest: Vec<(bool, usize)> = g
         .objects
         .iter()
-        .filter(|o| !printer.seen.contains(&o.id))
+        .filter(|o| !w.seen.contains(&o.id))
         .map(|o| (o.manages.is_empty(), o.id))
         .collect();
     rest.sort_unstable();
     if !rest.is_empty() {
-        printer
-            .out
+        w.out
             .push_str("not reached from a root (dead, or in an app-of-apps cycle):\n");
         for (_, id) in rest {
-            if !printer.seen.contains(&id) {
-                printer.walk(id, 1, "");
+            if !w.seen.contains(&id) {
+                w.tree(id, 1, "");
             }
         }
-        printer.continue_deeper();
+        w.continued();
     }
+    let mut out = w.out;
     if !g.not_rendered.is_empty() {
         out.push_str("not rendered (Argo CD objects gitops-lint cannot see):\n");
         for n in &g.not_rendered {
-            let _ = writeln!(out, "  {}:{}: {}", n.file, n.line, n.why);
+            let _ = writeln!(out, "  {}:{}: {}", escape(&n.file), n.line, escape(&n.why));
         }
     }
     out
 }
 
-struct TextTree<'a> {
-    by_id: HashMap<usize, &'a Object>,
-    /// Objects already shown or queued in `deeper`: named again, not shown again.
-    seen: HashSet<usize>,
-    /// Objects managed below [`MAX_TEXT_DEPTH`] and not shown yet.
-    queued: HashSet<usize>,
-    /// The queued objects in the order they are shown after the tree.
-    deeper: Vec<usize>,
-    out: &'a mut String,
+/// An object of the text tree whose managed objects are being printed.
+struct Frame<'g> {
+    object: &'g Object<'g>,
+    depth: usize,
+    /// The next of `object.manages`.
+    next: usize,
+    /// Managed objects listed in one line because they are shown elsewhere.
+    listed: usize,
+    /// Those counted instead: shown above, or continued below.
+    more_above: usize,
+    more_below: usize,
 }
 
-impl TextTree<'_> {
-    fn walk(&mut self, id: usize, depth: usize, label: &str) {
-        let Some(&o) = self.by_id.get(&id) else {
-            return;
-        };
-        let pad = "  ".repeat(depth);
-        let queued = self.queued.contains(&id);
-        let again = !queued && !self.seen.insert(id);
-        let too_deep = !queued && !again && depth > MAX_TEXT_DEPTH;
-        if too_deep {
-            self.queued.insert(id);
-            self.deeper.push(id);
+impl<'g> Frame<'g> {
+    fn new(object: &'g Object<'g>, depth: usize) -> Self {
+        Frame {
+            object,
+            depth,
+            next: 0,
+            listed: 0,
+            more_above: 0,
+            more_below: 0,
         }
+    }
+}
+
+struct TextTree<'g> {
+    g: &'g Graph<'g>,
+    /// Object id → its index in `g.objects`.
+    index: HashMap<usize, usize>,
+    seen: HashSet<usize>,
+    /// Objects managed deeper than [`MAX_DEPTH`], printed after the current trees.
+    deferred: VecDeque<usize>,
+    deferred_ids: HashSet<usize>,
+    /// Long file lists already printed, with the Application whose source listed them.
+    file_lists: HashMap<&'g [&'g str], &'g str>,
+    out: String,
+}
+
+impl<'g> TextTree<'g> {
+    fn object(&self, id: usize) -> Option<&'g Object<'g>> {
+        let g = self.g;
+        self.index.get(&id).map(|&i| &g.objects[i])
+    }
+
+    fn line(&mut self, o: &Object<'_>, depth: usize, label: &str, mark: &str) {
         let _ = writeln!(
             self.out,
-            "{pad}{label}{} {} ({}:{}){}{}",
+            "{}{label}{} {} ({}:{}){}{mark}",
+            "  ".repeat(depth),
             o.kind,
-            o.name,
-            o.file,
+            escape(&o.name),
+            escape(&o.file),
             o.line,
             if o.live { "" } else { " [not live]" },
-            if again {
-                " [see above]"
-            } else if queued || too_deep {
-                " [shown below]"
-            } else {
-                ""
-            }
         );
-        if again || queued || too_deep {
+    }
+
+    /// Prints `id` and what it manages, depth first, with an explicit stack (a chain of
+    /// app-of-apps is as deep as the repository is large).
+    fn tree(&mut self, id: usize, depth: usize, label: &str) {
+        let Some(o) = self.object(id) else {
+            return;
+        };
+        if !self.seen.insert(id) {
+            self.line(o, depth, label, " [see above]");
             return;
         }
-        self.body(o, &pad);
-        for &m in &o.manages {
-            self.walk(m, depth + 1, "manages ");
+        self.line(o, depth, label, "");
+        self.details(o, depth);
+        let mut stack = vec![Frame::new(o, depth)];
+        while let Some(top) = stack.last_mut() {
+            let (o, depth) = (top.object, top.depth);
+            let Some(&m) = o.manages.get(top.next) else {
+                let (above, below) = (top.more_above, top.more_below);
+                stack.pop();
+                let pad = "  ".repeat(depth + 1);
+                if above > 0 {
+                    let _ = writeln!(self.out, "{pad}manages {above} more objects shown above");
+                }
+                if below > 0 {
+                    let _ = writeln!(
+                        self.out,
+                        "{pad}manages {below} more objects continued below"
+                    );
+                }
+                continue;
+            };
+            top.next += 1;
+            let Some(child) = self.object(m) else {
+                continue;
+            };
+            let seen = self.seen.contains(&m);
+            if seen || depth + 1 > MAX_DEPTH {
+                if !seen && self.deferred_ids.insert(m) {
+                    self.deferred.push_back(m);
+                }
+                if top.listed < MAX_LISTED_AGAIN {
+                    top.listed += 1;
+                    let mark = if seen {
+                        " [see above]"
+                    } else {
+                        " [continued below]"
+                    };
+                    self.line(child, depth + 1, "manages ", mark);
+                } else if seen {
+                    top.more_above += 1;
+                } else {
+                    top.more_below += 1;
+                }
+            } else {
+                self.seen.insert(m);
+                self.line(child, depth + 1, "manages ", "");
+                self.details(child, depth + 1);
+                stack.push(Frame::new(child, depth + 1));
+            }
         }
     }
 
-    /// The objects the tree reached below its depth limit, each shown whole from the top.
-    fn continue_deeper(&mut self) {
-        if self.deeper.is_empty() {
-            return;
+    /// The trees of the objects managed deeper than [`MAX_DEPTH`], each from its top.
+    fn continued(&mut self) {
+        let mut heading = true;
+        while let Some(id) = self.deferred.pop_front() {
+            if self.seen.contains(&id) {
+                continue;
+            }
+            if heading {
+                let _ = writeln!(
+                    self.out,
+                    "continued (managed more than {MAX_DEPTH} levels down):"
+                );
+                heading = false;
+            }
+            self.tree(id, 1, "");
         }
-        self.out.push_str(&format!(
-            "managed more than {MAX_TEXT_DEPTH} levels below a root or manager above:\n"
-        ));
-        // Showing one may queue more (a chain longer than twice the limit).
-        let mut i = 0;
-        while i < self.deeper.len() {
-            let id = self.deeper[i];
-            i += 1;
-            self.queued.remove(&id);
-            self.seen.remove(&id);
-            self.walk(id, 1, "");
-        }
-        self.deeper.clear();
     }
 
-    fn body(&mut self, o: &Object, pad: &str) {
-        let out = &mut *self.out;
+    /// An object's Applications with their sources and files, and what it renders.
+    fn details(&mut self, o: &'g Object<'g>, depth: usize) {
+        let pad = "  ".repeat(depth);
         for app in &o.applications {
             let inner = if let Some(from) = &app.rendered_from {
                 let at = app.at.as_deref().unwrap_or("");
                 let _ = writeln!(
-                    out,
-                    "{pad}  renders Application {} ({at}, {from})",
-                    app.name
+                    self.out,
+                    "{pad}  renders Application {} ({}, {})",
+                    escape(&app.name),
+                    escape(at),
+                    escape(from)
                 );
                 format!("{pad}    ")
             } else if o.kind == "ApplicationSet" {
-                let _ = writeln!(out, "{pad}  generates Application {}", app.name);
+                let _ = writeln!(
+                    self.out,
+                    "{pad}  generates Application {}",
+                    escape(&app.name)
+                );
                 format!("{pad}    ")
             } else {
                 format!("{pad}  ")
             };
             for s in &app.sources {
                 let _ = writeln!(
-                    out,
+                    self.out,
                     "{inner}source [{}] {} ({})",
                     s.kind,
-                    s.repo_url.as_deref().unwrap_or("<no repoURL>"),
-                    s.location
+                    escape(s.repo_url.as_deref().unwrap_or("<no repoURL>")),
+                    escape(&s.location)
                 );
-                for f in &s.files {
-                    let _ = writeln!(out, "{inner}  file {f}");
+                let files: &'g [&'g str] = &s.files;
+                if files.len() > MAX_FILES_AGAIN {
+                    if let Some(first) = self.file_lists.get(files) {
+                        let _ = writeln!(
+                            self.out,
+                            "{inner}  the {} files listed above for Application {}",
+                            files.len(),
+                            escape(first)
+                        );
+                        continue;
+                    }
+                    self.file_lists.insert(files, &app.name);
+                }
+                for f in files {
+                    let _ = writeln!(self.out, "{inner}  file {}", escape(f));
                 }
             }
         }
         for r in &o.renders {
             let _ = writeln!(
-                out,
+                self.out,
                 "{pad}  renders {} {} ({}:{}, {})",
-                r.kind, r.name, r.file, r.line, r.from
+                r.kind,
+                escape(&r.name),
+                escape(&r.file),
+                r.line,
+                escape(&r.from)
             );
         }
     }
 }
 
-/// Graphviz DOT.
+/// Graphviz DOT. Names and paths are escaped as in the text, so no control character reaches
+/// the file.
 #[must_use]
 pub fn dot(project: &Project, model: &ArgoModel) -> String {
     let g = build(project, model);
@@ -449,7 +556,13 @@ pub fn dot(project: &Project, model: &ArgoModel) -> String {
         let _ = writeln!(
             out,
             "  {id} [label={}{style}];",
-            q(&format!("{} {}\n{}:{}", o.kind, o.name, o.file, o.line))
+            q(&format!(
+                "{} {}\n{}:{}",
+                o.kind,
+                escape(&o.name),
+                escape(&o.file),
+                o.line
+            ))
         );
         if roots.contains(&o.id) {
             let _ = writeln!(out, "  root -> {id};");
@@ -461,9 +574,12 @@ pub fn dot(project: &Project, model: &ArgoModel) -> String {
             let app_id = if o.kind == "ApplicationSet" || app.rendered_from.is_some() {
                 let a = format!("obj{}_app{ai}", o.id);
                 let (verb, label) = match (&app.rendered_from, &app.at) {
-                    (Some(_), Some(at)) => ("renders", format!("Application {}\n{at}", app.name)),
-                    (Some(_), None) => ("renders", format!("Application {}", app.name)),
-                    (None, _) => ("generates", format!("Application {}", app.name)),
+                    (Some(_), Some(at)) => (
+                        "renders",
+                        format!("Application {}\n{}", escape(&app.name), escape(at)),
+                    ),
+                    (Some(_), None) => ("renders", format!("Application {}", escape(&app.name))),
+                    (None, _) => ("generates", format!("Application {}", escape(&app.name))),
                 };
                 let _ = writeln!(out, "  {a} [label={}, shape=ellipse];", q(&label));
                 let _ = writeln!(out, "  {id} -> {a} [label=\"{verb}\"];");
@@ -476,12 +592,12 @@ pub fn dot(project: &Project, model: &ArgoModel) -> String {
                 let _ = writeln!(
                     out,
                     "  {sid} [label={}, shape=note];",
-                    q(&format!("{} source\n{}", s.kind, s.location))
+                    q(&format!("{} source\n{}", s.kind, escape(&s.location)))
                 );
                 let _ = writeln!(out, "  {app_id} -> {sid};");
                 for f in &s.files {
-                    files.insert(f.clone());
-                    let _ = writeln!(out, "  {sid} -> {};", q(f));
+                    files.insert(*f);
+                    let _ = writeln!(out, "  {sid} -> {};", q(&escape(f)));
                 }
             }
         }
@@ -493,7 +609,13 @@ pub fn dot(project: &Project, model: &ArgoModel) -> String {
             let _ = writeln!(
                 out,
                 "  {rid} [label={}, shape=box, style=rounded];",
-                q(&format!("{} {}\n{}:{}", r.kind, r.name, r.file, r.line))
+                q(&format!(
+                    "{} {}\n{}:{}",
+                    r.kind,
+                    escape(&r.name),
+                    escape(&r.file),
+                    r.line
+                ))
             );
             let _ = writeln!(out, "  {id} -> {rid} [label=\"renders\"];");
         }
@@ -502,14 +624,19 @@ pub fn dot(project: &Project, model: &ArgoModel) -> String {
         let _ = writeln!(
             out,
             "  not_rendered{i} [label={}, shape=octagon, color=red];",
-            q(&format!("not rendered\n{}:{}\n{}", n.file, n.line, n.why))
+            q(&format!(
+                "not rendered\n{}:{}\n{}",
+                escape(&n.file),
+                n.line,
+                escape(&n.why)
+            ))
         );
     }
     if !g.roots.is_empty() {
         out.push_str("  root [shape=circle, label=\"roots\"];\n");
     }
     for f in files {
-        let _ = writeln!(out, "  {} [shape=plaintext];", q(&f));
+        let _ = writeln!(out, "  {} [shape=plaintext];", q(&escape(f)));
     }
     out.push_str("}\n");
     out

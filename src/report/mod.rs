@@ -3,6 +3,7 @@
 
 pub mod baseline;
 pub mod diff;
+pub mod escape;
 pub mod fingerprint;
 pub mod github;
 pub mod gitlab;

@@ -8,15 +8,19 @@ use miette::{
     MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents,
 };
 
+use super::escape::{escape, frame_text};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::engine::Report;
-use crate::source::{SourceDb, SourceFile};
+use crate::source::{FileId, SourceDb, SourceFile};
 
 /// One file's text with its name, borrowed: no copy per diagnostic.
 struct Named<'a> {
     file: &'a SourceFile,
     /// Prepended to the root-relative path, so the name is relative to the current directory.
     base: &'a str,
+    /// The text as code frames show it, when it holds control characters
+    /// ([`frame_text`]); else the file's own text is shown.
+    shown: Option<&'a str>,
 }
 
 impl SourceCode for Named<'_> {
@@ -26,18 +30,55 @@ impl SourceCode for Named<'_> {
         before: usize,
         after: usize,
     ) -> Result<Box<dyn SpanContents<'b> + 'b>, MietteError> {
-        let inner = self.file.text().read_span(span, before, after)?;
+        let text = self.shown.unwrap_or_else(|| self.file.text());
+        // Miette counts lines from the start of the text it is given: it is given the text
+        // from the first context line on, so a finding near the end of a large file costs its
+        // context, not the file (100,000 findings in one file were quadratic).
+        let lines = self.file.lines();
+        let first = lines.line_of(span.offset()).saturating_sub(before);
+        let window_start = if first == 0 {
+            0
+        } else {
+            lines.line_start(first).min(text.len())
+        };
+        let local = SourceSpan::new(
+            span.offset().saturating_sub(window_start).into(),
+            span.len(),
+        );
+        let inner = text[window_start..].read_span(&local, before, after)?;
         Ok(Box::new(
             MietteSpanContents::new_named(
-                format!("{}{}", self.base, self.file.path),
+                format!("{}{}", self.base, escape(&self.file.path)),
                 inner.data(),
-                *inner.span(),
-                inner.line(),
+                SourceSpan::new(
+                    (inner.span().offset() + window_start).into(),
+                    inner.span().len(),
+                ),
+                inner.line() + first,
                 inner.column(),
-                inner.line_count(),
+                inner.line_count() + first,
             )
             .with_language("yaml"),
         ))
+    }
+}
+
+/// The texts code frames show instead of their files' ([`frame_text`]): only files that
+/// hold control characters, each checked once.
+#[derive(Default)]
+struct FrameTexts(std::collections::HashMap<FileId, Option<String>>);
+
+impl FrameTexts {
+    fn prepare(&mut self, sources: &SourceDb, d: &Diagnostic) {
+        for file in std::iter::once(d.span.file).chain(d.labels.iter().map(|l| l.span.file)) {
+            self.0
+                .entry(file)
+                .or_insert_with(|| frame_text(sources.get(file).text()));
+        }
+    }
+
+    fn get(&self, file: FileId) -> Option<&str> {
+        self.0.get(&file).and_then(Option::as_deref)
     }
 }
 
@@ -93,11 +134,33 @@ impl MietteDiagnostic for Adapter<'_> {
     }
 }
 
+/// Lines between a finding and a label in the same file shown in one code frame.
+const MAX_LABEL_GAP: usize = 8;
+
+/// Whether a label gets a code frame of its own (a `note:`): one in another file, or one far
+/// from the finding, whose lines between miette would all print (a job's key above thousands
+/// of script lines).
+fn own_frame(d: &Diagnostic, l: &crate::diagnostic::Label, sources: &SourceDb) -> bool {
+    if l.span.file != d.span.file {
+        return true;
+    }
+    let lines = sources.get(d.span.file).lines();
+    lines
+        .line_of(l.span.start as usize)
+        .abs_diff(lines.line_of(d.span.start as usize))
+        > MAX_LABEL_GAP
+}
+
 fn sspan(start: u32, end: u32) -> SourceSpan {
     SourceSpan::new((start as usize).into(), (end - start) as usize)
 }
 
-fn adapt<'a>(d: &'a Diagnostic, sources: &'a SourceDb, base: &'a str) -> Adapter<'a> {
+fn adapt<'a>(
+    d: &'a Diagnostic,
+    sources: &'a SourceDb,
+    base: &'a str,
+    frames: &'a FrameTexts,
+) -> Adapter<'a> {
     let file = sources.get(d.span.file);
     let mut labels = vec![LabeledSpan::new_primary_with_span(
         None,
@@ -105,20 +168,21 @@ fn adapt<'a>(d: &'a Diagnostic, sources: &'a SourceDb, base: &'a str) -> Adapter
     )];
     let mut related = Vec::new();
     for l in &d.labels {
-        if l.span.file == d.span.file {
+        if !own_frame(d, l, sources) {
             labels.push(LabeledSpan::new_with_span(
-                Some(l.message.clone()),
+                Some(escape(&l.message).into_owned()),
                 sspan(l.span.start, l.span.end),
             ));
         } else {
             related.push(Adapter {
-                message: l.message.clone(),
+                message: escape(&l.message).into_owned(),
                 code: None,
                 severity: miette::Severity::Advice,
                 help: None,
                 source: Named {
                     file: sources.get(l.span.file),
                     base,
+                    shown: frames.get(l.span.file),
                 },
                 labels: vec![LabeledSpan::new_with_span(
                     None,
@@ -128,12 +192,12 @@ fn adapt<'a>(d: &'a Diagnostic, sources: &'a SourceDb, base: &'a str) -> Adapter
             });
         }
     }
-    let mut help = d.help.clone();
+    let mut help = d.help.as_deref().map(|h| escape(h).into_owned());
     if let Some(fix) = &d.fix {
         let line = format!(
             "fix available ({}): {}",
             fix_kind(fix.applicability),
-            fix.title
+            escape(&fix.title)
         );
         help = Some(match help {
             Some(h) => format!("{h}\n{line}"),
@@ -141,7 +205,7 @@ fn adapt<'a>(d: &'a Diagnostic, sources: &'a SourceDb, base: &'a str) -> Adapter
         });
     }
     Adapter {
-        message: d.message.clone(),
+        message: escape(&d.message).into_owned(),
         code: Some(&d.rule),
         severity: match d.severity {
             Severity::Error => miette::Severity::Error,
@@ -149,7 +213,11 @@ fn adapt<'a>(d: &'a Diagnostic, sources: &'a SourceDb, base: &'a str) -> Adapter
             Severity::Info => miette::Severity::Advice,
         },
         help,
-        source: Named { file, base },
+        source: Named {
+            file,
+            base,
+            shown: frames.get(d.span.file),
+        },
         labels,
         related,
     }
@@ -206,9 +274,13 @@ pub fn render_with(report: &Report, opts: &TextOptions) -> String {
         .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
         .without_syntax_highlighting();
     let sources = &report.project.sources;
+    let mut frames = FrameTexts::default();
+    for d in &report.diagnostics {
+        frames.prepare(sources, d);
+    }
     let mut out = String::new();
     for d in &report.diagnostics {
-        let mut a = adapt(d, sources, &opts.base);
+        let mut a = adapt(d, sources, &opts.base, &frames);
         // The header is ours (`error[rule]: message`, as rustc prints it); miette draws the
         // message line after its severity icon, which the header replaces.
         a.code = None;
@@ -217,6 +289,7 @@ pub fn render_with(report: &Report, opts: &TextOptions) -> String {
             out.push_str(&with_notes(
                 &with_header(&rendered, d, opts.color),
                 d,
+                sources,
                 opts.color,
             ));
         } else {
@@ -225,9 +298,9 @@ pub fn render_with(report: &Report, opts: &TextOptions) -> String {
             out.push_str(&format!(
                 "{}: {}\n  --> {}{}:{}:{}\n",
                 header(d, opts.color),
-                d.message,
+                escape(&d.message),
                 opts.base,
-                sources.get(d.span.file).path,
+                escape(&sources.get(d.span.file).path),
                 lc.line,
                 lc.column
             ));
@@ -235,7 +308,7 @@ pub fn render_with(report: &Report, opts: &TextOptions) -> String {
         if let Some(fix) = &d.fix {
             for line in super::diff::fix_diff(fix, sources).lines() {
                 out.push_str("    ");
-                out.push_str(line);
+                out.push_str(&escape(line));
                 out.push('\n');
             }
         }
@@ -245,7 +318,11 @@ pub fn render_with(report: &Report, opts: &TextOptions) -> String {
         return out;
     }
     for note in &report.notes {
-        out.push_str(&format!("note[{}]: {}\n\n", note.rule, note.message));
+        out.push_str(&format!(
+            "note[{}]: {}\n\n",
+            escape(note.rule),
+            escape(&note.message)
+        ));
     }
     out.push_str(&summary_line(report));
     out.push('\n');
@@ -255,15 +332,17 @@ pub fn render_with(report: &Report, opts: &TextOptions) -> String {
 /// `error[argocd/sync-policy]`, the severity word coloured as rustc does.
 fn header(d: &Diagnostic, color: bool) -> String {
     let word = d.severity.as_str();
+    // A user policy's result may name its own rule id.
+    let rule = escape(&d.rule);
     if !color {
-        return format!("{word}[{}]", d.rule);
+        return format!("{word}[{rule}]");
     }
     let style = match d.severity {
         Severity::Error => "\x1b[1;31m",
         Severity::Warning => "\x1b[1;33m",
         Severity::Info => "\x1b[1;36m",
     };
-    format!("{style}{word}[{}]\x1b[0m", d.rule)
+    format!("{style}{word}[{rule}]\x1b[0m")
 }
 
 /// Replaces miette's `  × ` (or `⚠`, `☞`, coloured or not) before the message on the first line
@@ -283,17 +362,17 @@ fn with_header(rendered: &str, d: &Diagnostic, color: bool) -> String {
         }
         rest = after;
     }
-    format!("{}: {}\n{rest}", header(d, color), one_line(&d.message))
+    format!("{}: {}\n{rest}", header(d, color), escape(&d.message))
 }
 
-/// Replaces miette's heading of each label in another file (`Advice: ` and the `☞` line with
+/// Replaces miette's heading of each label with a frame of its own (`Advice: ` and the `☞` line with
 /// its wrapped message) with a rustc-style `note: message` line; the code frame stays.
-fn with_notes(rendered: &str, d: &Diagnostic, color: bool) -> String {
+fn with_notes(rendered: &str, d: &Diagnostic, sources: &SourceDb, color: bool) -> String {
     let mut notes = d
         .labels
         .iter()
-        .filter(|l| l.span.file != d.span.file)
-        .map(|l| one_line(&l.message));
+        .filter(|l| own_frame(d, l, sources))
+        .map(|l| escape(&l.message));
     let mut out = String::with_capacity(rendered.len());
     let mut lines = rendered.split_inclusive('\n').peekable();
     while let Some(line) = lines.next() {
@@ -317,11 +396,6 @@ fn with_notes(rendered: &str, d: &Diagnostic, color: bool) -> String {
         out.push_str(&format!("{word}: {message}\n"));
     }
     out
-}
-
-/// A message's lines as one line, as rustc prints a header.
-fn one_line(message: &str) -> String {
-    message.lines().collect::<Vec<_>>().join(" ")
 }
 
 /// Whether a line continues a wrapped message: `  │ text` (the bar possibly coloured).
@@ -351,11 +425,11 @@ pub fn render_concise(report: &Report, opts: &TextOptions) -> String {
         out.push_str(&format!(
             "{}{}:{}:{}: {} {}\n",
             opts.base,
-            f.path,
+            escape(&f.path),
             lc.line,
             lc.column,
             header(d, opts.color),
-            d.message
+            escape(&d.message)
         ));
     }
     if !opts.quiet {
@@ -393,7 +467,8 @@ pub fn render_statistics(report: &Report) -> String {
             f => format!("  [{f} fixable]"),
         };
         out.push_str(&format!(
-            "{n:>count_width$}  {rule:<width$}  {}{fix}\n",
+            "{n:>count_width$}  {:<width$}  {}{fix}\n",
+            escape(rule),
             severity.as_str()
         ));
     }
@@ -492,20 +567,22 @@ fn render_file_error(
         text.to_string(),
     );
     let Some((start, end)) = span else {
-        let mut s = format!("error: {plain}\n");
+        let mut s = format!("error: {}\n", escape(plain));
         if let Some(h) = help {
-            s.push_str(&format!("help: {h}\n"));
+            s.push_str(&format!("help: {}\n", escape(h)));
         }
         return s;
     };
+    let shown = frame_text(text);
     let adapter = Adapter {
-        message: message.to_string(),
+        message: escape(message).into_owned(),
         code: None,
         severity: miette::Severity::Error,
-        help: help.map(str::to_string),
+        help: help.map(|h| escape(h).into_owned()),
         source: Named {
             file: &file,
             base: "",
+            shown: shown.as_deref(),
         },
         labels: vec![LabeledSpan::new_primary_with_span(
             None,
@@ -523,7 +600,7 @@ fn render_file_error(
         .with_links(false)
         .without_syntax_highlighting();
     if handler.render_report(&mut out, &adapter).is_err() {
-        out = format!("error: {plain}\n");
+        out = format!("error: {}\n", escape(plain));
     }
     out
 }

@@ -90,18 +90,92 @@ pub fn key_column(text: &str, key: &Node) -> Option<usize> {
 }
 
 /// Whether applying `edits` to `text` leaves as many documents and no more YAML errors: a
-/// last check before a fix is offered.
+/// last check before a fix is offered. Only the documents the edits touch are parsed (from
+/// the `---` line before the first edit to the one after the last), so checking one fix per
+/// document of a file of thousands costs as much as parsing the file once.
 #[must_use]
 pub fn keeps_yaml_valid(text: &str, edits: &[Edit]) -> bool {
-    let refs: Vec<&Edit> = edits.iter().collect();
-    let (new, applied) = crate::fix::apply_edits(text, &refs);
+    let (Some(first), Some(last)) = (
+        edits.iter().map(|e| e.span.start as usize).min(),
+        edits.iter().map(|e| e.span.end as usize).max(),
+    ) else {
+        return true;
+    };
+    if last > text.len() {
+        return false;
+    }
+    let start = documents_start(text, first);
+    let end = documents_end(text, last);
+    let region = &text[start..end];
+    let shifted: Vec<Edit> = edits
+        .iter()
+        .map(|e| Edit {
+            span: Span::new(
+                e.span.file,
+                e.span.start as usize - start,
+                e.span.end as usize - start,
+            ),
+            replacement: e.replacement.clone(),
+        })
+        .collect();
+    let refs: Vec<&Edit> = shifted.iter().collect();
+    let (new, applied) = crate::fix::apply_edits(region, &refs);
     if applied != edits.len() {
         return false;
     }
     let file = crate::source::FileId(0);
-    let before = super::parse(file, text);
+    let before = super::parse(file, region);
     let after = super::parse(file, &new);
     after.errors.len() <= before.errors.len() && after.docs.len() == before.docs.len()
+}
+
+/// Whether the line starting at `at` is a document marker (`---` or `...`, alone or followed by
+/// a blank): YAML forbids such a line inside a scalar, so documents can be split there.
+fn is_document_marker(bytes: &[u8], at: usize) -> bool {
+    let rest = &bytes[at.min(bytes.len())..];
+    (rest.starts_with(b"---") || rest.starts_with(b"..."))
+        && rest
+            .get(3)
+            .is_none_or(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+}
+
+/// The start of the document marker line last before `offset`, or 0.
+fn documents_start(text: &str, offset: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut end = offset.min(bytes.len());
+    loop {
+        let line = memchr::memrchr(b'\n', &bytes[..end]).map_or(0, |i| i + 1);
+        if line < offset && is_document_marker(bytes, line) {
+            return line;
+        }
+        if line == 0 {
+            return 0;
+        }
+        end = line - 1;
+    }
+}
+
+/// The start of the first document marker line at or after `offset`, or the text's end.
+fn documents_end(text: &str, offset: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut line = if offset == 0 || bytes.get(offset - 1) == Some(&b'\n') {
+        offset
+    } else {
+        match memchr::memchr(b'\n', &bytes[offset..]) {
+            Some(i) => offset + i + 1,
+            None => return bytes.len(),
+        }
+    };
+    while line < bytes.len() {
+        if is_document_marker(bytes, line) {
+            return line;
+        }
+        match memchr::memchr(b'\n', &bytes[line..]) {
+            Some(i) => line += i + 1,
+            None => break,
+        }
+    }
+    bytes.len()
 }
 
 /// Edits that add `lines` (already rendered `key: value` strings) as entries of `map`.

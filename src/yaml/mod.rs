@@ -360,6 +360,44 @@ impl Builder<'_> {
     }
 }
 
+/// Duplicate keys reported one by one in a file; the others are counted in one more error.
+pub const MAX_DUPLICATE_KEY_ERRORS: usize = 100;
+
+/// `errors` (in file order) with at most [`MAX_DUPLICATE_KEY_ERRORS`] duplicate keys, the
+/// rest counted in one error at the first of them: a file of a million repeated keys gives a
+/// hundred findings, not a million. Other errors are kept.
+#[must_use]
+pub fn limit_duplicate_keys(errors: Vec<YamlError>) -> Vec<YamlError> {
+    let duplicates = errors
+        .iter()
+        .filter(|e| matches!(e.kind, YamlErrorKind::DuplicateKey { .. }))
+        .count();
+    if duplicates <= MAX_DUPLICATE_KEY_ERRORS {
+        return errors;
+    }
+    let more = duplicates - MAX_DUPLICATE_KEY_ERRORS;
+    let mut seen = 0;
+    let mut out = Vec::with_capacity(errors.len() - more + 1);
+    for e in errors {
+        if !matches!(e.kind, YamlErrorKind::DuplicateKey { .. }) {
+            out.push(e);
+            continue;
+        }
+        seen += 1;
+        if seen <= MAX_DUPLICATE_KEY_ERRORS {
+            out.push(e);
+        } else if seen == MAX_DUPLICATE_KEY_ERRORS + 1 {
+            out.push(YamlError {
+                message: format!(
+                    "{more} more duplicate keys from here on, not reported one by one; the last of each wins"
+                ),
+                ..e
+            });
+        }
+    }
+    out
+}
+
 /// `yaml/duplicate-key` errors of a map's entries (merged `<<` keys aside). Most maps are
 /// small: they are compared pairwise, without allocating.
 fn duplicate_keys(entries: &[Entry]) -> Vec<YamlError> {

@@ -15,9 +15,9 @@ fn run(dir: &Path, args: &[&str]) -> Output {
 }
 
 const CRLF: &str = "apiVersion: argoproj.io/v1alpha1\r\nkind: Application\r\nmetadata: {name: crlf,\r\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\r\nspec:\r\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\r\n  syncPolicy:\r\n    automated:\r\n      prune: true\r\n# gitops-lint: disable-file=argocd/schema -- a minimal Application for another rule\r\n";
-const BOM: &str = "\u{feff}apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: bom,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/schema -- a minimal Application for another rule\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      selfHeal: true\n";
+const BOM: &str = "\u{feff}apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: bom,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/schema -- a minimal Application for another rule\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      prune: true\n";
 const PAUSED: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: paused,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      enabled: false\n      prune: true\n      selfHeal: true\n# gitops-lint: disable-file=argocd/schema -- a minimal Application for another rule\n";
-const MULTI: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated: {}\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: b,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      prune: false\n# gitops-lint: disable-file=argocd/schema -- a minimal Application for another rule\n";
+const MULTI: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated: {prune: true}\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: b,\n  finalizers: [resources-finalizer.argocd.argoproj.io]}\nspec: # gitops-lint: disable=argocd/no-default-project -- this test is about another rule\n  syncPolicy:\n    automated:\n      prune: false\n# gitops-lint: disable-file=argocd/schema -- a minimal Application for another rule\n";
 
 fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -75,13 +75,16 @@ fn fix_applies_safe_fixes_and_keeps_line_endings_bom_and_permissions() {
     assert!(
         bom.starts_with('\u{feff}')
             && bom.ends_with(
-                "  syncPolicy:\n    automated:\n      selfHeal: true\n      prune: true\n"
+                "  syncPolicy:\n    automated:\n      prune: true\n      selfHeal: true\n"
             ),
         "{bom:?}"
     );
     assert_eq!(
         read(dir.path(), "multi.yaml"),
-        MULTI.replace("automated: {}", "automated: {prune: true, selfHeal: true}")
+        MULTI.replace(
+            "automated: {prune: true}",
+            "automated: {prune: true, selfHeal: true}"
+        )
     );
     assert_eq!(read(dir.path(), "paused.yaml"), PAUSED);
     #[cfg(unix)]

@@ -274,7 +274,7 @@ spec:
     server: https://kubernetes.default.svc
     namespace: api-prod
   syncPolicy:
-    automated: {}
+    automated: {prune: true}
 ";
 
 const PROJECT: &str = "apiVersion: argoproj.io/v1alpha1
@@ -411,7 +411,9 @@ fn diagnostics_fixes_hover_completion_and_definition() {
     assert_eq!(actions[0]["kind"], "quickfix");
     let suppressed = apply(APP, &actions[1]["edit"], &app_uri);
     assert!(
-        suppressed.contains("    automated: {} # gitops-lint: disable=argocd/sync-policy -- \n")
+        suppressed.contains(
+            "    automated: {prune: true} # gitops-lint: disable=argocd/sync-policy -- \n"
+        )
     );
     let fixed = apply(APP, &actions[0]["edit"], &app_uri);
     assert!(fixed.contains("automated: {prune: true, selfHeal: true}\n"));

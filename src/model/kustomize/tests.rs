@@ -45,6 +45,9 @@ fn walk_from(project: &Project, dir: &str) -> Vec<String> {
             seen.push(match step {
                 Step::Enter { node, .. } => format!(">{}", node.dir),
                 Step::Entry { node, entry } => format!("{}:{}", node.dir, entry.raw),
+                Step::Cycle { entry, chain } => {
+                    format!("cycle:{}:{}", entry.raw, chain.len())
+                }
             });
             Flow::Into
         });
@@ -81,6 +84,7 @@ fn walks_in_kustomize_order_and_stops_at_cycles() {
             "a:../b",
             ">b",
             "b:../a",
+            "cycle:../a:2",
             "b:deploy.yaml",
             "a:cm.yaml",
             "a:../c",
@@ -106,7 +110,18 @@ fn walks_in_kustomize_order_and_stops_at_cycles() {
 #[test]
 fn a_kustomization_that_includes_itself_is_entered_once() {
     let p = test_project(&[("k/kustomization.yaml", "resources: [., ../k, './']\n")]);
-    assert_eq!(walk_from(&p, "k"), [">k", "k:.", "k:../k", "k:./"]);
+    assert_eq!(
+        walk_from(&p, "k"),
+        [
+            ">k",
+            "k:.",
+            "cycle:.:1",
+            "k:../k",
+            "cycle:../k:1",
+            "k:./",
+            "cycle:./:1"
+        ]
+    );
 }
 
 #[test]

@@ -37,6 +37,8 @@ impl Rule for MissingSource {
         for ((span, message), apps) in by_node {
             let help = if message.starts_with("value file") {
                 "Fix the path or add the file; if the file is optional, set `helm.ignoreMissingValueFiles: true`."
+            } else if message.contains("closes a cycle") {
+                "Remove the entry that leads back; kustomize cannot build a kustomization that includes itself."
             } else if message.contains("names `$") {
                 "Add `ref: <name>` to the source that holds the value files, or fix the `$<name>` prefix."
             } else {

@@ -176,7 +176,7 @@ fn check_spec(
                 ),
             )
         } else {
-            source.map(|_| {
+            text().map(|_| {
                 vec![Edit {
                     span: automated.span,
                     replacement: FLOW_AUTOMATED.into(),
@@ -191,10 +191,11 @@ fn check_spec(
                 auto_entry.key.span,
             )
             .with_help(HELP)
-            .with_fix(fix.zip(text()).and_then(|(e, text)| {
+            .with_fix(fix.and_then(|e| {
+                // Filling it turns pruning on: Argo CD would delete what Git no longer has.
                 Fix::new(
                     "set `prune: true` and `selfHeal: true`",
-                    completing(text, auto_entry, automated),
+                    Applicability::Unsafe,
                     e,
                 )
             })),
@@ -277,9 +278,11 @@ fn check_spec(
         }
     }
     let primary = primary.unwrap_or(auto_entry.key.span);
+    // Adding `prune: true` makes Argo CD delete what it keeps today.
+    let adds_prune = automated.get("prune").is_none();
     let fix = if edits.is_empty() || unfixable {
         None
-    } else if flips {
+    } else if flips || adds_prune {
         let title = if automated
             .get("enabled")
             .is_some_and(|e| e.as_bool() == Some(false))
@@ -317,9 +320,10 @@ fn finding(
     .with_fix(fix)
 }
 
-/// How safe it is to complete an `automated` that already turns automation on (fill it, or add
-/// the missing keys): safe, unless a comment on its lines, or just above it, speaks about what
-/// the fix sets (`automated: # the DBA team prunes by hand`): the fix would contradict it.
+/// How safe it is to add `selfHeal: true` beside an explicit `prune` in an `automated` that
+/// already turns automation on: safe, unless a comment on its lines, or just above it, speaks
+/// about what the fix sets (`automated: # the DBA team heals by hand`): the fix would contradict
+/// it.
 fn completing(text: &str, entry: &Entry, automated: &Node) -> Applicability {
     let start = edit::line_start(text, entry.key.span.start as usize);
     let end = edit::line_end(

@@ -16,7 +16,10 @@ use crate::model::{DocKind, Document};
 use crate::rule::OptionKind;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta, RuleOption};
 use crate::source::{FileId, Span};
-use crate::yaml::locate;
+use crate::yaml::{Node, locate};
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 pub struct WritebackSkipCi;
 
@@ -81,6 +84,7 @@ impl Rule for WritebackSkipCi {
                 name,
                 key,
                 trace,
+                offsets: RefCell::default(),
             }
             .findings()
         };
@@ -123,6 +127,9 @@ struct Job<'a> {
     name: &'a str,
     key: Span,
     trace: GitTrace<'a>,
+    /// Each script scalar's byte offsets in its file ([`locate::scalar_offsets`]), computed
+    /// once: a `script: |` block of thousands of commands is not mapped again for each one.
+    offsets: RefCell<FxHashMap<Span, Option<Rc<[usize]>>>>,
 }
 
 enum Verdict {
@@ -136,17 +143,34 @@ impl<'a> Job<'a> {
         self.project.source(file).text()
     }
 
+    /// The byte offsets of a scalar's text in its file, computed once per scalar.
+    fn scalar_offsets(&self, node: &Node) -> Option<Rc<[usize]>> {
+        self.offsets
+            .borrow_mut()
+            .entry(node.span)
+            .or_insert_with(|| {
+                locate::scalar_offsets(self.text(node.span.file), node).map(Rc::from)
+            })
+            .clone()
+    }
+
     fn findings(&self) -> Vec<Finding> {
         let events = &self.trace.events;
+        // The first push after each event, found in one pass from the end.
+        let mut next_push = vec![None; events.len()];
+        let mut push = None;
+        for (i, e) in events.iter().enumerate().rev() {
+            next_push[i] = push;
+            if matches!(e.kind, EventKind::Push { .. }) {
+                push = Some(i);
+            }
+        }
         let mut out = Vec::new();
         let mut seen_commit = false;
         for (i, ev) in events.iter().enumerate() {
             let (src, target, push) = match &ev.kind {
                 EventKind::Commit(src) => {
-                    let Some(push) = events[i + 1..]
-                        .iter()
-                        .find(|e| matches!(e.kind, EventKind::Push { .. }))
-                    else {
+                    let Some(push) = next_push[i].map(|p| &events[p]) else {
                         continue;
                     };
                     let EventKind::Push {
@@ -358,7 +382,7 @@ impl<'a> Job<'a> {
             Site::Command(node, a, b) => (node, a, b),
         };
         let text = self.text(node.span.file);
-        match locate::scalar_offsets(text, node) {
+        match self.scalar_offsets(node) {
             Some(map) if b > a && b < map.len() => {
                 let start = map[a];
                 let last = map[b - 1];

@@ -81,7 +81,7 @@ fn a_long_app_of_apps_chain_is_shown_in_linear_output() {
         );
     }
     assert!(
-        text.contains("managed more than 8 levels below a root or manager above:"),
+        text.contains("continued (managed more than 16 levels down):"),
         "{}",
         &text[..2000]
     );

@@ -1,15 +1,18 @@
 //! Hostile repositories: every case gives a located diagnostic or a clean skip with a reason,
 //! the other files are still checked, nothing hangs or panics, and the exit code stays truthful.
 
-mod rego;
 mod fs;
 mod graph;
+mod rego;
 
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+mod escape;
+mod linear;
 mod render;
+mod silence;
 
 const BAD_APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: canary\nspec:\n  syncPolicy:\n    automated:\n      prune: false\n      selfHeal: true\n";
 

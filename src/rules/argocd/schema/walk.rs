@@ -213,7 +213,11 @@ impl<'a> Walker<'a> {
                 let fix = if exists || e.merged() {
                     None
                 } else {
-                    rename_key(&e.key, name, case_only)
+                    // `Prune: true` → `prune: true` turns pruning on: Argo CD would delete
+                    // what it keeps today, so the rename needs review.
+                    let deletes =
+                        matches!(name, "prune" | "allowEmpty") && e.value.as_bool() != Some(false);
+                    rename_key(&e.key, name, case_only && !deletes)
                 };
                 finding = finding
                     .with_help(format!(

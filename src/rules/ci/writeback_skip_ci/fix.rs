@@ -6,7 +6,7 @@ use crate::fix::{Edit, Fix};
 use crate::model::ci::git::{MessageSource, Var};
 use crate::model::ci::shell::{self, Word};
 use crate::source::Span;
-use crate::yaml::{self, Node, ScalarStyle, locate};
+use crate::yaml::{self, Node, ScalarStyle};
 
 impl<'a> Job<'a> {
     /// Whether `text` (a message or a variable's value) expands to a text with a skip marker.
@@ -25,7 +25,7 @@ impl<'a> Job<'a> {
     }
 
     pub(super) fn fix(&self, src: &MessageSource<'a>) -> Option<Fix> {
-        let edits = match src {
+        let (node, edits) = match src {
             MessageSource::Shell { node, words } => {
                 let w = words.first()?;
                 // Offer the fix only if the edited text really expands to a skip marker: an
@@ -36,37 +36,29 @@ impl<'a> Job<'a> {
                         if !self.skips_with(&format!("{}{SKIP}", n.scalar_text()?), None) {
                             return None;
                         }
-                        self.append_to_scalar(n)?
+                        (*n, self.append_to_scalar(n)?)
                     }
                     Some(Var::Shell { node, word, .. }) => {
                         if !self.word_skips_with_suffix(word) {
                             return None;
                         }
-                        self.append_to_word(node, word)?
+                        (*node, self.append_to_word(node, word)?)
                     }
                     None if w.sole_variable().is_some() => return None,
                     None => {
                         if !self.word_skips_with_suffix(w) {
                             return None;
                         }
-                        self.append_to_word(node, w)?
+                        (*node, self.append_to_word(node, w)?)
                     }
                 }
             }
-            MessageSource::Input(n) => self.append_to_scalar(n)?,
+            MessageSource::Input(n) => (*n, self.append_to_scalar(n)?),
             _ => return None,
         };
         // The edited file must still parse.
-        let file = edits.first()?.span.file;
-        let text = self.text(file);
-        let refs: Vec<&Edit> = edits.iter().collect();
-        let (new, n) = crate::fix::apply_edits(text, &refs);
-        if n != edits.len() {
-            return None;
-        }
-        let before = yaml::parse(file, text);
-        let after = yaml::parse(file, &new);
-        if after.errors.len() > before.errors.len() || after.docs.len() != before.docs.len() {
+        let text = self.text(node.span.file);
+        if !keeps_structure(text, node, &edits) && !yaml::edit::keeps_yaml_valid(text, &edits) {
             return None;
         }
         Fix::safe("append ` [skip ci]` to the commit message", edits)
@@ -75,7 +67,7 @@ impl<'a> Job<'a> {
     /// Edits that append ` [skip ci]` to the value of a shell word inside a script scalar.
     fn append_to_word(&self, node: &Node, w: &Word) -> Option<Vec<Edit>> {
         let text = self.text(node.span.file);
-        let map = locate::scalar_offsets(text, node)?;
+        let map = self.scalar_offsets(node)?;
         let style = node.as_scalar()?.style;
         let file = node.span.file;
         let at = |i: usize| map.get(i).copied();
@@ -106,8 +98,7 @@ impl<'a> Job<'a> {
 
     /// Edits that append ` [skip ci]` to a YAML scalar's value.
     fn append_to_scalar(&self, node: &Node) -> Option<Vec<Edit>> {
-        let text = self.text(node.span.file);
-        let map = locate::scalar_offsets(text, node)?;
+        let map = self.scalar_offsets(node)?;
         let s = node.as_scalar()?;
         let i = s.text.trim_end_matches('\n').len();
         let style = s.style;
@@ -118,6 +109,40 @@ impl<'a> Job<'a> {
             span: Span::empty(node.span.file, *map.get(i)?),
             replacement: escape(style, SKIP),
         }])
+    }
+}
+
+/// Whether inserting these edits (` [skip ci]`, and quotes around a word, escaped for the
+/// scalar's style, never a line break) into `node` cannot change the YAML around it, so the
+/// document need not be parsed again: a job of thousands of commits is not parsed once per
+/// commit. True inside a block scalar's content and inside a quoted scalar; in a plain scalar,
+/// only after its first character when it is a block sequence item (`- ` before it on its
+/// line, which YAML allows only in block context, where `[`, `]` and `"` are plain text).
+fn keeps_structure(text: &str, node: &Node, edits: &[Edit]) -> bool {
+    let Some(scalar) = node.as_scalar() else {
+        return false;
+    };
+    let (start, end) = (node.span.start, node.span.end);
+    let inside = edits.iter().all(|e| {
+        e.span.is_empty()
+            && e.span.start > start
+            && e.span.start <= end
+            && !e.replacement.contains(['\n', '\r', '#', ':'])
+    });
+    if !inside {
+        return false;
+    }
+    match scalar.style {
+        ScalarStyle::Literal
+        | ScalarStyle::Folded
+        | ScalarStyle::SingleQuoted
+        | ScalarStyle::DoubleQuoted => true,
+        ScalarStyle::Plain => {
+            let line_start = yaml::edit::line_start(text, start as usize);
+            let before = text.get(line_start..start as usize).unwrap_or("");
+            let mut markers = before.split_whitespace().peekable();
+            markers.peek().is_some() && markers.all(|m| m == "-") && before.ends_with([' ', '\t'])
+        }
     }
 }
 
