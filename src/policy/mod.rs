@@ -289,7 +289,6 @@ pub const FORBIDDEN_BUILTINS: &[(&str, &str)] = &[
     ("http.send", "policies have no network access"),
     ("net.lookup_ip_addr", "policies have no network access"),
     ("opa.runtime", "policies cannot read the environment"),
-    ("test.sleep", "policies cannot pause the run"),
 ];
 
 /// The first call of a forbidden builtin in `text`: `(byte offset, name, reason)`.
@@ -491,11 +490,7 @@ impl PolicySet {
                     text: f.text.clone(),
                     span: Some((at, at + name.len())),
                     message: format!("`{name}` is not available: {why}"),
-                    help: Some(if name == "test.sleep" {
-                        "The time limit of an evaluation cannot stop a builtin that sleeps.".into()
-                    } else {
-                        "gitops-lint runs policies offline, on the repository only".into()
-                    }),
+                    help: Some("gitops-lint runs policies offline, on the repository only".into()),
                 });
             }
             if let Some(span) = limits::parse_work(&f.text) {
