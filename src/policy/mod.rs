@@ -567,7 +567,11 @@ impl PolicySet {
                 span: (!text.is_empty()).then_some(r.span),
                 path: PathBuf::from(r.file),
                 text,
-                message: format!("function `{}` is recursive: {}", r.cycle[0], r.cycle.join(" -> ")),
+                message: format!(
+                    "function `{}` is recursive: {}",
+                    r.cycle.first().map_or("", String::as_str),
+                    r.cycle.join(" -> ")
+                ),
                 help: Some("Rego has no recursion (OPA refuses it when compiling); iterate with a comprehension or `walk`.".into()),
             });
         }
