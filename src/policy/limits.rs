@@ -93,13 +93,17 @@ pub(super) fn register(engine: &mut Engine) -> anyhow::Result<()> {
     engine.add_extension(
         "numbers.range".to_string(),
         2,
-        Box::new(|args: Vec<Value>| bounded_range("numbers.range", &args[0], &args[1], None)),
+        Box::new(|args: Vec<Value>| match args.as_slice() {
+            [from, to] => bounded_range("numbers.range", from, to, None),
+            _ => anyhow::bail!("numbers.range takes 2 arguments"),
+        }),
     )?;
     engine.add_extension(
         "numbers.range_step".to_string(),
         3,
-        Box::new(|args: Vec<Value>| {
-            bounded_range("numbers.range_step", &args[0], &args[1], Some(&args[2]))
+        Box::new(|args: Vec<Value>| match args.as_slice() {
+            [from, to, step] => bounded_range("numbers.range_step", from, to, Some(step)),
+            _ => anyhow::bail!("numbers.range_step takes 3 arguments"),
         }),
     )
 }
@@ -144,13 +148,23 @@ fn bounded_range(
         );
     };
     let step = if to < from { -step } else { step };
-    let values: Vec<Value> = (0..=gaps)
-        .map(|k| from + step * k as i128)
-        .map(|n| match i64::try_from(n) {
-            Ok(n) => Value::from(n),
-            Err(_) => Value::from(n as f64),
-        })
-        .collect();
+    let mut values = Vec::with_capacity(usize::try_from(gaps).unwrap_or(0) + 1);
+    for k in 0..=gaps {
+        // Every number lies between `from` and `to`, so only the product can overflow.
+        let Some(n) = i128::try_from(k)
+            .ok()
+            .and_then(|k| step.checked_mul(k))
+            .and_then(|d| from.checked_add(d))
+        else {
+            anyhow::bail!("{name}: the range does not fit in 128-bit integers");
+        };
+        values.push(match (i64::try_from(n), u64::try_from(n)) {
+            (Ok(n), _) => Value::from(n),
+            (_, Ok(n)) => Value::from(n),
+            #[allow(clippy::cast_precision_loss)]
+            _ => Value::from(n as f64),
+        });
+    }
     Ok(Value::from(values))
 }
 

@@ -292,7 +292,6 @@ pub const FORBIDDEN_BUILTINS: &[(&str, &str)] = &[
     ("http.send", "policies have no network access"),
     ("net.lookup_ip_addr", "policies have no network access"),
     ("opa.runtime", "policies cannot read the environment"),
-    ("test.sleep", "policies cannot pause the run"),
 ];
 
 /// The first call of a forbidden builtin in `text`: `(byte offset, name, reason)`.
@@ -531,11 +530,7 @@ impl PolicySet {
                     text: f.text.clone(),
                     span: Some((at, at + name.len())),
                     message: format!("`{name}` is not available: {why}"),
-                    help: Some(if name == "test.sleep" {
-                        "The time limit of an evaluation cannot stop a builtin that sleeps.".into()
-                    } else {
-                        "gitops-lint runs policies offline, on the repository only".into()
-                    }),
+                    help: Some("gitops-lint runs policies offline, on the repository only".into()),
                 });
             }
             if let Some(span) = limits::parse_work(&f.text) {
@@ -612,7 +607,11 @@ impl PolicySet {
                 span: (!text.is_empty()).then_some(r.span),
                 path: PathBuf::from(r.file),
                 text,
-                message: format!("function `{}` is recursive: {}", r.cycle[0], r.cycle.join(" -> ")),
+                message: format!(
+                    "function `{}` is recursive: {}",
+                    r.cycle.first().map_or("", String::as_str),
+                    r.cycle.join(" -> ")
+                ),
                 help: Some("Rego has no recursion (OPA refuses it when compiling); iterate with a comprehension or `walk`.".into()),
             });
         }

@@ -135,8 +135,9 @@ impl Disabled {
     }
 }
 
-/// Evaluates the check rules of one package on the engine's current input (`subject` names
-/// it); the user's policies under the [`watchdog`](super::watchdog), with their time limit.
+/// Evaluates the check rules of one package on the engine's current input; with `watched`
+/// (the input's name and the time limit: the user's policies), each evaluation is under the
+/// [`watchdog`](super::watchdog).
 fn eval_package(
     engine: &mut Engine,
     set_id: usize,

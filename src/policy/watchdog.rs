@@ -90,7 +90,7 @@ fn run(mut baseline: Option<u64>) {
         let stuck = w
             .running
             .values()
-            .find(|e| e.started.elapsed() > e.limit * HARD_LIMIT_FACTOR);
+            .find(|e| e.started.elapsed() > e.limit.saturating_mul(HARD_LIMIT_FACTOR));
         if let Some(e) = stuck {
             stop(&format!(
                 "{} is still running {:.0?} after it started, past its time limit of {:?} that regorus checks only between steps",
