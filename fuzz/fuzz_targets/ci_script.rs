@@ -2,7 +2,7 @@
 //! insertion point it reports lies inside the script on UTF-8 boundaries.
 #![no_main]
 
-use gitops_lint::model::shell;
+use gitops_lint::model::ci::shell;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|script: &str| {
