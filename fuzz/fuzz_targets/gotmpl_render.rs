@@ -18,6 +18,7 @@ fuzz_target!(|input: &str| {
         steps: 20_000,
         depth: 50,
         output_bytes: 1 << 16,
+        built_bytes: 1 << 20,
     };
     if let Ok(out) = set.render("t.yaml", &data, &limits) {
         let mut at = 0;

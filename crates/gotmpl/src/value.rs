@@ -193,20 +193,35 @@ impl Drop for Value {
     }
 }
 
-/// Moves the items of `v` into `out` when `v` holds the last reference to its list or map.
+/// Moves the items of `v` into `out` when `v` holds the last reference to its list or map and
+/// one of them would drop items of its own (a list of scalars drops as usual, with no copy).
 fn take_items(v: &mut Value, out: &mut Vec<Value>) {
     match v {
         Value::List(l) => {
             if let Some(items) = Rc::get_mut(l) {
-                out.append(items);
+                if items.iter().any(owns_items) {
+                    out.append(items);
+                }
             }
         }
         Value::Map(m) => {
             if let Some(cell) = Rc::get_mut(m) {
-                out.extend(std::mem::take(cell.get_mut()).into_values());
+                let map = cell.get_mut();
+                if map.values().any(owns_items) {
+                    out.extend(std::mem::take(map).into_values());
+                }
             }
         }
         _ => {}
+    }
+}
+
+/// Whether dropping `v` drops a list or map with items: one level of recursion.
+fn owns_items(v: &Value) -> bool {
+    match v {
+        Value::List(l) => Rc::strong_count(l) == 1 && !l.is_empty(),
+        Value::Map(m) => Rc::strong_count(m) == 1 && m.try_borrow().is_ok_and(|m| !m.is_empty()),
+        _ => false,
     }
 }
 

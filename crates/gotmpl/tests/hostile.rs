@@ -111,6 +111,8 @@ fn a_map_that_contains_itself_is_refused() {
 fn a_dict_nested_100000_times_is_dropped_and_not_walked() {
     let nest = r#"{{ $d := dict }}{{ range until 100000 }}{{ $d = dict "a" $d }}{{ end }}"#;
     assert_eq!(render(&format!("{nest}ok"), "").unwrap(), "ok");
+    let lists = r#"{{ $l := list }}{{ range until 100000 }}{{ $l = list $l 1 }}{{ end }}ok"#;
+    assert_eq!(render(lists, "").unwrap(), "ok");
     for f in [
         "toJson $d",
         "toYaml $d",
