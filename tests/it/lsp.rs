@@ -673,7 +673,7 @@ fn neovim_shows_the_diagnostics() {
     let shown = std::fs::read_to_string(&out).unwrap();
     assert_eq!(
         shown,
-        "argocd/api.yaml:21:5: ERROR argocd/sync-policy: Application `api-prod` syncs automatically without `prune: true` and `selfHeal: true`\n"
+        "argocd/api.yaml:21:5: ERROR argocd/sync-policy: Application `api-prod` syncs automatically with no `selfHeal`\n"
     );
 }
 
