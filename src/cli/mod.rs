@@ -734,7 +734,8 @@ fn check(args: &CheckArgs) -> ExitCode {
         if f.changed_during_run() {
             eprintln!(
                 "warning: {}{} changed during the run: its findings are shown without source lines",
-                plan.base, f.path
+                plan.base,
+                report::escape::escape(&f.path)
             );
         }
     }
@@ -745,11 +746,15 @@ fn check(args: &CheckArgs) -> ExitCode {
     }
     if let Some(o) = &fix_outcome {
         for (path, reason) in &o.skipped {
-            eprintln!("warning: {path}: {reason}");
+            eprintln!(
+                "warning: {}: {}",
+                report::escape::escape(path),
+                report::escape::escape(reason)
+            );
         }
         if args.show_fixes {
             for line in &o.fixed_findings {
-                eprintln!("fixed: {}{line}", plan.base);
+                eprintln!("fixed: {}{}", plan.base, report::escape::escape(line));
             }
         }
         if !args.diff && !args.quiet {
