@@ -807,7 +807,8 @@ fn check(args: &CheckArgs) -> ExitCode {
         if f.changed_during_run() {
             eprintln!(
                 "warning: {}{} changed during the run: its findings are shown without source lines",
-                plan.base, f.path
+                plan.base,
+                report::escape::escape(&f.path)
             );
         }
     }
@@ -818,7 +819,12 @@ fn check(args: &CheckArgs) -> ExitCode {
     }
     if let Some(o) = &fix_outcome {
         for (path, reason) in &o.skipped {
-            eprintln!("error: {}{path}: fixes not written: {reason}", plan.base);
+            eprintln!(
+                "error: {}{}: fixes not written: {}",
+                plan.base,
+                report::escape::escape(path),
+                report::escape::escape(reason)
+            );
         }
         if !o.skipped.is_empty() {
             eprintln!(
@@ -827,7 +833,7 @@ fn check(args: &CheckArgs) -> ExitCode {
         }
         if args.show_fixes {
             for line in &o.fixed_findings {
-                eprintln!("fixed: {}{line}", plan.base);
+                eprintln!("fixed: {}{}", plan.base, report::escape::escape(line));
             }
         }
         if !args.diff && !args.quiet {

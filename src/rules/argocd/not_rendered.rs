@@ -5,6 +5,7 @@
 use crate::diagnostic::{Finding, Severity};
 use crate::model::DocKind;
 use crate::model::argocd::templated_field;
+use crate::model::helm::NotRendered as ChartNotRendered;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 
 pub struct NotRendered;
@@ -27,14 +28,24 @@ impl Rule for NotRendered {
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         let model = cx.model.argocd();
         let mut out: Vec<Finding> = Vec::new();
-        // Charts a limit stopped while rendering the objects Applications deploy.
-        let stopped = &cx.model.rendered().not_rendered;
+        // Charts a limit stopped while rendering the objects Applications deploy, unless the
+        // resolver reported the chart already (an app-of-apps chart fails there first).
+        let rendered = &cx.model.rendered().not_rendered;
+        let stopped: Vec<&ChartNotRendered> = rendered
+            .iter()
+            .filter(|n| {
+                !model
+                    .not_rendered
+                    .iter()
+                    .any(|r| r.chart_dir == n.chart_dir)
+            })
+            .collect();
         let helps = [
             "The Applications it renders are not linted. Replace the unsupported construct, or check the chart with `helm template`.",
             "The objects it deploys are not linted: render less from this chart, or check it with `helm template`.",
         ];
         let all = model.not_rendered.iter().map(|n| (n, helps[0]));
-        for (n, help) in all.chain(stopped.iter().map(|n| (n, helps[1]))) {
+        for (n, help) in all.chain(stopped.into_iter().map(|n| (n, helps[1]))) {
             if out
                 .iter()
                 .any(|f| f.span == n.span && f.message == n.message)

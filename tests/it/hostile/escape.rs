@@ -118,3 +118,20 @@ fn json_keeps_the_exact_text() {
             .any(|d| d["file"] == ODD_NAME)
     );
 }
+
+#[test]
+fn fixed_findings_on_standard_error_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("odd\x1b[1m\n::error::app.yaml"), EVIL).unwrap();
+    let o = super::bin()
+        .args(["check", ".", "--fix", "--show-fixes"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("fixed: odd\\x1b[1m\\n::error::app.yaml:7:5: argocd/sync-policy"),
+        "{err}"
+    );
+    assert_inert(&err, "--show-fixes");
+}
