@@ -11,9 +11,10 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Finding};
 use crate::engine::{self, Error, Options, Report};
 use crate::fix::{self, Applicability, Fix};
+use crate::rules::internal::LintFixFailed;
 use crate::source::fs::Root;
 use crate::source::{FileId, Span};
 use crate::yaml::{self, YamlErrorKind};
@@ -298,11 +299,6 @@ struct Original {
 /// A `lint/fix-failed` finding for each file whose fixes were not written, at its first finding
 /// with a fix (which remains).
 fn add_write_failures(report: &mut Report, skipped: &[(String, String)], threshold: Applicability) {
-    let severity = match report.config.level("lint/fix-failed") {
-        Some(crate::config::Level::Off) => return,
-        Some(crate::config::Level::On(s)) => s,
-        None => Severity::Warning,
-    };
     for (path, reason) in skipped {
         let Some(file) = report.project.file_by_path(path) else {
             continue;
@@ -315,29 +311,20 @@ fn add_write_failures(report: &mut Report, skipped: &[(String, String)], thresho
                 d.span.file == id && d.fix.as_ref().is_some_and(|f| f.applicability >= threshold)
             })
             .map_or(Span::empty(id, 0), |d| d.span);
-        report.diagnostics.push(Diagnostic {
-            rule: "lint/fix-failed".into(),
-            severity,
-            message: format!("the fixes of this file were not written: {reason}"),
-            span,
-            labels: Vec::new(),
-            help: Some(
-                "Fix the file by hand, or make it a writable file of its own and run `--fix` again."
-                    .into(),
+        report.add(
+            LintFixFailed::ID,
+            Finding::new(
+                format!("the fixes of this file were not written: {reason}"),
+                span,
+            )
+            .with_help(
+                "Fix the file by hand, or make it a writable file of its own and run `--fix` again.",
             ),
-            fix: None,
-        });
+        );
     }
-    report.diagnostics.sort_by(|a, b| {
-        (a.span.file, a.span.start, &a.rule).cmp(&(b.span.file, b.span.start, &b.rule))
-    });
-    report.recount();
 }
 
 fn add_failures(report: &mut Report, failures: Vec<Failure>) {
-    if failures.is_empty() {
-        return;
-    }
     for f in failures {
         let Some(file) = report.project.file_by_path(&f.path) else {
             continue;
@@ -349,25 +336,12 @@ fn add_failures(report: &mut Report, failures: Vec<Failure>) {
             .iter()
             .find(|d| d.span.file == id && d.rule == f.rule && d.message == f.message)
             .map_or(Span::empty(id, 0), |d| d.span);
-        let severity = match report.config.level("lint/fix-failed") {
-            Some(crate::config::Level::Off) => continue,
-            Some(crate::config::Level::On(s)) => s,
-            None => Severity::Warning,
-        };
-        report.diagnostics.push(Diagnostic {
-            rule: "lint/fix-failed".into(),
-            severity,
-            message: f.text,
-            span,
-            labels: Vec::new(),
-            help: Some("Fix this finding by hand, and report the failed fix with the file.".into()),
-            fix: None,
-        });
+        report.add(
+            LintFixFailed::ID,
+            Finding::new(f.text, span)
+                .with_help("Fix this finding by hand, and report the failed fix with the file."),
+        );
     }
-    report.diagnostics.sort_by(|a, b| {
-        (a.span.file, a.span.start, &a.rule).cmp(&(b.span.file, b.span.start, &b.rule))
-    });
-    report.recount();
 }
 
 /// Writes `new` to `path` (confined to its folder) as `--fix` does, unless the file no longer

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::diagnostic::{Finding, Severity};
 use crate::model::{DocKind, Document, Model, Project, Settings};
+use crate::source::FileId;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum FixAvailability {
@@ -123,6 +124,36 @@ pub struct Emitted {
     pub finding: Finding,
 }
 
+/// A document on which a rule could not evaluate one of its checks (a policy rule that
+/// errored). The document pass returns failures beside the findings; the engine gathers each
+/// rule's failures and gives them back to it once, after the pass
+/// ([`Rule::report_failures`]), so that a check failing on many documents is reported once.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    /// What failed, as the rule names it (a policy's rule name).
+    pub check: String,
+    pub message: String,
+    pub file: FileId,
+    /// The document's index in its file.
+    pub index: usize,
+}
+
+/// What checking one document gives: findings, and the checks that could not be evaluated.
+#[derive(Default)]
+pub struct Checked {
+    pub found: Vec<Emitted>,
+    pub failed: Vec<Failure>,
+}
+
+impl From<Vec<Emitted>> for Checked {
+    fn from(found: Vec<Emitted>) -> Self {
+        Checked {
+            found,
+            failed: Vec::new(),
+        }
+    }
+}
+
 /// A rule: a pure function of a document, or of the whole repository, returning findings.
 /// The engine stamps ids and severities and applies suppressions, for Rust and Rego alike.
 pub trait Rule: Send + Sync {
@@ -143,12 +174,35 @@ pub trait Rule: Send + Sync {
         self.meta().applies_to.contains(&doc.kind)
     }
 
-    /// Like [`Rule::check`], for rules that name the rule of each finding themselves.
-    fn check_emitting(&self, doc: &Document, cx: &Context<'_>) -> Vec<Emitted> {
+    /// Like [`Rule::check`], for rules that name the rule of each finding themselves or
+    /// whose checks can fail to evaluate (policies).
+    fn check_emitting(&self, doc: &Document, cx: &Context<'_>) -> Checked {
         let rule = self.meta().id;
         self.check(doc, cx)
             .into_iter()
             .map(|finding| Emitted { rule, finding })
+            .collect::<Vec<_>>()
+            .into()
+    }
+
+    /// The findings that report the document pass's [`Failure`]s of this rule (called once,
+    /// after the pass, when there are any). By default, each failure at its document.
+    fn report_failures(&self, failures: Vec<Failure>, cx: &Context<'_>) -> Vec<Emitted> {
+        let rule = self.meta().id;
+        failures
+            .into_iter()
+            .filter_map(|f| {
+                let doc = cx
+                    .project
+                    .file_docs(f.file)
+                    .iter()
+                    .find(|d| d.index == f.index)?;
+                let message = format!("`{}` could not be checked here: {}", f.check, f.message);
+                Some(Emitted {
+                    rule,
+                    finding: Finding::new(message, doc.anchor_span()),
+                })
+            })
             .collect()
     }
 
@@ -176,8 +230,8 @@ pub trait Rule: Send + Sync {
     }
 
     /// Asked after the document pass of a rule with a [`Rule::document_memo_key`]: false when
-    /// this run's per-document findings must not be reused (an evaluation failed or timed
-    /// out, or a finding landed in another document).
+    /// this run's per-document findings must not be reused (an evaluation timed out, or a
+    /// finding landed in another document). A run with [`Failure`]s is never reused.
     fn document_findings_reusable(&self) -> bool {
         true
     }

@@ -17,7 +17,7 @@ use crate::config::{Config, Level};
 use crate::diagnostic::Finding;
 use crate::model::{Document, Model, Project};
 use crate::registry;
-use crate::rule::{Context, Emitted, Rule};
+use crate::rule::{Checked, Context, Emitted, Failure, Rule};
 use crate::source::{FileId, Span};
 
 /// Frees `value` on another thread: the run's facts and Rego engines are millions of small
@@ -112,7 +112,7 @@ pub(super) fn run_rules(
     // built on one thread while the documents are checked on the others. Its construction
     // runs no parallel work, so this thread never takes a document task that would wait
     // for it (a re-entrant initialisation).
-    let (mut raw, fresh) = if timing {
+    let passed = if timing {
         pass.run()
     } else {
         // A panic leaves the model unbuilt: the first rule that reads it reports it.
@@ -124,17 +124,24 @@ pub(super) fn run_rules(
         rayon::join(build_model, || pass.run()).1
     };
     timer.mark("rules: documents");
+    let Passed {
+        mut raw,
+        fresh,
+        failed,
+    } = passed;
     if let Some((cache, reuse)) = &memo {
-        let reusable = rules
-            .iter()
-            .zip(&memo_keys)
-            .all(|(r, k)| k.is_none() || r.document_findings_reusable());
+        // A failure (a time-out above all) is not a result to keep.
+        let reusable = failed.is_empty()
+            && rules
+                .iter()
+                .zip(&memo_keys)
+                .all(|(r, k)| k.is_none() || r.document_findings_reusable());
         if pass.memoizing && reusable {
             cache.keep_findings(reuse, memo_key, kept_findings(project, kept, fresh));
         }
     }
-    // After the document pass: rules of the whole repository (and reports that gather what the
-    // document pass saw).
+    raw.extend(report_failures(&rules, failed, &cx));
+    // After the document pass: rules of the whole repository.
     raw.extend(
         rules
             .par_iter()
@@ -199,40 +206,45 @@ struct DocumentPass<'a> {
 }
 
 impl DocumentPass<'_> {
-    /// Every document's findings, and (when memoizing) per document those of the rules with a
-    /// memo key, to keep for the next run.
-    fn run(&self) -> (Vec<Emitted>, Vec<Option<cache::DocFindings>>) {
+    /// Every document's findings and failures (by rule index), and (when memoizing) per
+    /// document those of the rules with a memo key, to keep for the next run.
+    fn run(&self) -> Passed {
         let docs = self.project.docs.par_iter().enumerate();
+        let mut passed = Passed::default();
         if self.memoizing {
             let per_doc: Vec<_> = docs.map(|(i, d)| self.document(i, d)).collect();
-            let mut fresh = Vec::with_capacity(per_doc.len());
-            let raw = per_doc
-                .into_iter()
-                .flat_map(|(out, kept)| {
-                    fresh.push(kept);
-                    out
+            passed.fresh.reserve(per_doc.len());
+            for checked in per_doc {
+                passed.fresh.push(checked.fresh);
+                passed.raw.extend(checked.found);
+                passed.failed.extend(checked.failed);
+            }
+        } else {
+            let per_doc: Vec<(Vec<Emitted>, Vec<(usize, Failure)>)> = docs
+                .map(|(i, d)| {
+                    let checked = self.document(i, d);
+                    (checked.found, checked.failed)
                 })
                 .collect();
-            (raw, fresh)
-        } else {
-            (
-                docs.flat_map_iter(|(i, d)| self.document(i, d).0).collect(),
-                Vec::new(),
-            )
+            for (found, failed) in per_doc {
+                passed.raw.extend(found);
+                passed.failed.extend(failed);
+            }
         }
+        passed
     }
 
-    /// A document's findings, and those of the rules with a memo key when computed here for a
-    /// document as parsed (to keep for the next run).
-    fn document(&self, i: usize, doc: &Document) -> (Vec<Emitted>, Option<cache::DocFindings>) {
+    /// A document's findings and failures, and those of the rules with a memo key when
+    /// computed here for a document as parsed (to keep for the next run).
+    fn document(&self, i: usize, doc: &Document) -> DocChecked {
         let cx = self.cx;
         let check = |rule: &&dyn Rule| {
             if !rule.applies(doc, cx) {
-                return Vec::new();
+                return Checked::default();
             }
             match catch_unwind(AssertUnwindSafe(|| rule.check_emitting(doc, cx))) {
-                Ok(found) => found,
-                Err(p) => vec![panic_finding(rule.meta().id, doc.anchor_span(), &p)],
+                Ok(checked) => checked,
+                Err(p) => vec![panic_finding(rule.meta().id, doc.anchor_span(), &p)].into(),
             }
         };
         let as_parsed = !self.project.transformed.contains(&i);
@@ -243,31 +255,84 @@ impl DocumentPass<'_> {
             .filter(|_| as_parsed)
             .and_then(|m| m.iter().find(|(index, _)| *index == doc.index))
             .map(|(_, found)| found);
-        let mut out = Vec::new();
-        let mut fresh = (self.memoizing && as_parsed && reused.is_none()).then(Vec::new);
+        let mut out = DocChecked {
+            fresh: (self.memoizing && as_parsed && reused.is_none()).then(Vec::new),
+            ..DocChecked::default()
+        };
         let mut memoized = 0;
-        for ((rule, key), spent) in self.rules.iter().zip(self.memo_keys).zip(self.spent) {
+        for (index, ((rule, key), spent)) in self
+            .rules
+            .iter()
+            .zip(self.memo_keys)
+            .zip(self.spent)
+            .enumerate()
+        {
             let started = self.timing.then(Instant::now);
             if key.is_none() {
-                out.extend(check(rule));
+                let checked = check(rule);
+                out.found.extend(checked.found);
+                out.failed
+                    .extend(checked.failed.into_iter().map(|f| (index, f)));
                 add_elapsed(spent, started);
                 continue;
             }
             match reused {
-                Some(r) => out.extend(r.get(memoized).into_iter().flatten().cloned()),
+                Some(r) => out
+                    .found
+                    .extend(r.get(memoized).into_iter().flatten().cloned()),
                 None => {
-                    let found = check(rule);
-                    if let Some(fresh) = &mut fresh {
-                        fresh.push(found.clone());
+                    let checked = check(rule);
+                    if let Some(fresh) = &mut out.fresh {
+                        fresh.push(checked.found.clone());
                     }
-                    out.extend(found);
+                    out.found.extend(checked.found);
+                    out.failed
+                        .extend(checked.failed.into_iter().map(|f| (index, f)));
                 }
             }
             add_elapsed(spent, started);
             memoized += 1;
         }
-        (out, fresh)
+        out
     }
+}
+
+/// What the document pass gives.
+#[derive(Default)]
+struct Passed {
+    raw: Vec<Emitted>,
+    /// Per document, when memoizing: the findings of the rules with a memo key, computed here.
+    fresh: Vec<Option<cache::DocFindings>>,
+    /// The checks that could not be evaluated, by rule index.
+    failed: Vec<(usize, Failure)>,
+}
+
+/// What the document pass gives for one document.
+#[derive(Default)]
+struct DocChecked {
+    found: Vec<Emitted>,
+    fresh: Option<cache::DocFindings>,
+    failed: Vec<(usize, Failure)>,
+}
+
+/// Each rule's failures of the document pass, reported by the rule once.
+fn report_failures(
+    rules: &[&dyn Rule],
+    failed: Vec<(usize, Failure)>,
+    cx: &Context<'_>,
+) -> Vec<Emitted> {
+    let mut by_rule: std::collections::BTreeMap<usize, Vec<Failure>> = Default::default();
+    for (index, failure) in failed {
+        by_rule.entry(index).or_default().push(failure);
+    }
+    by_rule
+        .into_iter()
+        .flat_map(|(index, failures)| {
+            let rule = rules[index];
+            catch_unwind(AssertUnwindSafe(|| rule.report_failures(failures, cx)))
+                .unwrap_or_else(|p| vec![panic_finding(rule.meta().id, Span::default(), &p)])
+        })
+        .collect()
 }
 
 /// The findings to keep for the next run, by file: those kept before (for files taken from the

@@ -142,6 +142,17 @@ pub struct Note {
 }
 
 impl Report {
+    /// Adds a finding the engine's caller made (`--fix`'s failures), stamped like every
+    /// rule's (dropped when the rule is off), in report order.
+    pub fn add(&mut self, rule: &'static str, finding: crate::diagnostic::Finding) {
+        if let Some(d) = stamp::stamp(rule, finding, &self.config) {
+            let key = |d: &Diagnostic| (d.span.file, d.span.start, d.rule.clone());
+            let at = self.diagnostics.partition_point(|e| key(e) <= key(&d));
+            self.diagnostics.insert(at, d);
+            self.recount();
+        }
+    }
+
     /// Recomputes the summary's counts after diagnostics were removed.
     pub fn recount(&mut self) {
         let s = &mut self.summary;

@@ -18,7 +18,9 @@ use super::pack::{self, PackRule, Scope};
 use super::{Package, PolicySet, data, exception_name, is_warning_rule};
 use crate::diagnostic::{Finding, Severity};
 use crate::model::{DocKind, Document, Model, Project};
-use crate::rule::{Context, Emitted, FixAvailability, Rule, RuleMeta, RuleOptions};
+use crate::rule::{
+    Checked, Context, Emitted, Failure, FixAvailability, Rule, RuleMeta, RuleOptions,
+};
 use crate::source::glob::Patterns;
 use crate::source::{FileId, LineIndex, Span};
 use crate::yaml::path::Step;
@@ -456,11 +458,10 @@ pub struct Runtime {
     pack_documents_read_model: bool,
     doc_pack: OnceLock<Engine>,
     disabled: Disabled,
-    failures: Mutex<BTreeMap<FailingRule, Failures>>,
     /// `data.gitops_lint.options` as JSON text: part of each per-document pack rule's memo key.
     options_text: String,
-    /// Set when a per-document result depended on more than its document: an evaluation
-    /// failure (reported once for the run) or a result naming another `file`.
+    /// Set when a per-document result depended on more than its document: a result naming
+    /// another `file`. (A run with evaluation failures is never reused: the engine sees them.)
     documents_not_reusable: AtomicBool,
     /// The repository-scope results of earlier runs (the language server).
     kept: Option<Arc<KeptRepoResults>>,
@@ -468,12 +469,6 @@ pub struct Runtime {
     /// which then hold it).
     model_value: OnceLock<Value>,
 }
-
-/// `(set, package, rule)`: set 0 is the pack, 1 the user's policies.
-type FailingRule = (usize, String, String);
-
-/// How a rule failed on documents: how many, the first of them, and its message there.
-type Failures = (usize, (FileId, usize), String);
 
 /// A worker thread's engines of the current run, with the document they hold as `input`.
 struct Worker {
@@ -658,32 +653,75 @@ impl Runtime {
         Some((subject, user.set.timeout))
     }
 
-    /// Keeps a per-document failure for the report at the end of the document pass.
-    fn record_failures(
+    /// A document's evaluation failures, for the engine to gather over the document pass.
+    fn document_failures(&self, doc: &Document, failures: Vec<EvalFailure>) -> Vec<Failure> {
+        failures
+            .into_iter()
+            .map(|f| Failure {
+                check: f.rule,
+                message: f.message,
+                file: doc.file,
+                index: doc.index,
+            })
+            .collect()
+    }
+
+    /// The per-document evaluation failures of package `pkg_name`, once per rule: the number
+    /// of documents and the first of them.
+    fn report_failures(
         &self,
         set: usize,
-        pkg: &Package,
-        doc: &Document,
-        failures: Vec<EvalFailure>,
-    ) {
-        if failures.is_empty() {
-            return;
-        }
-        self.documents_not_reusable.store(true, Ordering::Relaxed);
-        let Ok(mut map) = self.failures.lock() else {
-            return;
+        pkg_name: &str,
+        failures: Vec<Failure>,
+        cx: &Context<'_>,
+    ) -> Vec<Emitted> {
+        let Some(pkg) = self.package(set, pkg_name) else {
+            return Vec::new();
         };
+        // By rule: how many documents, and the first of them with its message.
+        let mut by_rule: BTreeMap<String, (usize, Failure)> = BTreeMap::new();
         for f in failures {
-            let at = (doc.file, doc.index);
-            let entry =
-                map.entry((set, pkg.name.clone(), f.rule))
-                    .or_insert((0, at, f.message.clone()));
-            entry.0 += 1;
-            if at < entry.1 {
-                entry.1 = at;
-                entry.2 = f.message;
+            match by_rule.get_mut(&f.check) {
+                None => {
+                    by_rule.insert(f.check.clone(), (1, f));
+                }
+                Some((count, first)) => {
+                    *count += 1;
+                    if (f.file, f.index) < (first.file, first.index) {
+                        *first = f;
+                    }
+                }
             }
         }
+        let mut out = Vec::new();
+        for (rule, (count, first)) in by_rule {
+            let Some(doc) = cx
+                .project
+                .file_docs(first.file)
+                .iter()
+                .find(|d| d.index == first.index)
+            else {
+                continue;
+            };
+            let others = match count {
+                1 => String::new(),
+                n => format!(" and {} more", n - 1),
+            };
+            out.push(Emitted {
+                rule: EVALUATION_ERROR,
+                finding: Finding::new(
+                    format!(
+                        "policy rule `data.{}.{rule}`{} failed on this document{others}: {}",
+                        pkg.name,
+                        site(pkg, &rule),
+                        first.message,
+                    ),
+                    doc.anchor_span(),
+                )
+                .with_help("Fix the policy; its other results are still reported."),
+            });
+        }
+        out
     }
 
     fn package(&self, set: usize, name: &str) -> Option<&Package> {
@@ -748,18 +786,24 @@ impl Rule for PackDocumentRule {
                 .is_none_or(|p| p.is_match(&cx.project.source(doc.file).path))
     }
 
-    fn check_emitting(&self, doc: &Document, cx: &Context<'_>) -> Vec<Emitted> {
+    fn check_emitting(&self, doc: &Document, cx: &Context<'_>) -> Checked {
         let Some(pkg) = self.rt.package(0, &self.rule.package) else {
-            return Vec::new();
+            return Checked::default();
         };
         let (hits, failures) = self.rt.eval_on_document(cx, 0, pkg, doc);
-        self.rt.record_failures(0, pkg, doc, failures);
         if hits.iter().any(|h| h.file.is_some()) {
             self.rt
                 .documents_not_reusable
                 .store(true, Ordering::Relaxed);
         }
-        hits_to_findings(cx, 0, pkg, hits, Some(doc), Some(self.rule.meta.id))
+        Checked {
+            found: hits_to_findings(cx, 0, pkg, hits, Some(doc), Some(self.rule.meta.id)),
+            failed: self.rt.document_failures(doc, failures),
+        }
+    }
+
+    fn report_failures(&self, failures: Vec<Failure>, cx: &Context<'_>) -> Vec<Emitted> {
+        self.rt.report_failures(0, &self.rule.package, failures, cx)
     }
 
     /// Its input is the document and its data the rules' options, unless a per-document pack
@@ -884,13 +928,19 @@ impl Rule for UserPackageRule {
         self.scope == UserScope::Document && doc.kind != DocKind::Config && self.can_report_on(doc)
     }
 
-    fn check_emitting(&self, doc: &Document, cx: &Context<'_>) -> Vec<Emitted> {
+    fn check_emitting(&self, doc: &Document, cx: &Context<'_>) -> Checked {
         let Some(pkg) = self.rt.package(1, &self.package) else {
-            return Vec::new();
+            return Checked::default();
         };
         let (hits, failures) = self.rt.eval_on_document(cx, 1, pkg, doc);
-        self.rt.record_failures(1, pkg, doc, failures);
-        hits_to_findings(cx, 1, pkg, hits, Some(doc), None)
+        Checked {
+            found: hits_to_findings(cx, 1, pkg, hits, Some(doc), None),
+            failed: self.rt.document_failures(doc, failures),
+        }
+    }
+
+    fn report_failures(&self, failures: Vec<Failure>, cx: &Context<'_>) -> Vec<Emitted> {
+        self.rt.report_failures(1, &self.package, failures, cx)
     }
 
     fn check_project_emitting(&self, cx: &Context<'_>) -> Vec<Emitted> {
@@ -921,57 +971,6 @@ impl Rule for UserPackageRule {
                 .iter()
                 .filter_map(|f| failure_finding(pkg, f, None, cx.project)),
         );
-        out
-    }
-}
-
-/// Reports the per-document evaluation failures once per rule, after the document pass: the
-/// number of documents and the first of them.
-struct FailureReport {
-    rt: Arc<Runtime>,
-}
-
-impl Rule for FailureReport {
-    /// A stand-in: its findings name `policy/evaluation-error`, registered with the engine's
-    /// own rules.
-    fn meta(&self) -> &'static RuleMeta {
-        &USER_POLICY_META
-    }
-
-    fn applies(&self, _: &Document, _: &Context<'_>) -> bool {
-        false
-    }
-
-    fn check_project_emitting(&self, cx: &Context<'_>) -> Vec<Emitted> {
-        let failures = match self.rt.failures.lock() {
-            Ok(mut m) => std::mem::take(&mut *m),
-            Err(_) => return Vec::new(),
-        };
-        let mut out = Vec::new();
-        for ((set, pkg_name, rule), (count, (file, index), message)) in failures {
-            let Some(pkg) = self.rt.package(set, &pkg_name) else {
-                continue;
-            };
-            let Some(doc) = cx.project.file_docs(file).iter().find(|d| d.index == index) else {
-                continue;
-            };
-            let others = match count {
-                1 => String::new(),
-                n => format!(" and {} more", n - 1),
-            };
-            out.push(Emitted {
-                rule: EVALUATION_ERROR,
-                finding: Finding::new(
-                    format!(
-                        "policy rule `data.{}.{rule}`{} failed on this document{others}: {message}",
-                        pkg.name,
-                        site(pkg, &rule),
-                    ),
-                    doc.anchor_span(),
-                )
-                .with_help("Fix the policy; its other results are still reported."),
-            });
-        }
         out
     }
 }
@@ -1026,7 +1025,7 @@ fn reads_model(path: &str) -> bool {
 }
 
 /// The rules the policies of this run contribute: the enabled shipped rules (`enabled`
-/// tells which), the user's packages, and the report of evaluation failures.
+/// tells which) and the user's packages.
 #[must_use]
 pub fn rules(
     enabled: &dyn Fn(&str) -> bool,
@@ -1073,7 +1072,6 @@ pub fn rules(
             .any(|r| r.scope == Scope::Document && reads_model(r.file)),
         doc_pack: OnceLock::new(),
         disabled: Disabled::default(),
-        failures: Mutex::new(BTreeMap::new()),
     });
     let mut out: Vec<Box<dyn Rule>> = Vec::new();
     for r in pack_rules {
@@ -1125,7 +1123,6 @@ pub fn rules(
             }
         }
     }
-    out.push(Box::new(FailureReport { rt }));
     out
 }
 
