@@ -209,27 +209,23 @@ impl DocumentPass<'_> {
     /// Every document's findings and failures (by rule index), and (when memoizing) per
     /// document those of the rules with a memo key, to keep for the next run.
     fn run(&self) -> Passed {
-        let docs = self.project.docs.par_iter().enumerate();
+        let per_doc: Vec<DocChecked> = self
+            .project
+            .docs
+            .par_iter()
+            .enumerate()
+            .map(|(i, d)| self.document(i, d))
+            .collect();
         let mut passed = Passed::default();
         if self.memoizing {
-            let per_doc: Vec<_> = docs.map(|(i, d)| self.document(i, d)).collect();
             passed.fresh.reserve(per_doc.len());
-            for checked in per_doc {
+        }
+        for checked in per_doc {
+            if self.memoizing {
                 passed.fresh.push(checked.fresh);
-                passed.raw.extend(checked.found);
-                passed.failed.extend(checked.failed);
             }
-        } else {
-            let per_doc: Vec<(Vec<Emitted>, Vec<(usize, Failure)>)> = docs
-                .map(|(i, d)| {
-                    let checked = self.document(i, d);
-                    (checked.found, checked.failed)
-                })
-                .collect();
-            for (found, failed) in per_doc {
-                passed.raw.extend(found);
-                passed.failed.extend(failed);
-            }
+            passed.raw.extend(checked.found);
+            passed.failed.extend(checked.failed);
         }
         passed
     }

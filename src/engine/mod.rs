@@ -22,7 +22,7 @@ mod timer;
 
 pub use cache::{CacheStats, ParseCache};
 pub use read::LARGE_FILE_BYTES;
-pub use root::{absolute, find_root, resolve_root};
+pub use root::{Target, absolute, discover, find_root, relative_to, resolve_root};
 pub use timer::Phase;
 
 use load::{Prepared, chart_dirs, load_user_policies, prepare};

@@ -1,50 +1,77 @@
-//! Where the repository is, for library callers that give no root: a directory argument is the
-//! root, a file's root is found upward (the command line finds it upward from the current
-//! directory, `cli::root`, with [`find_root`] and [`absolute`] from here).
+//! Where the repository is: found upward from the first path (or the current directory), as ruff
+//! and git do, so `check apps` from anywhere analyses the whole repository and reports what is
+//! under `apps` ([`discover`], used by the command line and the language server). Library
+//! callers that give no root ([`resolve_root`]) point at a repository: a directory argument is
+//! the root itself.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use super::Error;
 use crate::config;
 use crate::source::walk;
 
-/// The repository root for `paths`: a directory is the root; for files, the nearest ancestor
-/// holding `.gitops-lint.yaml` or `.git`. Also returns the files to report on (empty: all).
+/// The repository root and the paths to report on, all absolute and normalised.
+#[derive(Debug)]
+pub struct Target {
+    pub root: PathBuf,
+    pub paths: Vec<PathBuf>,
+    /// The root as seen from the current directory, ending with `/` (empty when they are the
+    /// same), put in front of root-relative paths in human output.
+    pub base: String,
+}
+
+/// `--root` if given, else the nearest folder, from the first path (or the current directory)
+/// upward, that holds a `.gitops-lint.yaml` or `.git`; else that starting folder.
+pub fn discover(cwd: &Path, paths: &[PathBuf], root: Option<&Path>) -> Result<Target, String> {
+    let paths: Vec<PathBuf> = paths.iter().map(|p| absolute(cwd, p)).collect();
+    let root = match root {
+        Some(r) => {
+            let r = absolute(cwd, r);
+            if !r.is_dir() {
+                return Err(format!("--root {}: not a directory", r.display()));
+            }
+            r
+        }
+        None => {
+            let start = match paths.first() {
+                Some(p) if p.is_dir() => p.clone(),
+                Some(p) => p
+                    .parent()
+                    .map_or_else(|| cwd.to_path_buf(), Path::to_path_buf),
+                None => cwd.to_path_buf(),
+            };
+            find_root(&start)
+        }
+    };
+    for p in &paths {
+        if !p.starts_with(&root) {
+            return Err(format!(
+                "{} is outside the repository root {}: check one repository at a time, or pass --root",
+                p.display(),
+                root.display()
+            ));
+        }
+    }
+    let base = relative_to(cwd, &root);
+    Ok(Target { root, paths, base })
+}
+
+/// The repository root for `paths` when the caller gives none: a directory is the root; for
+/// files, the nearest ancestor holding `.gitops-lint.yaml` or `.git`. Also returns the paths
+/// to report on (empty: all).
 pub fn resolve_root(paths: &[PathBuf]) -> Result<(PathBuf, Vec<PathBuf>), Error> {
     let cwd = std::env::current_dir()
         .map_err(|e| Error::Usage(format!("cannot read the current directory: {e}")))?;
-    let paths: Vec<PathBuf> = if paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        paths.to_vec()
-    };
-    let mut root: Option<PathBuf> = None;
-    let mut files = Vec::new();
-    for p in &paths {
-        let abs = absolute(&cwd, p);
-        let meta =
-            std::fs::metadata(&abs).map_err(|e| Error::Usage(format!("{}: {}", p.display(), e)))?;
-        let this_root = if meta.is_dir() {
-            abs.clone()
-        } else {
-            files.push(abs.clone());
-            find_root(abs.parent().unwrap_or(&abs))
-        };
-        match &root {
-            None => root = Some(this_root),
-            Some(r) if *r == this_root => {}
-            Some(r) => {
-                return Err(Error::Usage(format!(
-                    "{} belongs to repository {}, not {}: check one repository at a time",
-                    p.display(),
-                    this_root.display(),
-                    r.display()
-                )));
-            }
-        }
+    for p in paths {
+        std::fs::metadata(absolute(&cwd, p))
+            .map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?;
     }
-    let root = root.unwrap_or(cwd);
-    Ok((root, files))
+    let first = paths.first().map(|p| absolute(&cwd, p));
+    let given = first.as_deref().filter(|p| p.is_dir());
+    let target = discover(&cwd, paths, given).map_err(Error::Usage)?;
+    let root = target.root;
+    let report_on = target.paths.into_iter().filter(|p| *p != root).collect();
+    Ok((root, report_on))
 }
 
 /// The existing files and folders of `paths` (absolute), to report on; the root itself means
@@ -78,8 +105,8 @@ pub fn absolute(cwd: &Path, p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in joined.components() {
         match c {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
+            Component::CurDir => {}
+            Component::ParentDir => {
                 out.pop();
             }
             other => out.push(other),
@@ -100,4 +127,60 @@ pub fn find_root(start: &Path) -> PathBuf {
         dir = d.parent();
     }
     start.to_path_buf()
+}
+
+/// How to write `root/…` from `cwd`: `""`, `"deploy/"`, `"../../"`; an absolute path when they
+/// share no ancestor.
+pub fn relative_to(cwd: &Path, root: &Path) -> String {
+    let cwd: Vec<Component> = cwd.components().collect();
+    let root_parts: Vec<Component> = root.components().collect();
+    let common = cwd
+        .iter()
+        .zip(&root_parts)
+        .take_while(|(a, b)| a == b)
+        .count();
+    if common <= 1 && root.is_absolute() && cwd.len() > 1 {
+        return format!("{}/", root.display());
+    }
+    let mut out = String::new();
+    for _ in common..cwd.len() {
+        out.push_str("../");
+    }
+    for c in &root_parts[common..] {
+        out.push_str(&c.as_os_str().to_string_lossy());
+        out.push('/');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_from_the_current_directory_to_the_root() {
+        assert_eq!(relative_to(Path::new("/r"), Path::new("/r")), "");
+        assert_eq!(
+            relative_to(Path::new("/r"), Path::new("/r/deploy")),
+            "deploy/"
+        );
+        assert_eq!(relative_to(Path::new("/r/a/b"), Path::new("/r")), "../../");
+        assert_eq!(relative_to(Path::new("/r/a"), Path::new("/r/b")), "../b/");
+        assert_eq!(relative_to(Path::new("/x"), Path::new("/r")), "/r/");
+    }
+
+    #[test]
+    fn root_is_found_upward_from_the_first_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join(".gitops-lint.yaml"), "").unwrap();
+        std::fs::create_dir_all(root.join("apps/a")).unwrap();
+        let t = discover(&root.join("apps"), &[PathBuf::from("a")], None).unwrap();
+        assert_eq!(t.root, root);
+        assert_eq!(t.paths, vec![root.join("apps/a")]);
+        assert_eq!(t.base, "../");
+        let t = discover(&root.join("apps"), &[], Some(Path::new("a"))).unwrap();
+        assert_eq!(t.root, root.join("apps/a"));
+        assert!(discover(&root, &[PathBuf::from("apps")], Some(Path::new("apps/a"))).is_err());
+    }
 }

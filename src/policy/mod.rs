@@ -6,11 +6,13 @@
 //! a `policy/evaluation-error` finding and is not evaluated again in that run.
 
 pub mod data;
+mod eval;
 mod kinds;
 pub mod limits;
 pub mod location;
 pub mod pack;
 mod recursion;
+mod results;
 pub mod run;
 pub mod test_runner;
 mod vm;

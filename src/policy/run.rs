@@ -7,26 +7,26 @@
 //! converted once per thread however many rules read it.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use regorus::{Engine, Value};
 
+use super::eval::{Disabled, EvalFailure, Hit, eval_package, eval_package_on, site};
 use super::location::{self, Current};
 use super::pack::{self, PackRule, Scope};
-use super::{Package, PolicySet, data, exception_name, is_warning_rule};
+use super::results::{failure_finding, hits_to_findings};
+use super::{Package, PolicySet, data};
 use crate::diagnostic::{Finding, Severity};
 use crate::model::{DocKind, Document, Model, Project};
 use crate::rule::{
     Checked, Context, Emitted, Failure, FixAvailability, Rule, RuleMeta, RuleOptions,
 };
 use crate::source::glob::Patterns;
-use crate::source::{FileId, LineIndex, Span};
-use crate::yaml::path::Step;
+use crate::source::{FileId, LineIndex};
 
-/// The id of evaluation failures.
-pub const EVALUATION_ERROR: &str = "policy/evaluation-error";
+pub use super::results::EVALUATION_ERROR;
 
 /// A team's own policies and how conftest would run them.
 #[derive(Clone)]
@@ -43,35 +43,6 @@ pub struct UserPolicies {
 #[must_use]
 pub fn is_repo_package(name: &str) -> bool {
     name == "gitops.repo" || name.starts_with("gitops.repo.")
-}
-
-/// One result of a rule.
-#[derive(Clone, Debug)]
-struct Hit {
-    rule: String,
-    msg: String,
-    id: Option<String>,
-    path: Option<Vec<Step>>,
-    file: Option<String>,
-    document: Option<usize>,
-    loc_line: Option<usize>,
-    help: Option<String>,
-}
-
-impl Hit {
-    /// A result that is only a message (a string, or a boolean `deny`).
-    fn message(rule: &str, msg: String) -> Hit {
-        Hit {
-            rule: rule.to_string(),
-            msg,
-            id: None,
-            path: None,
-            file: None,
-            document: None,
-            loc_line: None,
-            help: None,
-        }
-    }
 }
 
 /// The results of the shipped repository-scope rules, kept between runs of the language
@@ -113,294 +84,6 @@ impl std::fmt::Debug for KeptRepoResults {
     }
 }
 
-/// A rule that failed to evaluate.
-struct EvalFailure {
-    rule: String,
-    message: String,
-}
-
-/// Rules that exceeded the time limit, skipped for the rest of the run.
-#[derive(Default)]
-struct Disabled(Mutex<HashSet<(usize, String, String)>>);
-
-impl Disabled {
-    fn contains(&self, set: usize, pkg: &str, rule: &str) -> bool {
-        self.0
-            .lock()
-            .map(|s| s.contains(&(set, pkg.to_string(), rule.to_string())))
-            .unwrap_or(false)
-    }
-    fn insert(&self, set: usize, pkg: &str, rule: &str) {
-        if let Ok(mut s) = self.0.lock() {
-            s.insert((set, pkg.to_string(), rule.to_string()));
-        }
-    }
-}
-
-/// Evaluates the check rules of one package on the engine's current input; with `watched`
-/// (the input's name and the time limit: the user's policies), each evaluation is under the
-/// [`watchdog`](super::watchdog).
-fn eval_package(
-    engine: &mut Engine,
-    set_id: usize,
-    pkg: &Package,
-    disabled: &Disabled,
-    watched: Option<(&str, std::time::Duration)>,
-) -> (Vec<Hit>, Vec<EvalFailure>) {
-    eval_package_with(set_id, pkg, disabled, |rule| {
-        let _watch = watched.map(|(subject, limit)| {
-            let what = format!(
-                "policy rule `data.{}.{rule}`{} on {subject}",
-                pkg.name,
-                site(pkg, rule)
-            );
-            super::watchdog::watch(what, limit)
-        });
-        PolicySet::eval(engine, &pkg.name, rule)
-    })
-}
-
-/// [`eval_package`] on the pack's virtual machine (`policy::vm`).
-fn eval_package_on(
-    vm: &mut regorus::rvm::vm::RegoVM,
-    pkg: &Package,
-    disabled: &Disabled,
-) -> (Vec<Hit>, Vec<EvalFailure>) {
-    eval_package_with(0, pkg, disabled, |rule| {
-        super::vm::eval(vm, &pkg.name, rule)
-    })
-}
-
-/// Evaluates a package's `exception` and result rules with `eval` (`Ok(None)`: undefined).
-fn eval_package_with(
-    set_id: usize,
-    pkg: &Package,
-    disabled: &Disabled,
-    mut eval: impl FnMut(&str) -> Result<Option<serde_json::Value>, String>,
-) -> (Vec<Hit>, Vec<EvalFailure>) {
-    let mut hits = Vec::new();
-    let mut failures = Vec::new();
-    let exceptions: Vec<String> = if pkg.has_exception {
-        match eval("exception") {
-            Ok(Some(v)) => exception_names(&v),
-            Ok(None) => Vec::new(),
-            Err(e) => {
-                failures.push(EvalFailure {
-                    rule: "exception".into(),
-                    message: e,
-                });
-                Vec::new()
-            }
-        }
-    } else {
-        Vec::new()
-    };
-    for rule in &pkg.rules {
-        if exceptions.iter().any(|e| e == exception_name(rule)) {
-            continue;
-        }
-        if disabled.contains(set_id, &pkg.name, rule) {
-            continue;
-        }
-        match eval(rule) {
-            Ok(Some(v)) => collect_hits(rule, &v, &mut hits, &mut failures),
-            Ok(None) => {}
-            Err(e) => {
-                let timed_out = e.contains("time limit") || e.contains("TimeLimit");
-                if timed_out {
-                    disabled.insert(set_id, &pkg.name, rule);
-                }
-                failures.push(EvalFailure {
-                    rule: rule.clone(),
-                    message: if timed_out {
-                        "exceeded the evaluation time limit; it is skipped for the rest of the run"
-                            .to_string()
-                    } else {
-                        e
-                    },
-                });
-            }
-        }
-    }
-    (hits, failures)
-}
-
-/// `exception` is a set of arrays of rule names (conftest: `exception contains rules if …`).
-fn exception_names(v: &serde_json::Value) -> Vec<String> {
-    let mut out = Vec::new();
-    for item in v.as_array().into_iter().flatten() {
-        match item {
-            serde_json::Value::Array(names) => {
-                out.extend(names.iter().filter_map(|n| n.as_str().map(str::to_string)));
-            }
-            serde_json::Value::String(s) => out.push(s.clone()),
-            _ => {}
-        }
-    }
-    out
-}
-
-fn collect_hits(
-    rule: &str,
-    v: &serde_json::Value,
-    hits: &mut Vec<Hit>,
-    failures: &mut Vec<EvalFailure>,
-) {
-    let items: Vec<&serde_json::Value> = match v {
-        serde_json::Value::Array(a) => a.iter().collect(),
-        // A boolean `deny` (`deny if …`) has no message.
-        serde_json::Value::Bool(true) => {
-            hits.push(Hit::message(rule, format!("`{rule}` is true")));
-            return;
-        }
-        serde_json::Value::Bool(false) => return,
-        other => vec![other],
-    };
-    for item in items {
-        match item {
-            serde_json::Value::String(s) => hits.push(Hit::message(rule, s.clone())),
-            serde_json::Value::Object(o) => {
-                let Some(msg) = o.get("msg").and_then(|m| m.as_str()) else {
-                    failures.push(EvalFailure {
-                        rule: rule.to_string(),
-                        message: "a result object has no string `msg`".into(),
-                    });
-                    continue;
-                };
-                let loc = o.get("_loc");
-                hits.push(Hit {
-                    rule: rule.to_string(),
-                    msg: msg.to_string(),
-                    id: o.get("id").and_then(|v| v.as_str()).map(str::to_string),
-                    path: o.get("path").and_then(location::steps_of_json),
-                    file: o
-                        .get("file")
-                        .or_else(|| loc.and_then(|l| l.get("file")))
-                        .and_then(|v| v.as_str())
-                        .map(str::to_string),
-                    document: o
-                        .get("document")
-                        .and_then(serde_json::Value::as_u64)
-                        .and_then(|d| usize::try_from(d).ok()),
-                    loc_line: loc
-                        .and_then(|l| l.get("line"))
-                        .and_then(serde_json::Value::as_u64)
-                        .and_then(|d| usize::try_from(d).ok()),
-                    help: o.get("help").and_then(|v| v.as_str()).map(str::to_string),
-                });
-            }
-            _ => failures.push(EvalFailure {
-                rule: rule.to_string(),
-                message: format!("a result is neither a string nor an object with `msg`: {item}"),
-            }),
-        }
-    }
-}
-
-/// Where results land. Cheap to make (it runs for every evaluation): files are found by the
-/// source database's sorted index, not by a map built here.
-struct Env<'a> {
-    project: &'a Project,
-}
-
-impl<'a> Env<'a> {
-    fn new(project: &'a Project) -> Self {
-        Env { project }
-    }
-
-    /// The document a hit is about: its `file`/`document`, else `default`.
-    fn target(&self, hit: &Hit, default: Option<&'a Document>) -> Option<&'a Document> {
-        if let Some(file) = &hit.file {
-            let rel = file.trim_start_matches("./");
-            if let Some(id) = self.project.file_by_path(rel).map(|f| f.id) {
-                let docs = self.project.file_docs(id);
-                let idx = hit.document.unwrap_or(0);
-                return docs.iter().find(|d| d.index == idx).or(docs.first());
-            }
-        }
-        default
-    }
-
-    fn finding(
-        &self,
-        hit: &Hit,
-        default: Option<&'a Document>,
-        severity: Option<Severity>,
-    ) -> Option<Finding> {
-        let doc = self
-            .target(hit, default)
-            .or_else(|| self.project.docs.first())?;
-        let mut note = None;
-        let span = if let Some(steps) = &hit.path {
-            let (span, complete) = location::span_of(&doc.root, steps);
-            if !complete {
-                note = Some("the result's `path` does not exist in this document; this is its deepest existing part".to_string());
-            }
-            span
-        } else if let Some(line) = hit.loc_line {
-            let f = self.project.source(doc.file);
-            if line >= 1 && line <= f.lines().line_count() {
-                let r = f.lines().line_range(f.text(), line - 1);
-                Span::new(doc.file, r.start, r.end)
-            } else {
-                doc.anchor_span()
-            }
-        } else {
-            doc.anchor_span()
-        };
-        if default.is_none() && hit.file.is_none() {
-            note = Some("the result names no `file`, so it is shown at the first document".into());
-        }
-        let mut f = Finding::new(hit.msg.clone(), span);
-        f.help = match (&hit.help, note) {
-            (Some(h), Some(n)) => Some(format!("{h} ({n})")),
-            (Some(h), None) => Some(h.clone()),
-            (None, n) => n,
-        };
-        f.severity = severity;
-        Some(f)
-    }
-}
-
-/// Where a policy rule is written, for messages: ` (file.rego:LINE)`.
-fn site(pkg: &Package, rule: &str) -> String {
-    pkg.sites
-        .get(rule)
-        .map(|s| format!(" ({}:{})", s.file, s.line))
-        .unwrap_or_default()
-}
-
-/// A rule that failed on the repository-scope input: said once, at the first document.
-fn failure_finding(
-    pkg: &Package,
-    f: &EvalFailure,
-    doc: Option<&Document>,
-    project: &Project,
-) -> Option<Emitted> {
-    let doc = doc.or_else(|| project.docs.first())?;
-    Some(Emitted {
-        rule: EVALUATION_ERROR,
-        finding: Finding::new(
-            format!(
-                "policy rule `data.{}.{}`{} failed on this document: {}",
-                pkg.name,
-                f.rule,
-                site(pkg, &f.rule),
-                f.message
-            ),
-            doc.anchor_span(),
-        )
-        .with_help("Fix the policy; its other results are still reported."),
-    })
-}
-
-fn user_rule_id(pkg: &Package, hit: &Hit) -> &'static str {
-    match &hit.id {
-        Some(id) => super::intern(id),
-        None => super::intern(&format!("policy/{}/{}", pkg.name, hit.rule)),
-    }
-}
-
 /// A run's id and a file's id, path, text and line index, shared with `gitops.location`.
 type SharedFile = ((u64, FileId), Arc<str>, Arc<str>, Arc<LineIndex>);
 
@@ -435,8 +118,7 @@ fn set_location_document(run: u64, project: &Project, doc: &Document) {
 }
 
 /// What the policies of one run share: the engines with `data` loaded (built on first use,
-/// from the model), the rules skipped after a time-out, and the per-document failures,
-/// reported once per rule at the end of the document pass.
+/// from the model) and the rules skipped after a time-out.
 pub struct Runtime {
     /// Tells this run's per-thread engine clones from an earlier run's.
     id: u64,
@@ -733,36 +415,6 @@ impl Runtime {
     }
 }
 
-/// Severity of a result: `warn*` rules warn; user `deny`/`violation` rules are errors, pack
-/// ones take the rule's configured severity.
-fn hit_severity(set: usize, hit: &Hit) -> Option<Severity> {
-    if is_warning_rule(&hit.rule) {
-        Some(Severity::Warning)
-    } else if set == 1 {
-        Some(Severity::Error)
-    } else {
-        None
-    }
-}
-
-fn hits_to_findings(
-    cx: &Context<'_>,
-    set: usize,
-    pkg: &Package,
-    hits: Vec<Hit>,
-    doc: Option<&Document>,
-    pack_id: Option<&'static str>,
-) -> Vec<Emitted> {
-    let env = Env::new(cx.project);
-    hits.into_iter()
-        .filter_map(|h| {
-            let finding = env.finding(&h, doc, hit_severity(set, &h))?;
-            let rule = pack_id.unwrap_or_else(|| user_rule_id(pkg, &h));
-            Some(Emitted { rule, finding })
-        })
-        .collect()
-}
-
 /// A shipped rule evaluated on each document of its kinds (and `paths`).
 struct PackDocumentRule {
     rt: Arc<Runtime>,
@@ -818,8 +470,7 @@ impl Rule for PackDocumentRule {
     }
 
     fn document_findings_reusable(&self) -> bool {
-        !self.rt.documents_not_reusable.load(Ordering::Relaxed)
-            && self.rt.disabled.0.lock().is_ok_and(|d| d.is_empty())
+        !self.rt.documents_not_reusable.load(Ordering::Relaxed) && self.rt.disabled.is_empty()
     }
 }
 

@@ -20,6 +20,8 @@
 
 mod features;
 mod position;
+mod publish;
+mod repository;
 mod schema_path;
 mod transport;
 
@@ -32,18 +34,14 @@ use std::time::{Duration, Instant};
 use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{self as notif, Notification as _};
 use lsp_types::request::{self as req, Request as _};
-use lsp_types::{
-    CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CompletionOptions,
-    DiagnosticSeverity, DiagnosticTag, HoverProviderCapability, InitializeResult, OneOf,
-    PublishDiagnosticsParams, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
-    TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
-};
+use lsp_types::{DiagnosticSeverity, PublishDiagnosticsParams, Uri};
 
-use gitops_lint::diagnostic::Severity;
 use gitops_lint::engine::{self, Options, Report};
 use gitops_lint::source::walk;
 
-use position::{Lines, path_to_uri, uri_to_path};
+use position::{path_to_uri, uri_to_path};
+use publish::{diagnostics_by_file, file_errors, initialize_result, to_json};
+use repository::{is_checked, is_no_repository, on_disk, root_of, walk_filter};
 
 /// Quiet time after the last keystroke before a re-lint, unless `debounceMs` is set. Short: a
 /// re-lint of a 1000-app repository takes about 130 ms (BENCHMARKS.md), so diagnostics follow an
@@ -709,217 +707,6 @@ impl Server {
 }
 
 use std::io::Write as _;
-
-fn to_json<T: serde::Serialize>(value: T) -> serde_json::Value {
-    serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
-}
-
-/// The configuration's include and exclude globs (none when it does not load: the run then
-/// reports why).
-fn walk_filter(root: &Path, config: Option<&Path>) -> walk::Filter {
-    let path = config
-        .map(Path::to_path_buf)
-        .or_else(|| gitops_lint::config::find(root));
-    let confined = gitops_lint::source::fs::Root::new(root);
-    let rules = gitops_lint::registry::all_meta();
-    path.and_then(|p| {
-        gitops_lint::config::load_in(&confined, &p, confined.reach_of(&p), &rules).ok()
-    })
-    .and_then(|c| walk::Filter::new(&c.include, &c.exclude).ok())
-    .unwrap_or_default()
-}
-
-/// Whether the repository walk would check this file, so an open document the check skips
-/// (a Helm template, an excluded file, another tool's folder) is not checked either.
-fn is_checked(root: &Path, file: &Path, filter: &walk::Filter) -> bool {
-    let Ok(rel) = file.strip_prefix(root) else {
-        return false;
-    };
-    let name = file
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    if !walk::is_yaml_name(&name) || !filter.accepts(&walk::relative(root, file)) {
-        return false;
-    }
-    let mut dir = root.to_path_buf();
-    let folders: Vec<_> = rel
-        .parent()
-        .map(|p| p.components().collect())
-        .unwrap_or_default();
-    for c in folders {
-        let segment = c.as_os_str().to_string_lossy().into_owned();
-        let chart = dir.join("Chart.yaml").is_file() || dir.join("Chart.yml").is_file();
-        dir.push(&segment);
-        if segment == ".git"
-            || filter.skips_tool_dir(&segment)
-            || (segment == "templates" && chart)
-            || filter.excludes_dir(&walk::relative(root, &dir))
-        {
-            return false;
-        }
-    }
-    true
-}
-
-/// The repository root of a file, found as the command line finds it. It may be a folder that
-/// is no repository ([`is_no_repository`]).
-fn root_of(file: &Path) -> Option<PathBuf> {
-    let start = file.parent()?;
-    super::root::discover(start, &[file.to_path_buf()], None)
-        .ok()
-        .map(|t| t.root)
-}
-
-/// Whether a root is the file-system root or the home folder: found for a file with no
-/// repository above it (or a home folder under git), it is no repository to walk, and its open
-/// files are checked alone.
-fn is_no_repository(root: &Path) -> bool {
-    let same = |a: &Path, b: &Path| {
-        a == b
-            || a.canonicalize()
-                .ok()
-                .zip(b.canonicalize().ok())
-                .is_some_and(|(a, b)| a == b)
-    };
-    root.parent().is_none() || std::env::home_dir().is_some_and(|home| same(root, &home))
-}
-
-/// Where a report's file is on disk: a file checked alone has its path relative to the root.
-fn on_disk(
-    project: &gitops_lint::model::Project,
-    file: &gitops_lint::source::SourceFile,
-) -> PathBuf {
-    let abs = file.abs();
-    if abs.is_relative() {
-        project.root.join(abs)
-    } else {
-        abs.into_owned()
-    }
-}
-
-fn initialize_result() -> InitializeResult {
-    InitializeResult {
-        capabilities: ServerCapabilities {
-            text_document_sync: Some(TextDocumentSyncCapability::Options(
-                TextDocumentSyncOptions {
-                    open_close: Some(true),
-                    change: Some(TextDocumentSyncKind::FULL),
-                    save: Some(TextDocumentSyncSaveOptions::Supported(true)),
-                    ..TextDocumentSyncOptions::default()
-                },
-            )),
-            code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
-                code_action_kinds: Some(vec![
-                    CodeActionKind::QUICKFIX,
-                    CodeActionKind::SOURCE_FIX_ALL,
-                ]),
-                ..CodeActionOptions::default()
-            })),
-            hover_provider: Some(HoverProviderCapability::Simple(true)),
-            completion_provider: Some(CompletionOptions {
-                trigger_characters: Some(vec!["=".into(), ",".into(), "/".into()]),
-                ..CompletionOptions::default()
-            }),
-            definition_provider: Some(OneOf::Left(true)),
-            ..ServerCapabilities::default()
-        },
-        server_info: Some(ServerInfo {
-            name: "gitops-lint".into(),
-            version: Some(env!("CARGO_PKG_VERSION").into()),
-        }),
-    }
-}
-
-/// Configuration errors as diagnostics in the files they are about.
-fn file_errors(
-    root: &Path,
-    errors: &[gitops_lint::source::FileError],
-) -> BTreeMap<Uri, Vec<lsp_types::Diagnostic>> {
-    let mut out: BTreeMap<Uri, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
-    for e in errors {
-        let Some(uri) = path_to_uri(&root.join(&e.path)) else {
-            continue;
-        };
-        let (start, end) = e.span.unwrap_or((0, 0));
-        let mut message = e.message.clone();
-        if let Some(help) = &e.help {
-            message.push_str("\nhelp: ");
-            message.push_str(help);
-        }
-        out.entry(uri).or_default().push(lsp_types::Diagnostic {
-            range: Lines::new(&e.text).range(start, end),
-            severity: Some(DiagnosticSeverity::ERROR),
-            source: Some("gitops-lint".into()),
-            message,
-            ..lsp_types::Diagnostic::default()
-        });
-    }
-    out
-}
-
-fn severity(s: Severity) -> DiagnosticSeverity {
-    match s {
-        Severity::Error => DiagnosticSeverity::ERROR,
-        Severity::Warning => DiagnosticSeverity::WARNING,
-        Severity::Info => DiagnosticSeverity::INFORMATION,
-    }
-}
-
-/// A report's findings as LSP diagnostics, by file.
-fn diagnostics_by_file(report: &Report) -> BTreeMap<Uri, Vec<lsp_types::Diagnostic>> {
-    let project = &report.project;
-    let mut out: BTreeMap<Uri, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
-    let mut lines: HashMap<gitops_lint::source::FileId, Lines<'_>> = HashMap::new();
-    let mut range_of = |span: gitops_lint::source::Span| {
-        let file = project.source(span.file);
-        let l = lines
-            .entry(span.file)
-            .or_insert_with(|| Lines::new(file.text()));
-        l.range(span.start as usize, span.end as usize)
-    };
-    for d in &report.diagnostics {
-        let file = project.source(d.span.file);
-        let Some(uri) = path_to_uri(&on_disk(project, file)) else {
-            continue;
-        };
-        let range = range_of(d.span);
-        let related: Vec<lsp_types::DiagnosticRelatedInformation> = d
-            .labels
-            .iter()
-            .filter_map(|label| {
-                let uri = path_to_uri(&on_disk(project, project.source(label.span.file)))?;
-                Some(lsp_types::DiagnosticRelatedInformation {
-                    location: lsp_types::Location {
-                        uri,
-                        range: range_of(label.span),
-                    },
-                    message: label.message.clone(),
-                })
-            })
-            .collect();
-        let mut message = d.message.clone();
-        if let Some(help) = &d.help {
-            message.push_str("\nhelp: ");
-            message.push_str(help);
-        }
-        let code_description = gitops_lint::registry::find(&d.rule)
-            .and_then(|_| gitops_lint::report::sarif::help_uri(&d.rule).parse().ok())
-            .map(|href| lsp_types::CodeDescription { href });
-        out.entry(uri).or_default().push(lsp_types::Diagnostic {
-            range,
-            severity: Some(severity(d.severity)),
-            code: Some(lsp_types::NumberOrString::String(d.rule.clone())),
-            code_description,
-            source: Some("gitops-lint".into()),
-            message,
-            related_information: (!related.is_empty()).then_some(related),
-            tags: (d.rule == "lint/unused-suppression").then(|| vec![DiagnosticTag::UNNECESSARY]),
-            data: None,
-        });
-    }
-    out
-}
 
 #[cfg(test)]
 mod tests {
