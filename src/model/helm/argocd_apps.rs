@@ -10,10 +10,10 @@
 
 use std::collections::BTreeMap;
 
+use super::values::Values;
 use super::{Chart, Release, RenderBudget, RenderError, RenderedDoc, documents, render_with};
 use crate::model::Project;
 use crate::model::repo::normalize_url;
-use crate::model::values::Values;
 use crate::source::Span;
 use crate::yaml::{Node, Value};
 

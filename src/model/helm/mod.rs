@@ -21,13 +21,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use gotmpl::{Limits, Origin, Source, Templates, Usage, Value};
 
 pub mod argocd_apps;
+pub mod values;
 
 use super::Project;
 use super::repo::join;
 use super::template;
-use super::values::Values;
 use crate::source::{FileId, SourceDb, Span};
 use crate::yaml::{self, Node};
+use values::Values;
 
 /// Limits of one template's rendering. The largest template of kube-prometheus-stack and the
 /// other prometheus-community charts takes 1,700 steps, prints 830 KB and builds 26 KB.
@@ -1840,7 +1841,7 @@ pub fn documents(rendered: &Rendered, sources: &SourceDb, anchor: Span) -> Vec<R
                 .into_iter()
                 .map(|n| {
                     let image = n.as_str().unwrap_or_default().to_string();
-                    let tag = super::values::tag_of_reference(&image).map(str::to_string);
+                    let tag = values::tag_of_reference(&image).map(str::to_string);
                     let (s, e) = (n.span.start as usize, n.span.end as usize);
                     // The tag's bytes in the manifest: after the last `:` of the written text.
                     let tag_range = tag.as_ref().and_then(|t| {
