@@ -16,6 +16,7 @@ use super::values::Values;
 use crate::model::Project;
 use crate::model::repo::join;
 use crate::source::Span;
+use crate::source::fs::{LINK_OUTSIDE, Root};
 use crate::yaml::Node;
 
 /// Reads the chart in `dir` (repository-relative).
@@ -62,14 +63,12 @@ pub fn may_render(project: &Project, dir: &str) -> bool {
     })
 }
 
-/// Whether `path`, a link, leads to a place inside `root`. The check is local to charts until
-/// reads under the root go through one confined layer in `source`.
-fn link_stays_in_root(root: &Path, path: &Path) -> bool {
-    match (root.canonicalize(), path.canonicalize()) {
-        (Ok(root), Ok(target)) => target.starts_with(root),
-        // A dangling link or a loop leads nowhere readable.
-        _ => true,
-    }
+/// Whether `path`, a link, leads out of `root`, as the confined file-system layer resolves it. A
+/// dangling link or a loop is not refused here: it leads nowhere readable.
+fn links_out_of(root: &Path, path: &Path) -> bool {
+    Root::new(root)
+        .resolve(path)
+        .is_err_and(|e| e.reason == LINK_OUTSIDE)
 }
 
 fn is_link(path: &Path) -> bool {
@@ -163,7 +162,7 @@ fn load_at(
     );
     let listing = if !project.on_disk {
         None
-    } else if is_link(&charts_dir) && !link_stays_in_root(&project.root, &charts_dir) {
+    } else if is_link(&charts_dir) && links_out_of(&project.root, &charts_dir) {
         unread.push(UnreadSubchart {
             path: join(dir, "charts").unwrap_or_default(),
             why: LINK_OUT.into(),
@@ -187,7 +186,7 @@ fn load_at(
                 continue;
             };
             let anchor = dependency_anchor(root, doc.span, &n);
-            if kind.is_symlink() && !link_stays_in_root(&project.root, &charts_dir.join(&n)) {
+            if kind.is_symlink() && links_out_of(&project.root, &charts_dir.join(&n)) {
                 unread.push(UnreadSubchart {
                     path: sub,
                     why: LINK_OUT.into(),
