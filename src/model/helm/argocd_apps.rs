@@ -10,8 +10,11 @@
 
 use std::collections::BTreeMap;
 
+use super::budget::RenderBudget;
+use super::chart::Chart;
+use super::documents::{RenderedDoc, documents};
+use super::render::{Release, RenderError, render_with};
 use super::values::Values;
-use super::{Chart, Release, RenderBudget, RenderError, RenderedDoc, documents, render_with};
 use crate::model::Project;
 use crate::model::repo::normalize_url;
 use crate::source::Span;
