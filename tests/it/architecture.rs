@@ -590,7 +590,6 @@ fn no_import_cycle_inside_a_folder() {
 /// restructuring (issue #31) splits them. A file that shrinks under the limit leaves the list.
 const LONG_FILES: &[(&str, usize)] = &[
     ("cli/server/mod.rs", 922),
-    ("model/ci/shell.rs", 1056),
     ("model/resolve.rs", 1719),
     ("policy/run.rs", 1135),
 ];
