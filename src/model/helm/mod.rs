@@ -1,7 +1,7 @@
 //! Helm charts of this repository, rendered in-process with the `gotmpl` engine.
 //!
-//! [`load`] reads a chart folder (`Chart.yaml`, `values.yaml`, `templates/`, `crds/`, and
-//! subcharts under `charts/` with their `dependencies` entries); [`render`] renders it with
+//! [`load()`] reads a chart folder (`Chart.yaml`, `values.yaml`, `templates/`, `crds/`, and
+//! subcharts under `charts/` with their `dependencies` entries); [`render()`] renders it with
 //! effective values as Helm does (subchart defaults coalesced under their name or alias,
 //! `global` copied down, `condition`/`tags` honoured, templates parsed in Helm's order, partials
 //! `_*` and `NOTES.txt` not rendered). Every byte of a rendered manifest knows where it came
