@@ -79,7 +79,7 @@ fn load_text(
         for d in &mut docs {
             model::k8s::drop_unread_payloads(d);
             if d.kind == model::DocKind::HelmValues && !may_hold_routes {
-                let values = model::values::Values::from_node(&d.root, None);
+                let values = model::helm::values::Values::from_node(&d.root, None);
                 d.kept = Some(model::KeptValues::new(values, keep.values));
                 d.root = std::sync::Arc::new(crate::yaml::Node::new(
                     d.root.span,

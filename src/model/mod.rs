@@ -18,10 +18,10 @@ pub mod repo;
 pub mod resolve;
 pub mod settings;
 pub mod template;
-pub mod values;
 
 use std::sync::OnceLock;
 
+use helm::values;
 pub use project::Project;
 pub use settings::{ArgocdSettings, CiSettings, EdgeTls, OtherRepositories, Settings};
 

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::values::Values;
+use super::helm::values::Values;
 use super::{DocKind, Document, KeptValues};
 use crate::source::{FileId, SourceDb, SourceFile};
 

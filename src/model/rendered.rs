@@ -83,7 +83,7 @@ impl RenderedObjects {
 struct Job<'m> {
     dir: &'m str,
     release: &'m helm::Release,
-    vals: &'m super::values::Values,
+    vals: &'m super::helm::values::Values,
     anchor: crate::source::Span,
     /// `(app, source)` pairs that share it.
     users: Vec<(usize, usize)>,

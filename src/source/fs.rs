@@ -21,8 +21,8 @@
 //! Every reader goes through here: the walk's reads ([`super::read_text_into`]: the walk has
 //! checked each entry's type and where its link leads, so only the file type is checked again
 //! there), the configuration, policies and their data, baselines, `--output`, `init`, the
-//! language server and `--fix`. Helm chart archives and `charts/` folders use
-//! [`Root::read`] and [`Root::read_dir`].
+//! language server and `--fix`. The Helm chart loader refuses a `charts/` folder or entry that
+//! [`Root::resolve`] finds leading out of the root, and reads an archive only as a regular file.
 //!
 //! What this does not cover: another local process swapping a folder for a link between the
 //! check of a path and its use (the final component is opened with `O_NOFOLLOW`, the folders

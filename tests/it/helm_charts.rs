@@ -5,7 +5,7 @@ use std::path::Path;
 
 use gitops_lint::engine;
 use gitops_lint::model::helm;
-use gitops_lint::model::values::Values;
+use gitops_lint::model::helm::values::Values;
 
 include!("tgz.rs");
 

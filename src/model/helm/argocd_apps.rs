@@ -10,10 +10,13 @@
 
 use std::collections::BTreeMap;
 
-use super::{Chart, Release, RenderBudget, RenderError, RenderedDoc, documents, render_with};
+use super::budget::RenderBudget;
+use super::chart::Chart;
+use super::documents::{RenderedDoc, documents};
+use super::render::{Release, RenderError, render_with};
+use super::values::Values;
 use crate::model::Project;
 use crate::model::repo::normalize_url;
-use crate::model::values::Values;
 use crate::source::Span;
 use crate::yaml::{Node, Value};
 

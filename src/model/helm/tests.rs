@@ -1,8 +1,12 @@
+use std::cell::Cell;
 use std::path::Path;
 
+use super::archive::{MAX_ARCHIVE_UNPACKED, from_files, read_archive};
+use super::chart::MAX_TEMPLATE_BYTES;
 use super::*;
 use crate::model::{Document, classify};
 use crate::source::{FileId, SourceDb, SourceFile};
+use crate::yaml;
 
 /// Writes `files` under a temporary root and builds the project discovery would: YAML files
 /// outside `templates/` are parsed; templates are kept as template sources.

@@ -54,7 +54,7 @@ pub fn helm_data(values: Value) -> Value {
 }
 
 /// Helm's `CoalesceValues` drops the keys whose value is `null` from every map of the values
-/// (gitops-lint does it in `model::values`, before calling this engine).
+/// (gitops-lint does it in `model::helm::values`, before calling this engine).
 pub fn without_nulls(v: Value) -> Value {
     match &v {
         Value::Map(m) => Value::map(

@@ -7,8 +7,8 @@ use super::gateway::{
 use super::insecure::{Insecure, is_true};
 use super::{GATEWAY_API, ISTIO};
 use crate::model::edges::{TunnelRoute, tls_only_ingress_class};
+use crate::model::helm::values::Values;
 use crate::model::k8s::{Object, Objects, namespaces_may_match};
-use crate::model::values::Values;
 use crate::source::Span;
 use crate::yaml::Node;
 

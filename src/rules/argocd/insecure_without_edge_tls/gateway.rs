@@ -5,8 +5,8 @@ use super::edges::{Candidates, Check, backend_matches};
 use super::insecure::Insecure;
 use super::{GATEWAY_API, ISTIO};
 use crate::model::edges::tunnel_gateway_controller;
+use crate::model::helm::values::Values;
 use crate::model::k8s::{Object, Objects, namespaces_may_match};
-use crate::model::values::Values;
 use crate::source::Span;
 use crate::yaml::Node;
 

@@ -4,9 +4,9 @@
 use super::PARAMS_CM;
 use super::chart::{chart_values, kustomize_helm_charts};
 use crate::model::Field;
+use crate::model::helm::values::Values;
 use crate::model::k8s::{Object, Objects};
 use crate::model::kustomize::{GeneratorKind, Kustomization, PatchBody};
-use crate::model::values::Values;
 use crate::rules::Context;
 use crate::source::Span;
 use crate::yaml::Node;
