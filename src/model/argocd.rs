@@ -2,6 +2,7 @@
 
 pub mod schema;
 pub mod schema_options;
+pub mod server;
 
 use super::{DocKind, Document};
 use crate::yaml::Node;

@@ -3,7 +3,7 @@
 
 use crate::diagnostic::{Finding, Severity};
 use crate::model::Field;
-use crate::model::kinds;
+use crate::model::k8s::kinds;
 use crate::model::resolve::{Location, SourceKind};
 use crate::rules::argocd::bounds;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};

@@ -3,7 +3,7 @@
 use crate::diagnostic::{Finding, Severity};
 use crate::model::DocKind;
 use crate::model::appproject::filepath_match;
-use crate::model::kinds::{KindScopes, Reach};
+use crate::model::k8s::kinds::{KindScopes, Reach};
 use crate::rules::argocd::bounds;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::yaml::Node;

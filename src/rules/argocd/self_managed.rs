@@ -2,7 +2,7 @@
 
 use crate::diagnostic::{Finding, Severity};
 use crate::model::Field;
-use crate::model::kinds;
+use crate::model::k8s::kinds;
 use crate::model::kustomize::EntryField;
 use crate::model::resolve::{Location, SourceKind};
 use crate::model::template::is_unknown;

@@ -4,9 +4,10 @@
 use std::collections::HashSet;
 
 use super::ARGO_CD_CHART;
-use super::insecure::{Insecure, is_insecure_flag, is_true};
+use super::Insecure;
 use crate::model::Field;
 use crate::model::Project;
+use crate::model::argocd::server::{is_insecure_flag, is_true};
 use crate::model::helm;
 use crate::model::kustomize::{Kustomization, Reference};
 use crate::model::repo;
