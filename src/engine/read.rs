@@ -24,7 +24,7 @@ pub(super) struct Keep {
     pub payloads: bool,
     /// Every Helm values file's values. Without, a values file keeps only its image tags,
     /// unless it is in the folder of a chart with default values (`values.yaml`), where
-    /// chart sources layer it over them and read it whole (see `model::resolve`).
+    /// chart sources layer it over them and read it whole (see `model::argocd::resolve`).
     pub values: bool,
 }
 

@@ -2,8 +2,6 @@
 //! CI, and the facts computed from them once per run ([`Model`]), which rules and the Rego
 //! `data.gitops` view both read.
 
-pub mod appproject;
-pub mod appset;
 pub mod argocd;
 pub mod ci;
 pub mod helm;
@@ -11,9 +9,7 @@ pub mod k8s;
 pub mod kustomize;
 pub mod patch;
 pub mod project;
-pub mod rendered;
 pub mod repo;
-pub mod resolve;
 pub mod settings;
 pub mod template;
 pub mod values;
@@ -33,10 +29,10 @@ pub struct Model<'p> {
     pub settings: Settings,
     /// Whether sources drop the effective values nothing reads once their image tags are read.
     drop_unread_values: bool,
-    argocd: OnceLock<resolve::ArgoModel>,
+    argocd: OnceLock<argocd::resolve::ArgoModel>,
     ci: OnceLock<ci::CiModel>,
     k8s: OnceLock<k8s::K8sIndex>,
-    rendered: OnceLock<rendered::RenderedObjects>,
+    rendered: OnceLock<argocd::rendered::RenderedObjects>,
     /// What the run's chart renderings may spend, over the resolver's and [`Model::rendered`].
     render_budget: std::sync::Arc<helm::RenderBudget>,
 }
@@ -68,15 +64,15 @@ impl<'p> Model<'p> {
     }
 
     /// The Argo CD reachability model.
-    pub fn argocd(&self) -> &resolve::ArgoModel {
+    pub fn argocd(&self) -> &argocd::resolve::ArgoModel {
         self.argocd.get_or_init(|| {
-            let opts = resolve::ResolveOptions {
+            let opts = argocd::resolve::ResolveOptions {
                 repo_urls: self.settings.repo_urls.clone(),
                 roots: self.settings.argocd.roots.clone(),
                 drop_unread_values: self.drop_unread_values,
                 render_budget: self.render_budget.clone(),
             };
-            resolve::resolve(self.project, self.kustomize(), &opts)
+            argocd::resolve::resolve(self.project, self.kustomize(), &opts)
         })
     }
 
@@ -97,9 +93,10 @@ impl<'p> Model<'p> {
 
     /// The Kubernetes objects live Applications deploy from this repository's Helm charts,
     /// rendered on first use.
-    pub fn rendered(&self) -> &rendered::RenderedObjects {
-        self.rendered
-            .get_or_init(|| rendered::build(self.project, self.argocd(), &self.render_budget))
+    pub fn rendered(&self) -> &argocd::rendered::RenderedObjects {
+        self.rendered.get_or_init(|| {
+            argocd::rendered::build(self.project, self.argocd(), &self.render_budget)
+        })
     }
 
     /// The assembled CI pipelines (GitLab) and workflows (GitHub).
@@ -179,6 +176,15 @@ impl DocKind {
     pub fn from_name(s: &str) -> Option<DocKind> {
         DocKind::ALL.into_iter().find(|k| k.as_str() == s)
     }
+}
+
+/// True for the three Argo CD kinds an app-of-apps can manage.
+#[must_use]
+pub fn is_argocd_kind(kind: DocKind) -> bool {
+    matches!(
+        kind,
+        DocKind::Application | DocKind::ApplicationSet | DocKind::AppProject
+    )
 }
 
 /// File names kustomize reads as a folder's kustomization, in the order it tries them. (The

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rayon::prelude::*;
 use regorus::Value as R;
 
-use crate::model::resolve::{App, Location, ResolvedSource};
+use crate::model::argocd::resolve::{App, Location, ResolvedSource};
 use crate::model::values::Values;
 use crate::model::{DocKind, Document, Model, Project};
 use crate::source::{FileId, Span};

@@ -580,7 +580,7 @@ const LONG_FILES: &[(&str, usize)] = &[
     ("cli/server/mod.rs", 922),
     ("model/ci/shell.rs", 1056),
     ("model/helm/mod.rs", 1984),
-    ("model/resolve.rs", 1719),
+    ("model/argocd/resolve/mod.rs", 1719),
     ("policy/run.rs", 1135),
 ];
 

@@ -10,8 +10,8 @@ pub mod routes;
 
 use std::collections::HashMap;
 
+use crate::model::argocd::rendered::RenderedObjects;
 use crate::model::kustomize::Kustomizations;
-use crate::model::rendered::RenderedObjects;
 use crate::model::{DocKind, Document};
 use crate::source::FileId;
 use crate::yaml::{Node, ScalarText};

@@ -13,15 +13,15 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
-pub use super::Field;
-use super::argocd::{self, is_argocd_kind, is_set};
-use super::helm::argocd_apps;
-use super::kustomize::{Flow, Kustomization, Kustomizations, Reference, Step};
-use super::repo::{self, join, normalize_url};
-use super::template::{self, is_unknown};
-use super::values::{self, ImageTag, Values};
-use super::{DocKind, KUSTOMIZATION_FILE_NAMES, appset, helm};
+use crate::model::Field;
 use crate::model::Project;
+use crate::model::argocd::{self, appset, is_set};
+use crate::model::helm::argocd_apps;
+use crate::model::kustomize::{Flow, Kustomization, Kustomizations, Reference, Step};
+use crate::model::repo::{self, join, normalize_url};
+use crate::model::template::{self, is_unknown};
+use crate::model::values::{self, ImageTag, Values};
+use crate::model::{DocKind, KUSTOMIZATION_FILE_NAMES, helm, is_argocd_kind};
 use crate::source::{FileId, Span};
 use crate::yaml::embedded::{block_offsets, remap};
 use crate::yaml::{self, Node};
@@ -34,9 +34,9 @@ pub struct ResolveOptions {
     /// Files whose Argo CD objects are the roots of liveness (config `argocd.roots`).
     pub roots: Vec<String>,
     /// Keep a source's effective values only where something reads them after resolution
-    /// (see [`super::Model::dropping_unread_values`]).
+    /// (see [`crate::model::Model::dropping_unread_values`]).
     pub drop_unread_values: bool,
-    /// What the run's chart renderings may spend, shared with [`super::rendered`].
+    /// What the run's chart renderings may spend, shared with [`crate::model::argocd::rendered`].
     pub render_budget: std::sync::Arc<helm::RenderBudget>,
 }
 
@@ -67,7 +67,7 @@ pub struct ArgoModel {
     pub not_rendered: Vec<helm::NotRendered>,
     /// The rendered AppProjects as documents (in the file of their root's span), for the rules
     /// that look projects up by name.
-    pub rendered_projects: Vec<super::Document>,
+    pub rendered_projects: Vec<crate::model::Document>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -224,7 +224,7 @@ pub fn resolve(project: &Project, graph: &Kustomizations, opts: &ResolveOptions)
         .rendered
         .iter()
         .filter(|o| o.kind == DocKind::AppProject && model.live.contains(&o.manager_doc))
-        .map(|o| super::Document {
+        .map(|o| crate::model::Document {
             file: o.root.span.file,
             index: 0,
             span: o.root.span,
@@ -241,8 +241,8 @@ pub fn resolve(project: &Project, graph: &Kustomizations, opts: &ResolveOptions)
 }
 
 /// The chart folders whose effective values nothing reads once a source's image tags are
-/// taken (see [`super::Model::dropping_unread_values`]): charts that cannot render
-/// (`model::rendered`: no templates, CRDs, `charts/` or `argocd-apps` dependency) and are not
+/// taken (see [`crate::model::Model::dropping_unread_values`]): charts that cannot render
+/// (`model::argocd::rendered`: no templates, CRDs, `charts/` or `argocd-apps` dependency) and are not
 /// the argo-cd chart or a wrapper of it (`argocd/insecure-without-edge-tls` reads those).
 /// Judged once per folder with a `Chart.yaml`, on all threads (`charts/` is looked up on
 /// disk); any other folder keeps its values.
@@ -737,7 +737,7 @@ impl<'p> Resolver<'p> {
         };
         let first_tags = first
             .and_then(|f| self.project.file_docs(f).first())
-            .and_then(super::Document::kept_image_tags);
+            .and_then(crate::model::Document::kept_image_tags);
         if let Some(tags) = first_tags.filter(|_| !whole) {
             if rest.iter().all(|l| {
                 !matches!(
@@ -1471,7 +1471,7 @@ impl<'p> Resolver<'p> {
         };
         let mut inputs = Vec::new();
         for d in docs {
-            let kind = super::classify(&d.template, &d.root);
+            let kind = crate::model::classify(&d.template, &d.root);
             let name_node = d.root.path(&["metadata", "name"]);
             // A name with a value given at install time reads `<unknown>`, as a generated one.
             let name = name_node
@@ -1517,7 +1517,7 @@ impl<'p> Resolver<'p> {
         object: &helm::RenderedObject,
         anchor: Span,
     ) -> Vec<AppInput<'p>> {
-        let set = super::Document {
+        let set = crate::model::Document {
             file: anchor.file,
             index: 0,
             span: anchor,
