@@ -11,6 +11,7 @@ pub mod patch;
 pub mod project;
 pub mod repo;
 pub mod settings;
+pub mod sources;
 pub mod template;
 pub mod values;
 

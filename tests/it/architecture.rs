@@ -580,7 +580,6 @@ const LONG_FILES: &[(&str, usize)] = &[
     ("cli/server/mod.rs", 922),
     ("model/ci/shell.rs", 1056),
     ("model/helm/mod.rs", 1984),
-    ("model/argocd/resolve/mod.rs", 1719),
     ("policy/run.rs", 1135),
 ];
 
