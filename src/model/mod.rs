@@ -1,6 +1,16 @@
 //! The domain model: documents classified by what they are to Argo CD, Helm, kustomize or
 //! CI, and the facts computed from them once per run ([`Model`]), which rules and the Rego
 //! `data.gitops` view both read.
+//!
+//! Folders by domain: the deployer (`argocd/`), Kubernetes objects and the routes to them
+//! (`k8s/`), source resolution any deployer reuses (`sources/`), Helm (`helm/`, `values.rs`),
+//! kustomize (`kustomize.rs`, `patch.rs`) and CI (`ci/`).
+//!
+//! The seam between deployers: each builds its own fact of what it deploys from this
+//! repository. Argo CD's is [`Model::argocd`] (`argocd::resolve`), and what it renders is
+//! [`Model::rendered`]. A second deployer (Flux) would add its own resolver beside it, say a
+//! `flux/` folder that reuses `sources/`, `helm/` and `kustomize.rs`, with a `OnceLock` field and
+//! a method here.
 
 pub mod argocd;
 pub mod ci;

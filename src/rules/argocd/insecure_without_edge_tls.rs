@@ -2,11 +2,12 @@
 //! while nothing in the repository terminates TLS in front of it.
 //!
 //! Two halves: every place that makes argocd-server insecure (`insecure.rs`, the argo-cd
-//! chart's values in `chart.rs`), and every edge that routes to its Service (`edges.rs`):
-//! Gateway API routes resolved to their Gateway listeners (`gateway.rs`), Ingresses, OpenShift
-//! Routes, Istio VirtualServices and the argo-cd chart's own Ingress/HTTPRoute/Route values.
-//! Objects are found through the model's index (`Project::k8s`), kustomizations through its
-//! graph (`Project::kustomize`).
+//! chart's values in `chart.rs`), and every edge that routes to its Service, found by the
+//! model (`model::k8s::routes`: Gateway API routes resolved to their Gateway listeners,
+//! Ingresses, OpenShift Routes, Istio VirtualServices, tunnels and the argo-cd chart's own
+//! Ingress/HTTPRoute/Route values). The verdict over those edges is this file's. Objects are
+//! found through the model's index (`Model::k8s`), kustomizations through its graph
+//! (`Model::kustomize`).
 
 mod chart;
 mod insecure;
