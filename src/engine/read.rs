@@ -24,7 +24,7 @@ pub(super) struct Keep {
     pub payloads: bool,
     /// Every Helm values file's values. Without, a values file keeps only its image tags,
     /// unless it is in the folder of a chart with default values (`values.yaml`), where
-    /// chart sources layer it over them and read it whole (see `model::resolve`).
+    /// chart sources layer it over them and read it whole (see `model::argocd::resolve`).
     pub values: bool,
 }
 
@@ -72,9 +72,9 @@ fn load_text(
     let keep_payloads = keep.payloads;
     let (mut docs, findings) = parse_text(id, &rel, text);
     // A values file that may hold a cloudflared route keeps its tree and text: the route is
-    // read from them (`model::edges`).
+    // read from them (`model::k8s::routes::tunnels`).
     let may_hold_routes = docs.iter().any(|d| d.kind == model::DocKind::HelmValues)
-        && model::edges::text_may_hold_routes(text);
+        && model::k8s::routes::tunnels::text_may_hold_routes(text);
     if !keep_payloads {
         for d in &mut docs {
             model::k8s::drop_unread_payloads(d);

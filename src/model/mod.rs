@@ -1,22 +1,27 @@
 //! The domain model: documents classified by what they are to Argo CD, Helm, kustomize or
 //! CI, and the facts computed from them once per run ([`Model`]), which rules and the Rego
 //! `data.gitops` view both read.
+//!
+//! Folders by domain: the deployer (`argocd/`), Kubernetes objects and the routes to them
+//! (`k8s/`), source resolution any deployer reuses (`sources/`), Helm (`helm/`, `values.rs`),
+//! kustomize (`kustomize.rs`, `patch.rs`) and CI (`ci/`).
+//!
+//! The seam between deployers: each builds its own fact of what it deploys from this
+//! repository. Argo CD's is [`Model::argocd`] (`argocd::resolve`), and what it renders is
+//! [`Model::rendered`]. A second deployer (Flux) would add its own resolver beside it, say a
+//! `flux/` folder that reuses `sources/`, `helm/` and `kustomize.rs`, with a `OnceLock` field and
+//! a method here.
 
-pub mod appproject;
-pub mod appset;
 pub mod argocd;
 pub mod ci;
-pub mod edges;
 pub mod helm;
 pub mod k8s;
-pub mod kinds;
 pub mod kustomize;
 pub mod patch;
 pub mod project;
-pub mod rendered;
 pub mod repo;
-pub mod resolve;
 pub mod settings;
+pub mod sources;
 pub mod template;
 
 use std::sync::OnceLock;
@@ -35,10 +40,10 @@ pub struct Model<'p> {
     pub settings: Settings,
     /// Whether sources drop the effective values nothing reads once their image tags are read.
     drop_unread_values: bool,
-    argocd: OnceLock<resolve::ArgoModel>,
+    argocd: OnceLock<argocd::resolve::ArgoModel>,
     ci: OnceLock<ci::CiModel>,
     k8s: OnceLock<k8s::K8sIndex>,
-    rendered: OnceLock<rendered::RenderedObjects>,
+    rendered: OnceLock<argocd::rendered::RenderedObjects>,
     /// What the run's chart renderings may spend, over the resolver's and [`Model::rendered`].
     render_budget: std::sync::Arc<helm::RenderBudget>,
 }
@@ -70,15 +75,15 @@ impl<'p> Model<'p> {
     }
 
     /// The Argo CD reachability model.
-    pub fn argocd(&self) -> &resolve::ArgoModel {
+    pub fn argocd(&self) -> &argocd::resolve::ArgoModel {
         self.argocd.get_or_init(|| {
-            let opts = resolve::ResolveOptions {
+            let opts = argocd::resolve::ResolveOptions {
                 repo_urls: self.settings.repo_urls.clone(),
                 roots: self.settings.argocd.roots.clone(),
                 drop_unread_values: self.drop_unread_values,
                 render_budget: self.render_budget.clone(),
             };
-            resolve::resolve(self.project, self.kustomize(), &opts)
+            argocd::resolve::resolve(self.project, self.kustomize(), &opts)
         })
     }
 
@@ -99,9 +104,10 @@ impl<'p> Model<'p> {
 
     /// The Kubernetes objects live Applications deploy from this repository's Helm charts,
     /// rendered on first use.
-    pub fn rendered(&self) -> &rendered::RenderedObjects {
-        self.rendered
-            .get_or_init(|| rendered::build(self.project, self.argocd(), &self.render_budget))
+    pub fn rendered(&self) -> &argocd::rendered::RenderedObjects {
+        self.rendered.get_or_init(|| {
+            argocd::rendered::build(self.project, self.argocd(), &self.render_budget)
+        })
     }
 
     /// The assembled CI pipelines (GitLab) and workflows (GitHub).
@@ -181,6 +187,15 @@ impl DocKind {
     pub fn from_name(s: &str) -> Option<DocKind> {
         DocKind::ALL.into_iter().find(|k| k.as_str() == s)
     }
+}
+
+/// True for the three Argo CD kinds an app-of-apps can manage.
+#[must_use]
+pub fn is_argocd_kind(kind: DocKind) -> bool {
+    matches!(
+        kind,
+        DocKind::Application | DocKind::ApplicationSet | DocKind::AppProject
+    )
 }
 
 /// File names kustomize reads as a folder's kustomization, in the order it tries them. (The

@@ -11,7 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::argocd::is_argocd_kind;
+use super::is_argocd_kind;
 use super::kustomize::{
     EntryField, Kustomization, Kustomizations, Patch, PatchBody, PatchField, PatchKind, Reference,
     Selector,

@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use rayon::prelude::*;
 use regorus::Value as R;
 
+use crate::model::argocd::resolve::{App, Location, ResolvedSource};
 use crate::model::helm::values::Values;
-use crate::model::resolve::{App, Location, ResolvedSource};
 use crate::model::{DocKind, Document, Model, Project};
 use crate::source::{FileId, Span};
 use crate::yaml::{Node, Resolved};

@@ -8,8 +8,9 @@ use serde::Serialize;
 
 use crate::model::DocKind;
 use crate::model::Project;
-use crate::model::argocd::{is_argocd_kind, templated_field};
-use crate::model::resolve::{ArgoModel, Location, RepoIdentity, ResolvedSource};
+use crate::model::argocd::resolve::{ArgoModel, Location, RepoIdentity, ResolvedSource};
+use crate::model::argocd::templated_field;
+use crate::model::is_argocd_kind;
 use crate::report::escape::escape;
 
 #[derive(Serialize)]
@@ -114,7 +115,7 @@ fn build<'a>(project: &'a Project, model: &'a ArgoModel) -> Graph<'a> {
         }
     };
     let mut objects = Vec::new();
-    let mut apps_of: HashMap<usize, Vec<&crate::model::resolve::App>> = HashMap::new();
+    let mut apps_of: HashMap<usize, Vec<&crate::model::argocd::resolve::App>> = HashMap::new();
     for a in &model.apps {
         apps_of.entry(a.doc).or_default().push(a);
     }

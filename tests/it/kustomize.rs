@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use gitops_lint::engine;
-use gitops_lint::model::argocd::is_argocd_kind;
+use gitops_lint::model::is_argocd_kind;
 
 fn by_identity(mut objs: Vec<serde_json::Value>) -> Vec<serde_json::Value> {
     objs.sort_by_key(|o| (o["kind"].to_string(), o["metadata"]["name"].to_string()));

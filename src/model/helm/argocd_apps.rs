@@ -176,9 +176,7 @@ pub fn render_objects(
     let rendered = render_with(&chart, values, release, &mut None, budget)?;
     let mut docs: Vec<RenderedDoc> = documents(&rendered, &project.sources, anchor)
         .into_iter()
-        .filter(|d| {
-            crate::model::argocd::is_argocd_kind(crate::model::classify(&d.template, &d.root))
-        })
+        .filter(|d| crate::model::is_argocd_kind(crate::model::classify(&d.template, &d.root)))
         .collect();
     anchor_items(project, &mut docs, anchor);
     Ok(docs)

@@ -170,7 +170,7 @@ pub fn render_argocd(
     let prefix = format!("{dir}/");
     let mut docs: Vec<RenderedDoc> = documents(&rendered, &project.sources, anchor)
         .into_iter()
-        .filter(|d| super::argocd::is_argocd_kind(super::classify(&d.template, &d.root)))
+        .filter(|d| super::is_argocd_kind(super::classify(&d.template, &d.root)))
         .map(|mut d| {
             if let Some(rel) = d.template.strip_prefix(&prefix) {
                 d.template = rel.to_string();

@@ -2,7 +2,8 @@
 //! AppProject's `destinations`.
 
 use crate::diagnostic::{Finding, Severity};
-use crate::model::appproject::{self, glob_match};
+use crate::model::argocd::appproject::{self, glob_match};
+use crate::model::argocd::projects::{Clusters, global_projects, project_destinations};
 use crate::rules::argocd::bounds;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 
@@ -25,8 +26,8 @@ impl Rule for DestinationOutOfProject {
 
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         let model = cx.model.argocd();
-        let globals = bounds::global_projects(cx.model);
-        let clusters = bounds::Clusters::of(cx.model);
+        let globals = global_projects(cx.model);
+        let clusters = Clusters::of(cx.model);
         let mut items = Vec::new();
         for (i, app, name, defs) in bounds::apps_with_projects(cx, &["project", "destination"]) {
             let (Some(dest), Some(dst)) = (&app.destination, clusters.app_dest(app)) else {
@@ -34,11 +35,11 @@ impl Rule for DestinationOutOfProject {
             };
             let mut denied = true;
             for d in &defs {
-                let list = bounds::project_destinations(d);
+                let list = project_destinations(d);
                 let mut items: Vec<_> = list.iter().map(|(p, _)| p.clone()).collect();
                 for g in globals.iter().filter(|g| g.name() != d.name()) {
                     items.extend(
-                        bounds::project_destinations(g)
+                        project_destinations(g)
                             .into_iter()
                             .map(|(p, _)| p)
                             .filter(|p| {
@@ -59,7 +60,7 @@ impl Rule for DestinationOutOfProject {
             }
             // Point at the namespace when some entry accepts the cluster.
             let cluster_ok = defs.iter().any(|d| {
-                bounds::project_destinations(d).iter().any(|(p, _)| {
+                project_destinations(d).iter().any(|(p, _)| {
                     let m = |pat: &str, v: &Option<String>| match v {
                         Some(v) => !v.is_empty() && glob_match(pat, v, true, None),
                         None => true,
@@ -86,7 +87,7 @@ impl Rule for DestinationOutOfProject {
                 "Deploy to a namespace and cluster the project's `destinations` allow, or move the Application to the project that owns that namespace.",
             );
             for d in defs.iter().take(3) {
-                let list = bounds::project_destinations(d);
+                let list = project_destinations(d);
                 let mut shown: Vec<String> = list
                     .iter()
                     .take(4)

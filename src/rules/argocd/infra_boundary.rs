@@ -3,8 +3,10 @@
 
 use crate::diagnostic::{Finding, Severity};
 use crate::model::Field;
-use crate::model::kinds;
-use crate::model::resolve::{Location, SourceKind};
+use crate::model::argocd::deployed::{chart_names, deployed, kustomizations};
+use crate::model::argocd::projects::{concrete, template_patched};
+use crate::model::argocd::resolve::{Location, SourceKind};
+use crate::model::k8s::kinds;
 use crate::rules::argocd::bounds;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::source::Span;
@@ -124,13 +126,13 @@ impl Rule for InfraBoundary {
                 .destination
                 .as_ref()
                 .and_then(|d| d.namespace.as_ref())
-                .filter(|_| !bounds::template_patched(project, app, "destination"))
-                .and_then(|ns| Some((bounds::concrete(ns)?, ns.span)))
+                .filter(|_| !template_patched(project, app, "destination"))
+                .and_then(|ns| Some((concrete(ns)?, ns.span)))
                 .filter(|(v, _)| namespaces.contains(v));
             let mut source_reported = false;
             for (s, src) in app.sources.iter().enumerate() {
                 let mut found: Vec<(String, Span)> = Vec::new();
-                if let Some(chart) = src.chart.as_ref().and_then(bounds::concrete) {
+                if let Some(chart) = src.chart.as_ref().and_then(concrete) {
                     let short = chart.rsplit('/').next().unwrap_or(chart);
                     if is_infra_chart(chart) || is_infra_chart(short) {
                         found.push((
@@ -139,7 +141,7 @@ impl Rule for InfraBoundary {
                         ));
                     }
                 }
-                for (name, span) in bounds::chart_names(project, src) {
+                for (name, span) in chart_names(project, src) {
                     if is_infra_chart(name) {
                         found.push((format!("the infrastructure chart `{name}`"), span));
                     }
@@ -152,7 +154,7 @@ impl Rule for InfraBoundary {
                         ));
                     }
                 }
-                for d in bounds::deployed(cx.model, i, s, src) {
+                for d in deployed(cx.model, i, s, src) {
                     let name = d.doc.name().unwrap_or("");
                     let name_span = d
                         .doc
@@ -210,7 +212,7 @@ impl Rule for InfraBoundary {
                     }
                 }
                 if src.kind == SourceKind::Kustomize {
-                    for k in bounds::kustomizations(cx.model, src) {
+                    for k in kustomizations(cx.model, src) {
                         for h in &k.helm_charts {
                             if let Some(n) = Field::text(&h.name).filter(|n| is_infra_chart(n)) {
                                 found.push((format!("the infrastructure chart `{n}`"), h.span));

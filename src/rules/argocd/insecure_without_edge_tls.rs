@@ -2,26 +2,28 @@
 //! while nothing in the repository terminates TLS in front of it.
 //!
 //! Two halves: every place that makes argocd-server insecure (`insecure.rs`, the argo-cd
-//! chart's values in `chart.rs`), and every edge that routes to its Service (`edges.rs`):
-//! Gateway API routes resolved to their Gateway listeners (`gateway.rs`), Ingresses, OpenShift
-//! Routes, Istio VirtualServices and the argo-cd chart's own Ingress/HTTPRoute/Route values.
-//! Objects are found through the model's index (`Project::k8s`), kustomizations through its
-//! graph (`Project::kustomize`).
+//! chart's values in `chart.rs`), and every edge that routes to its Service, found by the
+//! model (`model::k8s::routes`: Gateway API routes resolved to their Gateway listeners,
+//! Ingresses, OpenShift Routes, Istio VirtualServices, tunnels and the argo-cd chart's own
+//! Ingress/HTTPRoute/Route values). The verdict over those edges is this file's. Objects are
+//! found through the model's index (`Model::k8s`), kustomizations through its graph
+//! (`Model::kustomize`).
 
 mod chart;
-mod edges;
-mod gateway;
 mod insecure;
 
 use std::collections::{BTreeMap, HashSet};
 
 use crate::diagnostic::{Finding, Severity};
-use crate::model::edges::tunnel_routes;
 use crate::model::helm::ARGO_CD_CHART;
+use crate::model::helm::values::Values;
+use crate::model::k8s::Objects;
+use crate::model::k8s::routes::tunnels::{TunnelRoute, tunnel_routes};
+use crate::model::k8s::routes::{Backend, Candidate, GATEWAY_API, candidates};
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::source::Span;
-use edges::{Verdict, edge_for};
-use insecure::{Insecure, find_insecure};
+use crate::yaml::Node;
+use insecure::find_insecure;
 
 pub struct InsecureWithoutEdgeTls;
 
@@ -35,9 +37,32 @@ static META: RuleMeta = RuleMeta {
     docs: include_str!("insecure_without_edge_tls.md"),
 };
 
-const PARAMS_CM: &str = "argocd-cmd-params-cm";
-const GATEWAY_API: &str = "gateway.networking.k8s.io";
-const ISTIO: &str = "networking.istio.io";
+/// One place that makes argocd-server serve plain HTTP.
+struct Insecure {
+    span: Span,
+    /// What sets it, for the message: "`server.insecure: \"true\"` in ConfigMap ...".
+    what: String,
+    /// Namespace of argocd-server, when known.
+    namespace: Option<String>,
+    /// Service names of argocd-server.
+    services: Vec<String>,
+    /// The argo-cd chart's values, when the chart deploys argocd-server.
+    chart: Option<Values>,
+    /// An Application that deploys it.
+    context: Option<(Span, String)>,
+}
+
+impl Insecure {
+    /// The Service routes must reach.
+    fn backend(&self) -> Backend<'_> {
+        Backend {
+            span: self.span,
+            namespace: self.namespace.as_deref(),
+            services: &self.services,
+            chart: self.chart.as_ref(),
+        }
+    }
+}
 
 impl Rule for InsecureWithoutEdgeTls {
     fn meta(&self) -> &'static RuleMeta {
@@ -96,6 +121,66 @@ impl Rule for InsecureWithoutEdgeTls {
     }
 }
 
+enum Verdict {
+    /// Every route terminates TLS.
+    Accepted,
+    /// No edge terminates TLS: why each candidate does not count (empty: no candidate).
+    Rejected(Vec<(Span, String)>),
+    /// An edge terminates TLS, but these routes reach argocd-server without TLS.
+    Exposed(Vec<(Span, String)>),
+}
+
+fn edge_for(s: &Insecure, objs: Objects<'_>, tunnels: &[TunnelRoute]) -> Verdict {
+    let all = candidates(&s.backend(), objs, tunnels);
+    let tls = all.iter().any(|c| matches!(c, Candidate::Tls(_)));
+    let plain: Vec<(Span, String)> = all
+        .iter()
+        .filter_map(|c| match c {
+            Candidate::Plain(span, why) => Some((*span, why.clone())),
+            _ => None,
+        })
+        .collect();
+    if tls {
+        return if plain.is_empty() {
+            Verdict::Accepted
+        } else {
+            Verdict::Exposed(plain)
+        };
+    }
+    let mut rejected: Vec<(Span, String)> = all
+        .into_iter()
+        .filter_map(|c| match c {
+            Candidate::Plain(span, why) | Candidate::Rejected(span, why) => Some((span, why)),
+            Candidate::Tls(_) => None,
+        })
+        .collect();
+    if rejected.is_empty() {
+        // Nothing routes to argocd-server: point at Gateways that could.
+        for g in objs.of(GATEWAY_API, "Gateway").take(3) {
+            let tls = g
+                .spec()
+                .and_then(|s| s.get("listeners"))
+                .into_iter()
+                .flat_map(Node::items)
+                .find(|l| {
+                    matches!(l.get_str("protocol"), Some("HTTPS" | "TLS"))
+                        && l.path(&["tls", "mode"]).and_then(Node::as_str) != Some("Passthrough")
+                });
+            if let Some(l) = tls {
+                rejected.push((
+                    l.get("name").map_or(l.span, |n| n.span),
+                    format!(
+                        "Gateway `{}` terminates TLS on listener `{}`, but no route attaches argocd-server to it",
+                        g.name,
+                        l.get_str("name").unwrap_or("?")
+                    ),
+                ));
+            }
+        }
+    }
+    Verdict::Rejected(rejected)
+}
+
 /// An edge terminates TLS, but other routes reach argocd-server without it.
 fn exposed(s: &Insecure, routes: Vec<(Span, String)>) -> Finding {
     let services = format!("`{}`", s.services.join("` or `"));
@@ -147,14 +232,13 @@ fn finding(s: &Insecure, reasons: Vec<(Span, String)>) -> Finding {
 
 #[cfg(test)]
 mod tests {
-    use super::edges::{candidates, ingress_host_covers};
-    use super::gateway::hostnames_intersect;
-    use super::insecure::{is_insecure_flag, is_true};
     use super::*;
+    use crate::model::argocd::server::{is_insecure_flag, is_true};
+    use crate::model::k8s::routes::gateway::hostnames_intersect;
+    use crate::model::k8s::routes::ingress::ingress_host_covers;
 
     /// Every candidate edge of every insecure setting of a file, described.
     fn edges(text: &str) -> Vec<Result<String, String>> {
-        use super::edges::Candidate;
         let report =
             crate::engine::check_texts(&[("x.yaml", text)], crate::config::Config::default());
         let model = crate::model::Model::new(&report.project, report.config.settings());
@@ -164,7 +248,7 @@ mod tests {
         let tunnels = tunnel_routes(cx.project, objs);
         find_insecure(&cx, objs, "argocd-server")
             .iter()
-            .flat_map(|s| candidates(s, objs, &tunnels))
+            .flat_map(|s| candidates(&s.backend(), objs, &tunnels))
             .map(|c| match c {
                 Candidate::Tls(edge) => Ok(edge),
                 Candidate::Plain(_, why) => Err(format!("plain: {why}")),

@@ -2,9 +2,9 @@
 
 use crate::diagnostic::{Finding, Severity};
 use crate::model::DocKind;
-use crate::model::appproject::filepath_match;
-use crate::model::kinds::{KindScopes, Reach};
-use crate::rules::argocd::bounds;
+use crate::model::argocd::appproject::filepath_match;
+use crate::model::argocd::projects::project_destinations;
+use crate::model::k8s::kinds::{KindScopes, Reach};
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::yaml::Node;
 
@@ -37,7 +37,7 @@ impl Rule for ProjectBounds {
     fn check(&self, doc: &crate::model::Document, cx: &Context<'_>) -> Vec<Finding> {
         let name = doc.name().unwrap_or("<unnamed>");
         let mut out = Vec::new();
-        for (d, node) in bounds::project_destinations(doc) {
+        for (d, node) in project_destinations(doc) {
             if (d.server == "*" || d.name == "*") && d.namespace == "*" {
                 out.push(
                     Finding::new(

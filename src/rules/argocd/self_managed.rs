@@ -2,9 +2,11 @@
 
 use crate::diagnostic::{Finding, Severity};
 use crate::model::Field;
-use crate::model::kinds;
+use crate::model::argocd::deployed::{chart_names, deployed, kustomizations};
+use crate::model::argocd::projects::concrete;
+use crate::model::argocd::resolve::{Location, SourceKind};
+use crate::model::k8s::kinds;
 use crate::model::kustomize::EntryField;
-use crate::model::resolve::{Location, SourceKind};
 use crate::model::template::is_unknown;
 use crate::rules::argocd::bounds;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
@@ -70,7 +72,7 @@ impl Rule for SelfManaged {
             for (s, src) in app.sources.iter().enumerate() {
                 // (what, where) of the first components found.
                 let mut found: Vec<(String, Span)> = Vec::new();
-                if let Some(chart) = src.chart.as_ref().and_then(bounds::concrete) {
+                if let Some(chart) = src.chart.as_ref().and_then(concrete) {
                     if chart == CHART || chart.ends_with("/argo-cd") {
                         found.push((
                             format!("the `{CHART}` chart"),
@@ -78,7 +80,7 @@ impl Rule for SelfManaged {
                         ));
                     }
                 }
-                for (name, span) in bounds::chart_names(project, src) {
+                for (name, span) in chart_names(project, src) {
                     if name == CHART {
                         found.push((format!("the `{CHART}` chart"), span));
                     }
@@ -97,7 +99,7 @@ impl Rule for SelfManaged {
                         ));
                     }
                 }
-                for d in bounds::deployed(cx.model, i, s, src) {
+                for d in deployed(cx.model, i, s, src) {
                     let name = d.doc.name().unwrap_or("");
                     let is_component = matches!(d.kind, "Deployment" | "StatefulSet" | "ConfigMap")
                         && COMPONENTS.contains(&name);
@@ -131,7 +133,7 @@ impl Rule for SelfManaged {
                     }
                 }
                 if src.kind == SourceKind::Kustomize {
-                    for k in bounds::kustomizations(cx.model, src) {
+                    for k in kustomizations(cx.model, src) {
                         for r in k.entries.iter().filter(|e| {
                             matches!(e.field, EntryField::Resources | EntryField::Bases)
                         }) {

@@ -4,7 +4,9 @@
 use std::collections::HashMap;
 
 use crate::diagnostic::{Finding, Severity};
-use crate::model::{Document, appproject};
+use crate::model::Document;
+use crate::model::argocd::appproject;
+use crate::model::argocd::projects::{concrete, controller_namespaces, global_projects};
 use crate::rules::argocd::bounds;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::yaml::Node;
@@ -35,8 +37,8 @@ impl Rule for SourceOutOfProject {
 
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         let model = cx.model.argocd();
-        let globals = bounds::global_projects(cx.model);
-        let controller_ns = bounds::controller_namespaces(cx.project);
+        let globals = global_projects(cx.model);
+        let controller_ns = controller_namespaces(cx.project);
         let mut items = Vec::new();
         // Each project's repositories (with the global projects'), normalised once.
         let mut repos_of: HashMap<*const Document, appproject::SourceRepos> = HashMap::new();
@@ -57,7 +59,7 @@ impl Rule for SourceOutOfProject {
                     continue;
                 };
                 // An empty URL is filled in later (kustomize patches).
-                let Some(url) = bounds::concrete(url_field).filter(|u| !u.is_empty()) else {
+                let Some(url) = concrete(url_field).filter(|u| !u.is_empty()) else {
                     continue;
                 };
                 let permitted = defs.iter().any(|d| {

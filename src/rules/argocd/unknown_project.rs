@@ -2,6 +2,7 @@
 
 use crate::diagnostic::did_you_mean;
 use crate::diagnostic::{Finding, Severity};
+use crate::model::argocd::projects::{concrete, projects, template_patched};
 use crate::rules::argocd::bounds;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 
@@ -24,7 +25,7 @@ impl Rule for UnknownProject {
 
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         let model = cx.model.argocd();
-        let projects = bounds::projects(cx.model);
+        let projects = projects(cx.model);
         let external = &cx.settings.argocd.external_projects;
         let mut known: Vec<&str> = projects.keys().copied().collect();
         known.extend(external.iter().map(String::as_str));
@@ -36,10 +37,10 @@ impl Rule for UnknownProject {
             let Some(field) = &app.project else {
                 continue;
             };
-            if bounds::template_patched(cx.project, app, "project") {
+            if template_patched(cx.project, app, "project") {
                 continue;
             }
-            let Some(name) = bounds::concrete(field) else {
+            let Some(name) = concrete(field) else {
                 continue;
             };
             // An empty project is `default`, which exists unless deleted.

@@ -4,14 +4,15 @@
 use std::collections::HashSet;
 
 use super::ARGO_CD_CHART;
-use super::insecure::{Insecure, is_insecure_flag, is_true};
+use super::Insecure;
 use crate::model::Field;
 use crate::model::Project;
+use crate::model::argocd::resolve::{Location, SourceKind};
+use crate::model::argocd::server::{is_insecure_flag, is_true};
 use crate::model::helm;
 use crate::model::helm::values::Values;
 use crate::model::kustomize::{Kustomization, Reference};
 use crate::model::repo;
-use crate::model::resolve::{Location, SourceKind};
 use crate::model::{DocKind, is_values_file_name};
 use crate::rules::Context;
 use crate::source::Span;

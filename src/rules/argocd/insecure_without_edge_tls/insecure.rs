@@ -1,45 +1,15 @@
 //! Where argocd-server is made insecure: the params ConfigMap, kustomize generators and
 //! patches, argocd-server containers, and the argo-cd chart's values (`chart.rs`).
 
-use super::PARAMS_CM;
+use super::Insecure;
 use super::chart::{chart_values, kustomize_helm_charts};
 use crate::model::Field;
-use crate::model::helm::values::Values;
+use crate::model::argocd::server::{PARAMS_CM, is_insecure_flag, is_true};
 use crate::model::k8s::{Object, Objects};
 use crate::model::kustomize::{GeneratorKind, Kustomization, PatchBody};
 use crate::rules::Context;
 use crate::source::Span;
 use crate::yaml::Node;
-
-/// One place that makes argocd-server serve plain HTTP.
-pub(super) struct Insecure {
-    pub(super) span: Span,
-    /// What sets it, for the message: "`server.insecure: \"true\"` in ConfigMap ...".
-    pub(super) what: String,
-    /// Namespace of argocd-server, when known.
-    pub(super) namespace: Option<String>,
-    /// Service names of argocd-server.
-    pub(super) services: Vec<String>,
-    /// The argo-cd chart's values, when the chart deploys argocd-server.
-    pub(super) chart: Option<Values>,
-    /// An Application that deploys it.
-    pub(super) context: Option<(Span, String)>,
-}
-
-pub(super) fn is_true(text: &str) -> bool {
-    // Argo CD reads `ARGOCD_SERVER_INSECURE` with `strings.EqualFold(val, "true")`.
-    text.trim().eq_ignore_ascii_case("true")
-}
-
-/// `--insecure`, `--insecure=true` (Go `strconv.ParseBool`).
-pub(super) fn is_insecure_flag(arg: &str) -> bool {
-    match arg.trim().split_once('=') {
-        None => arg.trim() == "--insecure",
-        Some((flag, v)) => {
-            flag == "--insecure" && matches!(v, "1" | "t" | "T" | "true" | "TRUE" | "True")
-        }
-    }
-}
 
 pub(super) fn find_insecure(cx: &Context<'_>, objs: Objects<'_>, service: &str) -> Vec<Insecure> {
     let project = cx.project;

@@ -6,9 +6,9 @@
 use globset::GlobBuilder;
 use serde_json::{Map, Value as J};
 
-use super::Document;
-use super::template::{self, Params};
+use crate::model::Document;
 use crate::model::Project;
+use crate::model::template::{self, Params};
 use crate::source::Span;
 use crate::yaml::{Node, Value};
 
@@ -263,7 +263,7 @@ impl Ctx<'_> {
                             let mut params = self.shape(m);
                             for (k, v) in self.path_params(
                                 prefix,
-                                super::repo::parent(&file.path),
+                                crate::model::repo::parent(&file.path),
                                 Some(&file.path),
                             ) {
                                 params.insert(k, v);

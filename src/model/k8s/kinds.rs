@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 
 use crate::model::Project;
-use crate::model::appproject::filepath_match;
+use crate::model::argocd::appproject::filepath_match;
 use crate::model::{DocKind, Document};
 use crate::yaml::Node;
 

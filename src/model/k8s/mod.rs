@@ -2,14 +2,17 @@
 //!
 //! Built once per run ([`crate::model::Model::k8s`]). An object's namespace is the one
 //! kustomize gives it when kustomizations list its file (see
-//! [`super::kustomize::Kustomizations::namespaces_by_file`]), else its `metadata.namespace`;
+//! [`crate::model::kustomize::Kustomizations::namespaces_by_file`]), else its `metadata.namespace`;
 //! `None` when it is unknown (not written, or two kustomizations disagree).
+
+pub mod kinds;
+pub mod routes;
 
 use std::collections::HashMap;
 
-use super::kustomize::Kustomizations;
-use super::rendered::RenderedObjects;
-use super::{DocKind, Document};
+use crate::model::argocd::rendered::RenderedObjects;
+use crate::model::kustomize::Kustomizations;
+use crate::model::{DocKind, Document};
 use crate::source::FileId;
 use crate::yaml::{Node, ScalarText};
 
@@ -68,7 +71,7 @@ pub fn drop_unread_payloads(doc: &mut Document) -> bool {
         for p in payloads {
             if p.key
                 .scalar_text()
-                .is_some_and(super::edges::is_cloudflared_config)
+                .is_some_and(routes::tunnels::is_cloudflared_config)
             {
                 continue;
             }

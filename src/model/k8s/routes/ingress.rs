@@ -1,144 +1,22 @@
-//! Edges in front of argocd-server: Gateway API routes (`gateway.rs`), Ingresses, OpenShift
-//! Routes, Istio VirtualServices and the argo-cd chart's own objects.
+//! Ingresses, OpenShift Routes, Istio VirtualServices and the argo-cd chart's own objects in
+//! front of a Service.
 
-use super::gateway::{
-    ParentRef, RouteInfo, attach_all, gateway_api_routes, hostnames_intersect, parent_from_values,
-};
-use super::insecure::{Insecure, is_true};
-use super::{GATEWAY_API, ISTIO};
-use crate::model::edges::{TunnelRoute, tls_only_ingress_class};
+use super::gateway::{ParentRef, RouteInfo, attach_all, hostnames_intersect, parent_from_values};
+use super::tunnels::tls_only_ingress_class;
+use super::{Backend, Candidates, GATEWAY_API, ISTIO, backend_matches};
+use crate::model::argocd::server::is_true;
 use crate::model::helm::values::Values;
 use crate::model::k8s::{Object, Objects, namespaces_may_match};
 use crate::source::Span;
 use crate::yaml::Node;
 
-pub(super) enum Verdict {
-    /// Every route terminates TLS.
-    Accepted,
-    /// No edge terminates TLS: why each candidate does not count (empty: no candidate).
-    Rejected(Vec<(Span, String)>),
-    /// An edge terminates TLS, but these routes reach argocd-server without TLS.
-    Exposed(Vec<(Span, String)>),
-}
-
-/// One edge through one parent: `Ok` describes an edge that terminates TLS.
-pub(super) type Check = Result<String, (Span, String)>;
-
-/// An edge in front of argocd-server, judged.
-#[derive(Debug, PartialEq, Eq)]
-pub(super) enum Candidate {
-    /// It terminates TLS.
-    Tls(String),
-    /// It reaches argocd-server over plain HTTP.
-    Plain(Span, String),
-    /// It does not count (passes TLS through, unresolved, mesh only...), and why.
-    Rejected(Span, String),
-}
-
-#[derive(Default)]
-pub(super) struct Candidates(pub(super) Vec<Candidate>);
-
-impl Candidates {
-    pub(super) fn push(&mut self, c: Check) {
-        self.0.push(match c {
-            Ok(edge) => Candidate::Tls(edge),
-            Err((span, why)) => Candidate::Rejected(span, why),
-        });
-    }
-
-    pub(super) fn plain(&mut self, span: Span, why: String) {
-        self.0.push(Candidate::Plain(span, why));
-    }
-}
-
-pub(super) fn edge_for(s: &Insecure, objs: Objects<'_>, tunnels: &[TunnelRoute]) -> Verdict {
-    let all = candidates(s, objs, tunnels);
-    let tls = all.iter().any(|c| matches!(c, Candidate::Tls(_)));
-    let plain: Vec<(Span, String)> = all
-        .iter()
-        .filter_map(|c| match c {
-            Candidate::Plain(span, why) => Some((*span, why.clone())),
-            _ => None,
-        })
-        .collect();
-    if tls {
-        return if plain.is_empty() {
-            Verdict::Accepted
-        } else {
-            Verdict::Exposed(plain)
-        };
-    }
-    let mut rejected: Vec<(Span, String)> = all
-        .into_iter()
-        .filter_map(|c| match c {
-            Candidate::Plain(span, why) | Candidate::Rejected(span, why) => Some((span, why)),
-            Candidate::Tls(_) => None,
-        })
-        .collect();
-    if rejected.is_empty() {
-        // Nothing routes to argocd-server: point at Gateways that could.
-        for g in objs.of(GATEWAY_API, "Gateway").take(3) {
-            let tls = g
-                .spec()
-                .and_then(|s| s.get("listeners"))
-                .into_iter()
-                .flat_map(Node::items)
-                .find(|l| {
-                    matches!(l.get_str("protocol"), Some("HTTPS" | "TLS"))
-                        && l.path(&["tls", "mode"]).and_then(Node::as_str) != Some("Passthrough")
-                });
-            if let Some(l) = tls {
-                rejected.push((
-                    l.get("name").map_or(l.span, |n| n.span),
-                    format!(
-                        "Gateway `{}` terminates TLS on listener `{}`, but no route attaches argocd-server to it",
-                        g.name,
-                        l.get_str("name").unwrap_or("?")
-                    ),
-                ));
-            }
-        }
-    }
-    Verdict::Rejected(rejected)
-}
-
-/// Every edge routing to argocd-server, judged.
-pub(super) fn candidates(
-    s: &Insecure,
-    objs: Objects<'_>,
-    tunnels: &[TunnelRoute],
-) -> Vec<Candidate> {
-    let mut checks = Candidates::default();
-    gateway_api_routes(s, objs, &mut checks);
-    ingresses(s, objs, &mut checks);
-    openshift_routes(s, objs, &mut checks);
-    istio(s, objs, &mut checks);
-    if let Some(values) = &s.chart {
-        chart_edges(s, values, objs, &mut checks);
-    }
-    for t in tunnels {
-        if backend_matches(s, &t.service, t.namespace.as_deref()) {
-            let host = t
-                .hostname
-                .as_deref()
-                .map_or(String::new(), |h| format!(" for `{h}`"));
-            checks.push(Ok(format!("{}{host}", t.via)));
-        }
-    }
-    checks.0
-}
-
-pub(super) fn backend_matches(s: &Insecure, name: &str, ns: Option<&str>) -> bool {
-    s.services.iter().any(|n| n == name) && namespaces_may_match(ns, s.namespace.as_deref())
-}
-
-pub(super) fn ingresses(s: &Insecure, objs: Objects<'_>, checks: &mut Candidates) {
+pub fn ingresses(s: &Backend<'_>, objs: Objects<'_>, checks: &mut Candidates) {
     for ing in ["networking.k8s.io", "extensions"]
         .into_iter()
         .flat_map(|group| objs.of(group, "Ingress"))
     {
         let Some(spec) = ing.spec() else { continue };
-        if !namespaces_may_match(ing.namespace, s.namespace.as_deref()) {
+        if !namespaces_may_match(ing.namespace, s.namespace) {
             continue;
         }
         let backend_name = |b: &Node| -> Option<String> {
@@ -229,7 +107,7 @@ pub(super) fn ingresses(s: &Insecure, objs: Objects<'_>, checks: &mut Candidates
 }
 
 /// An Ingress TLS host covers a rule host: equal, or a wildcard for one label.
-pub(super) fn ingress_host_covers(tls_host: &str, host: &str) -> bool {
+pub fn ingress_host_covers(tls_host: &str, host: &str) -> bool {
     if tls_host.eq_ignore_ascii_case(host) {
         return true;
     }
@@ -239,7 +117,7 @@ pub(super) fn ingress_host_covers(tls_host: &str, host: &str) -> bool {
     }
 }
 
-pub(super) fn openshift_routes(s: &Insecure, objs: Objects<'_>, checks: &mut Candidates) {
+pub fn openshift_routes(s: &Backend<'_>, objs: Objects<'_>, checks: &mut Candidates) {
     for r in objs.of("route.openshift.io", "Route") {
         let Some(spec) = r.spec() else { continue };
         let targets = spec
@@ -281,14 +159,14 @@ pub(super) fn openshift_routes(s: &Insecure, objs: Objects<'_>, checks: &mut Can
 }
 
 /// `argocd-server`, `argocd-server.argocd`, `argocd-server.argocd.svc.cluster.local`.
-pub(super) fn istio_host_matches(s: &Insecure, host: &str, vs_ns: Option<&str>) -> bool {
+pub fn istio_host_matches(s: &Backend<'_>, host: &str, vs_ns: Option<&str>) -> bool {
     let mut parts = host.split('.');
     let name = parts.next().unwrap_or("");
     let ns = parts.next().or(vs_ns);
     backend_matches(s, name, ns)
 }
 
-pub(super) fn istio(s: &Insecure, objs: Objects<'_>, checks: &mut Candidates) {
+pub fn istio(s: &Backend<'_>, objs: Objects<'_>, checks: &mut Candidates) {
     for vs in objs.of(ISTIO, "VirtualService") {
         let Some(spec) = vs.spec() else { continue };
         let vs_ns = vs.namespace;
@@ -354,7 +232,7 @@ pub(super) fn istio(s: &Insecure, objs: Objects<'_>, checks: &mut Candidates) {
     }
 }
 
-pub(super) fn istio_gateway(
+pub fn istio_gateway(
     who: &str,
     vs_hosts: &[&str],
     gw: &Object<'_>,
@@ -443,7 +321,7 @@ pub(super) fn istio_gateway(
 }
 
 /// The argo-cd chart's own Ingress, HTTPRoute, GRPCRoute and OpenShift Route.
-pub(super) fn chart_edges(s: &Insecure, v: &Values, objs: Objects<'_>, checks: &mut Candidates) {
+pub fn chart_edges(s: &Backend<'_>, v: &Values, objs: Objects<'_>, checks: &mut Candidates) {
     let server = v.get("server");
     let get = |path: &[&str]| server.and_then(|sv| sv.path(path));
     if let Some(enabled) = get(&["ingress", "enabled"]).filter(|e| e.is_truthy()) {
@@ -475,7 +353,7 @@ pub(super) fn chart_edges(s: &Insecure, v: &Values, objs: Objects<'_>, checks: &
         let info = RouteInfo {
             label: format!("the argo-cd chart's {kind} (`server.{key}`)"),
             kind,
-            ns: s.namespace.as_deref(),
+            ns: s.namespace,
             hostnames: get(&[key, "hostnames"])
                 .map_or(&[][..], Values::items)
                 .iter()

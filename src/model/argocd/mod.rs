@@ -1,10 +1,24 @@
-//! Thin views over Argo CD documents.
+//! Argo CD, the deployer: thin views over its documents (here), AppProject matching
+//! (`appproject.rs`), ApplicationSet generators (`appset.rs`), what each Application deploys
+//! (`resolve/`: the [`resolve::ArgoModel`]), the objects live Applications render
+//! (`rendered.rs`), the repository's AppProjects and clusters (`projects.rs`), what a source
+//! deploys (`deployed.rs`), argocd-server's settings (`server.rs`) and Argo CD's schema.
 
+pub mod appproject;
+pub mod appset;
+pub mod deployed;
+pub mod projects;
+pub mod rendered;
+pub mod resolve;
 pub mod schema;
 pub mod schema_options;
+pub mod server;
 
 use super::{DocKind, Document};
 use crate::yaml::Node;
+
+/// The ConfigMap of Argo CD's settings (`url`, `globalProjects`, ...).
+pub const ARGOCD_CM: &str = "argocd-cm";
 
 /// The Application specs a document defines: an Application's `spec`, or an ApplicationSet's
 /// `spec.template.spec` (plus `templatePatch` is not evaluated here).
@@ -34,15 +48,6 @@ pub fn sources(spec: &Node) -> Vec<&Node> {
         .filter(|s| s.as_map().is_some())
         .into_iter()
         .collect()
-}
-
-/// True for the three Argo CD kinds an app-of-apps can manage.
-#[must_use]
-pub fn is_argocd_kind(kind: DocKind) -> bool {
-    matches!(
-        kind,
-        DocKind::Application | DocKind::ApplicationSet | DocKind::AppProject
-    )
 }
 
 /// A non-empty, non-null mapping or scalar at `key` (Argo CD treats `helm: {}` as set).

@@ -1,7 +1,7 @@
 //! The Kubernetes objects that live Applications deploy from this repository's Helm charts,
-//! rendered in-process ([`super::helm`]) with each source's effective values and release.
+//! rendered in-process ([`crate::model::helm`]) with each source's effective values and release.
 //!
-//! Built on first use ([`super::Model::rendered`]), after the reachability model, only when a
+//! Built on first use ([`crate::model::Model::rendered`]), after the reachability model, only when a
 //! rule asks: every distinct (chart, values, release) is rendered once, in parallel. Argo CD
 //! kinds are not kept here (the resolver renders app-of-apps charts itself). A rendered object
 //! is a [`Document`] whose `file` is the template that wrote it; its nodes point at the values
@@ -12,9 +12,9 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::helm::{self, Chart, RenderedImage};
-use super::resolve::{ArgoModel, Location, SourceKind};
-use super::{DocKind, Document, Project, argocd, classify};
+use crate::model::argocd::resolve::{ArgoModel, Location, SourceKind};
+use crate::model::helm::{self, Chart, RenderedImage};
+use crate::model::{DocKind, Document, Project, classify};
 
 /// Rendered objects of every live in-repository Helm source.
 #[derive(Debug, Default)]
@@ -83,7 +83,7 @@ impl RenderedObjects {
 struct Job<'m> {
     dir: &'m str,
     release: &'m helm::Release,
-    vals: &'m super::helm::values::Values,
+    vals: &'m crate::model::helm::values::Values,
     anchor: crate::source::Span,
     /// `(app, source)` pairs that share it.
     users: Vec<(usize, usize)>,
@@ -240,7 +240,7 @@ pub fn build(project: &Project, argo: &ArgoModel, budget: &helm::RenderBudget) -
             .into_iter()
             .filter(|d| {
                 let kind = classify(&d.template, &d.root);
-                kind == DocKind::K8sObject && !argocd::is_argocd_kind(kind)
+                kind == DocKind::K8sObject && !crate::model::is_argocd_kind(kind)
             })
             .collect();
         for (u, &(a, s)) in job.users.iter().enumerate() {

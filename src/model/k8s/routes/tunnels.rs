@@ -9,8 +9,8 @@
 //! - Ingress classes whose controller serves only HTTPS at an outside edge (Tailscale, ngrok,
 //!   the Cloudflare tunnel ingress controller), by their default class names.
 
-use super::k8s::Objects;
-use super::{DocKind, Project};
+use crate::model::k8s::Objects;
+use crate::model::{DocKind, Project};
 use crate::source::Span;
 use crate::yaml::Node;
 use crate::yaml::embedded::parse_embedded;

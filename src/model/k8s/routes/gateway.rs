@@ -1,17 +1,15 @@
-//! Gateway API: routes to argocd-server resolved to the Gateway listeners they attach to,
-//! with Gateway API's hostname, namespace and ReferenceGrant rules.
+//! Gateway API: routes to a Service resolved to the Gateway listeners they attach to, with
+//! Gateway API's hostname, namespace and ReferenceGrant rules.
 
-use super::edges::{Candidates, Check, backend_matches};
-use super::insecure::Insecure;
-use super::{GATEWAY_API, ISTIO};
-use crate::model::edges::tunnel_gateway_controller;
+use super::tunnels::tunnel_gateway_controller;
+use super::{Backend, Candidates, Check, GATEWAY_API, ISTIO, backend_matches};
 use crate::model::helm::values::Values;
 use crate::model::k8s::{Object, Objects, namespaces_may_match};
 use crate::source::Span;
 use crate::yaml::Node;
 
 /// Do two hostnames (each possibly `*.suffix`) intersect, as Gateway API defines it?
-pub(super) fn hostnames_intersect(a: &str, b: &str) -> bool {
+pub fn hostnames_intersect(a: &str, b: &str) -> bool {
     let a = a.to_ascii_lowercase();
     let b = b.to_ascii_lowercase();
     if a == b || a == "*" || b == "*" {
@@ -28,25 +26,25 @@ pub(super) fn hostnames_intersect(a: &str, b: &str) -> bool {
 }
 
 /// A route's reference to its parent, from a manifest or from chart values.
-pub(super) struct ParentRef {
-    pub(super) group: String,
-    pub(super) kind: String,
-    pub(super) name: String,
-    pub(super) namespace: Option<String>,
-    pub(super) section: Option<String>,
-    pub(super) port: Option<String>,
-    pub(super) span: Span,
+pub struct ParentRef {
+    pub group: String,
+    pub kind: String,
+    pub name: String,
+    pub namespace: Option<String>,
+    pub section: Option<String>,
+    pub port: Option<String>,
+    pub span: Span,
 }
 
-pub(super) struct RouteInfo<'a> {
+pub struct RouteInfo<'a> {
     /// "HTTPRoute `argocd-server`".
-    pub(super) label: String,
-    pub(super) kind: &'a str,
-    pub(super) ns: Option<&'a str>,
-    pub(super) hostnames: Vec<String>,
+    pub label: String,
+    pub kind: &'a str,
+    pub ns: Option<&'a str>,
+    pub hostnames: Vec<String>,
 }
 
-pub(super) fn parent_from_node(n: &Node) -> Option<ParentRef> {
+pub fn parent_from_node(n: &Node) -> Option<ParentRef> {
     Some(ParentRef {
         group: n.get_str("group").unwrap_or(GATEWAY_API).to_string(),
         kind: n.get_str("kind").unwrap_or("Gateway").to_string(),
@@ -61,7 +59,7 @@ pub(super) fn parent_from_node(n: &Node) -> Option<ParentRef> {
     })
 }
 
-pub(super) fn parent_from_values(v: &Values, fallback: Span) -> Option<ParentRef> {
+pub fn parent_from_values(v: &Values, fallback: Span) -> Option<ParentRef> {
     let text = |k: &str| v.get(k).and_then(Values::text).map(str::to_string);
     Some(ParentRef {
         group: text("group").unwrap_or_else(|| GATEWAY_API.to_string()),
@@ -74,7 +72,7 @@ pub(super) fn parent_from_values(v: &Values, fallback: Span) -> Option<ParentRef
     })
 }
 
-pub(super) fn gateway_api_routes(s: &Insecure, objs: Objects<'_>, checks: &mut Candidates) {
+pub fn gateway_api_routes(s: &Backend<'_>, objs: Objects<'_>, checks: &mut Candidates) {
     for kind in ["HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute"] {
         for r in objs.of(GATEWAY_API, kind) {
             let Some(spec) = r.spec() else { continue };
@@ -168,7 +166,7 @@ fn redirects_to_https(rule: &Node) -> bool {
 
 /// The route through this parent: the edge that terminates TLS, or why none does; and every
 /// plain HTTP listener it also attaches to.
-pub(super) fn attach_all(
+pub fn attach_all(
     route: &RouteInfo<'_>,
     p: &ParentRef,
     objs: Objects<'_>,
@@ -238,11 +236,7 @@ fn selected_listeners<'g>(p: &ParentRef, g: &Object<'g>) -> Vec<&'g Node> {
 
 /// Is a reference from `(group, kind, namespace)` to `(group, kind, namespace, name)` in
 /// another namespace allowed by a ReferenceGrant of the target namespace?
-pub(super) fn granted(
-    objs: Objects<'_>,
-    from: (&str, &str, &str),
-    to: (&str, &str, &str, &str),
-) -> bool {
+pub fn granted(objs: Objects<'_>, from: (&str, &str, &str), to: (&str, &str, &str, &str)) -> bool {
     objs.of(GATEWAY_API, "ReferenceGrant")
         .filter(|g| g.namespace.is_none_or(|ns| ns == to.2))
         .filter_map(|g| g.spec())
@@ -262,7 +256,7 @@ pub(super) fn granted(
 }
 
 /// Does the route, through this parent reference, reach a listener that terminates TLS?
-pub(super) fn attach(route: &RouteInfo<'_>, p: &ParentRef, objs: Objects<'_>) -> Check {
+pub fn attach(route: &RouteInfo<'_>, p: &ParentRef, objs: Objects<'_>) -> Check {
     let who = &route.label;
     if p.group != GATEWAY_API || p.kind != "Gateway" {
         return Err((
@@ -317,7 +311,7 @@ pub(super) fn attach(route: &RouteInfo<'_>, p: &ParentRef, objs: Objects<'_>) ->
     Err(last.unwrap_or((p.span, String::new())))
 }
 
-pub(super) fn gateway_listeners(
+pub fn gateway_listeners(
     route: &RouteInfo<'_>,
     p: &ParentRef,
     g: &Object<'_>,
@@ -397,7 +391,7 @@ pub(super) fn gateway_listeners(
 }
 
 /// `Ok` when the listener accepts the route and terminates TLS; else why not ("is plain HTTP").
-pub(super) fn listener_terminates(
+pub fn listener_terminates(
     route: &RouteInfo<'_>,
     g: &Object<'_>,
     l: &Node,
