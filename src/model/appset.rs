@@ -224,6 +224,7 @@ impl Ctx<'_> {
             return self.unknown("git (another repository)", span);
         }
         let prefix = v.get_str("pathParamPrefix").unwrap_or("");
+        let values = v.get("values");
         let mut out = Vec::new();
         if let Some(dirs) = v.get("directories") {
             let mut include = Vec::new();
@@ -251,7 +252,8 @@ impl Ctx<'_> {
                 .collect();
             found.sort();
             for d in found {
-                out.push(Params::new(self.path_params(prefix, d, None)));
+                let params = Params::new(self.path_params(prefix, d, None));
+                out.push(self.with_values(values, params));
             }
         }
         if let Some(files) = v.get("files") {
@@ -286,13 +288,39 @@ impl Ctx<'_> {
                             ) {
                                 params.insert(k, v);
                             }
-                            out.push(Params::new(params));
+                            out.push(self.with_values(values, Params::new(params)));
                         }
                     }
                 }
             }
         }
         out
+    }
+
+    /// A generator's `values:` added to `params` (Argo CD's `appendTemplatedValues`): each
+    /// rendered with `params`, as `values.<key>`, or one map `values` in Go templates.
+    fn with_values(&self, values: Option<&Node>, mut params: Params) -> Params {
+        let rendered: Map<String, J> = values
+            .into_iter()
+            .flat_map(Node::entries)
+            .filter_map(|e| {
+                let key = e.key.scalar_text()?;
+                let text = e.value.scalar_text()?;
+                let value = template::render(text, &params, &self.syntax);
+                Some((key.to_string(), J::String(value)))
+            })
+            .collect();
+        if rendered.is_empty() {
+            return params;
+        }
+        if self.go {
+            params.values.insert("values".into(), J::Object(rendered));
+        } else {
+            for (k, v) in rendered {
+                params.values.insert(format!("values.{k}"), v);
+            }
+        }
+        params
     }
 
     fn path_params(&self, prefix: &str, dir: &str, file: Option<&str>) -> Map<String, J> {
