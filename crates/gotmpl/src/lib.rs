@@ -1,6 +1,7 @@
-//! Go `text/template` with the Sprig and Helm functions charts use, evaluated in-process with a
-//! budget, and with provenance: every byte range of the output says whether it came from a
-//! template's literal text or from one of the caller's values.
+//! Go `text/template` with the Sprig and Helm functions charts use, or Argo CD's ApplicationSet
+//! set ([`FuncSet`]), evaluated in-process with a budget, and with provenance: every byte range
+//! of the output says whether it came from a template's literal text or from one of the
+//! caller's values.
 //!
 //! ```
 //! use gotmpl::{Templates, Value, Limits};
