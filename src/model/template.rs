@@ -1,9 +1,13 @@
-//! ApplicationSet templating: fasttemplate (`{{path.basename}}`) and Go templates
-//! (`goTemplate: true`, `{{.path.basename}}`, `{{index .path.segments 1}}` and a subset of Sprig:
-//! `default`, `replace`, `lower`, `upper`, `trim`, `trimPrefix`, `trimSuffix`, `printf`, ...).
+//! ApplicationSet templating, as Argo CD's `Render.Replace` (`applicationset/utils/utils.go`)
+//! does it: Go templates (`goTemplate: true`) render with `gotmpl` and Argo CD's function set
+//! (Sprig's less `env`, `expandenv` and `getHostByName`, plus `normalize`, `slugify`, `toYaml`,
+//! `fromYaml`, `fromYamlArray`) and the ApplicationSet's `goTemplateOptions`; fasttemplate
+//! (`{{path.basename}}`, the default) is the small substitution here.
 //!
 //! Parameters that only exist at run time (an unexpandable generator) are "open": looking one up
-//! gives [`UNKNOWN`], which callers detect with [`is_unknown`] and never check against.
+//! gives [`UNKNOWN`], and so does whatever is computed from it, which callers detect with
+//! [`is_unknown`] and never check against. A string that Argo CD would fail to render is
+//! [`UNKNOWN`] too.
 
 use serde_json::{Map, Value};
 
@@ -69,52 +73,92 @@ impl Params {
     }
 }
 
+/// How an ApplicationSet's strings are templated.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Syntax {
+    /// fasttemplate: `{{key}}` replaced by a flattened parameter's text.
+    #[default]
+    Fast,
+    /// Go templates (`goTemplate: true`), with the ApplicationSet's `goTemplateOptions`
+    /// (`missingkey=error`).
+    Go { options: Vec<String> },
+}
+
+/// What rendering one string may spend: far more than any real template needs, and little
+/// enough that thousands of parameter sets stay quick.
+const LIMITS: gotmpl::Limits = gotmpl::Limits {
+    steps: 100_000,
+    depth: 100,
+    output_bytes: 1 << 20,
+    built_bytes: 4 << 20,
+};
+
 /// Renders `text` with the ApplicationSet's template syntax.
 #[must_use]
-pub fn render(text: &str, params: &Params, go: bool) -> String {
-    if !text.contains("{{") {
+pub fn render(text: &str, params: &Params, syntax: &Syntax) -> String {
+    // Argo CD leaves the template as it is for an empty parameter set.
+    if !text.contains("{{") || (params.values.is_empty() && !params.open) {
         return text.to_string();
     }
+    match syntax {
+        Syntax::Fast => render_fast(text, params),
+        Syntax::Go { options } => render_go(text, params, options).unwrap_or_else(unknown),
+    }
+}
+
+fn unknown() -> String {
+    UNKNOWN.to_string()
+}
+
+/// A Go template rendered as Argo CD renders it; `None` where Argo CD reports an error (a parse
+/// or execution error, a bad option).
+fn render_go(text: &str, params: &Params, options: &[String]) -> Option<String> {
+    let mut templates = gotmpl::Templates::argocd();
+    for option in options {
+        templates.option(option).ok()?;
+    }
+    if params.open {
+        templates.set_missing_key(gotmpl::MissingKey::Unknown(UNKNOWN.into()));
+    }
+    templates.add("template", text).ok()?;
+    let data = to_value(&Value::Object(params.values.clone()));
+    templates
+        .render("template", &data, &LIMITS)
+        .ok()
+        .map(|out| out.text)
+}
+
+/// A parameter as Go's `encoding/json` gives it to Argo CD: every number a `float64`.
+fn to_value(v: &Value) -> gotmpl::Value {
+    match v {
+        Value::Null => gotmpl::Value::Nil,
+        Value::Bool(b) => gotmpl::Value::Bool(*b, None),
+        Value::Number(n) => gotmpl::Value::Float(n.as_f64().unwrap_or(0.0), None),
+        Value::String(s) => gotmpl::Value::str(s),
+        Value::Array(items) => gotmpl::Value::list(items.iter().map(to_value).collect()),
+        Value::Object(m) => {
+            gotmpl::Value::map(m.iter().map(|(k, v)| (k.clone(), to_value(v))).collect())
+        }
+    }
+}
+
+/// fasttemplate: each `{{tag}}` replaced by the parameter of that name; an unknown tag is
+/// left as written.
+fn render_fast(text: &str, params: &Params) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("{{") {
         let Some(len) = rest[start + 2..].find("}}") else {
             break;
         };
-        let mut head = &rest[..start];
-        let mut inner = &rest[start + 2..start + 2 + len];
-        let mut after = &rest[start + 4 + len..];
-        if go {
-            // `{{-` and `-}}` trim the surrounding whitespace.
-            if let Some(i) = inner.strip_prefix('-') {
-                inner = i;
-                head = head.trim_end();
-            }
-            if let Some(i) = inner.strip_suffix('-') {
-                inner = i;
-                after = after.trim_start();
-            }
+        out.push_str(&rest[..start]);
+        let tag = rest[start + 2..start + 2 + len].trim();
+        match fast_lookup(params, tag) {
+            Some(v) => out.push_str(&to_text(&v)),
+            None if params.open => out.push_str(UNKNOWN),
+            None => out.push_str(&rest[start..start + 4 + len]),
         }
-        out.push_str(head);
-        if go {
-            match eval_go(inner.trim(), params) {
-                Some(v) => out.push_str(&to_text(&v)),
-                None => out.push_str(UNKNOWN),
-            }
-        } else {
-            let tag = inner.trim();
-            match fast_lookup(params, tag) {
-                Some(v) => out.push_str(&to_text(&v)),
-                None if params.open => out.push_str(UNKNOWN),
-                // fasttemplate leaves unknown tags as written.
-                None => {
-                    out.push_str("{{");
-                    out.push_str(&rest[start + 2..start + 2 + len]);
-                    out.push_str("}}");
-                }
-            }
-        }
-        rest = after;
+        rest = &rest[start + 4 + len..];
     }
     out.push_str(rest);
     out
@@ -138,300 +182,11 @@ fn to_text(v: &Value) -> String {
     }
 }
 
-fn unknown() -> Value {
-    Value::String(UNKNOWN.to_string())
-}
-
-fn is_unknown_value(v: &Value) -> bool {
-    v.as_str().is_some_and(is_unknown)
-}
-
-/// Evaluates a Go template action; `None` when it is not supported or fails (the caller writes
-/// [`UNKNOWN`]).
-fn eval_go(action: &str, params: &Params) -> Option<Value> {
-    let tokens = tokenize(action)?;
-    let first = tokens.first()?;
-    if let Tok::Ident(id) = first {
-        if matches!(
-            id.as_str(),
-            "if" | "range" | "with" | "end" | "else" | "define" | "template" | "block"
-        ) {
-            return None;
-        }
-    }
-    let mut pos = 0;
-    let v = eval_pipeline(&tokens, &mut pos, params)?;
-    (pos == tokens.len()).then_some(v)
-}
-
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Field(String),
-    Ident(String),
-    Str(String),
-    Num(f64),
-    Pipe,
-    Open,
-    Close,
-}
-
-fn tokenize(s: &str) -> Option<Vec<Tok>> {
-    let mut out = Vec::new();
-    let chars: Vec<char> = s.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        match c {
-            c if c.is_whitespace() => i += 1,
-            '|' => {
-                out.push(Tok::Pipe);
-                i += 1;
-            }
-            '(' => {
-                out.push(Tok::Open);
-                i += 1;
-            }
-            ')' => {
-                out.push(Tok::Close);
-                i += 1;
-            }
-            '"' => {
-                let mut v = String::new();
-                i += 1;
-                while i < chars.len() && chars[i] != '"' {
-                    if chars[i] == '\\' && i + 1 < chars.len() {
-                        i += 1;
-                        v.push(match chars[i] {
-                            'n' => '\n',
-                            't' => '\t',
-                            c => c,
-                        });
-                    } else {
-                        v.push(chars[i]);
-                    }
-                    i += 1;
-                }
-                if i >= chars.len() {
-                    return None;
-                }
-                i += 1;
-                out.push(Tok::Str(v));
-            }
-            '`' => {
-                let start = i + 1;
-                let end = chars[start..].iter().position(|&c| c == '`')? + start;
-                out.push(Tok::Str(chars[start..end].iter().collect()));
-                i = end + 1;
-            }
-            _ => {
-                let start = i;
-                while i < chars.len()
-                    && !chars[i].is_whitespace()
-                    && !matches!(chars[i], '|' | '(' | ')' | '"' | '`')
-                {
-                    i += 1;
-                }
-                let word: String = chars[start..i].iter().collect();
-                if word.starts_with('.') || word.starts_with('$') {
-                    let w = word.trim_start_matches('$').trim_start_matches('.');
-                    out.push(Tok::Field(w.to_string()));
-                } else if let Ok(n) = word.parse::<f64>() {
-                    out.push(Tok::Num(n));
-                } else {
-                    out.push(Tok::Ident(word));
-                }
-            }
-        }
-    }
-    Some(out)
-}
-
-fn eval_pipeline(toks: &[Tok], pos: &mut usize, params: &Params) -> Option<Value> {
-    let mut value = eval_command(toks, pos, params, None)?;
-    while toks.get(*pos) == Some(&Tok::Pipe) {
-        *pos += 1;
-        value = eval_command(toks, pos, params, Some(value))?;
-    }
-    Some(value)
-}
-
-fn eval_operand(toks: &[Tok], pos: &mut usize, params: &Params) -> Option<Value> {
-    let t = toks.get(*pos)?.clone();
-    *pos += 1;
-    match t {
-        Tok::Field(f) if f.is_empty() => Some(Value::Object(params.values.clone())),
-        Tok::Field(f) => match params.lookup(&f) {
-            Some(v) => Some(v),
-            None if params.open => Some(unknown()),
-            // `missingkey=error`, as Argo CD renders Go templates.
-            None => None,
-        },
-        Tok::Str(s) => Some(Value::String(s)),
-        Tok::Num(n) => Some(serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)),
-        Tok::Open => {
-            let v = eval_pipeline(toks, pos, params)?;
-            if toks.get(*pos) != Some(&Tok::Close) {
-                return None;
-            }
-            *pos += 1;
-            Some(v)
-        }
-        Tok::Ident(id) if id == "true" || id == "false" => Some(Value::Bool(id == "true")),
-        Tok::Ident(id) if id == "nil" => Some(Value::Null),
-        Tok::Ident(id) => call(&id, Vec::new()),
-        Tok::Pipe | Tok::Close => None,
-    }
-}
-
-fn eval_command(
-    toks: &[Tok],
-    pos: &mut usize,
-    params: &Params,
-    piped: Option<Value>,
-) -> Option<Value> {
-    if let Some(Tok::Ident(name)) = toks.get(*pos) {
-        if !matches!(name.as_str(), "true" | "false" | "nil") {
-            let name = name.clone();
-            *pos += 1;
-            let mut args = Vec::new();
-            while let Some(t) = toks.get(*pos) {
-                if matches!(t, Tok::Pipe | Tok::Close) {
-                    break;
-                }
-                args.push(eval_operand(toks, pos, params)?);
-            }
-            if let Some(p) = piped {
-                args.push(p);
-            }
-            if args.iter().any(is_unknown_value) && name != "default" {
-                return Some(unknown());
-            }
-            return call(&name, args);
-        }
-    }
-    if piped.is_some() {
-        return None;
-    }
-    eval_operand(toks, pos, params)
-}
-
-fn text_of(v: &Value) -> String {
-    to_text(v)
-}
-
-fn truthy(v: &Value) -> bool {
-    match v {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
-    }
-}
-
-/// The functions supported; `None` for the others (the result is then unknown).
-fn call(name: &str, args: Vec<Value>) -> Option<Value> {
-    let s = |i: usize| args.get(i).map(text_of);
-    let str_fn =
-        |f: &dyn Fn(&str) -> String| Some(Value::String(f(&s(args.len().checked_sub(1)?)?)));
-    match name {
-        "index" => {
-            let mut cur = args.first()?.clone();
-            for key in &args[1..] {
-                cur = match (&cur, key) {
-                    (Value::Array(a), Value::Number(n)) => {
-                        a.get(usize::try_from(n.as_f64()? as i64).ok()?)?.clone()
-                    }
-                    (Value::Object(o), k) => o.get(&text_of(k))?.clone(),
-                    _ if is_unknown_value(&cur) => return Some(unknown()),
-                    _ => return None,
-                };
-            }
-            Some(cur)
-        }
-        "default" => {
-            let (d, v) = (args.first()?, args.get(1));
-            if v.is_some_and(is_unknown_value) {
-                return Some(unknown());
-            }
-            Some(match v {
-                Some(v) if truthy(v) => v.clone(),
-                _ => d.clone(),
-            })
-        }
-        "lower" => str_fn(&|x| x.to_lowercase()),
-        "upper" => str_fn(&|x| x.to_uppercase()),
-        "trim" => str_fn(&|x| x.trim().to_string()),
-        "title" => str_fn(&|x| {
-            let mut c = x.chars();
-            c.next()
-                .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
-        }),
-        "quote" => str_fn(&|x| format!("{x:?}")),
-        "squote" => str_fn(&|x| format!("'{x}'")),
-        "toString" | "toJson" if args.len() == 1 => Some(Value::String(text_of(&args[0]))),
-        "base" => str_fn(&|x| x.rsplit('/').next().unwrap_or(x).to_string()),
-        "dir" => str_fn(&|x| super::repo::parent(x).to_string()),
-        "normalize" => str_fn(&|x| normalize(x)),
-        "replace" => Some(Value::String(s(2)?.replace(&s(0)?, &s(1)?))),
-        "trimPrefix" => {
-            let (p, x) = (s(0)?, s(1)?);
-            Some(Value::String(x.strip_prefix(&p).unwrap_or(&x).to_string()))
-        }
-        "trimSuffix" => {
-            let (p, x) = (s(0)?, s(1)?);
-            Some(Value::String(x.strip_suffix(&p).unwrap_or(&x).to_string()))
-        }
-        "trunc" => {
-            let n = args.first()?.as_f64()? as i64;
-            let x = s(1)?;
-            let n = usize::try_from(n).ok()?.min(x.chars().count());
-            Some(Value::String(x.chars().take(n).collect()))
-        }
-        "join" => {
-            let sep = s(0)?;
-            let list = args.get(1)?.as_array()?;
-            Some(Value::String(
-                list.iter().map(text_of).collect::<Vec<_>>().join(&sep),
-            ))
-        }
-        "printf" => {
-            let fmt = s(0)?;
-            let mut out = String::new();
-            let mut it = args[1..].iter();
-            let mut chars = fmt.chars().peekable();
-            while let Some(c) = chars.next() {
-                if c == '%' {
-                    match chars.next() {
-                        Some('%') => out.push('%'),
-                        Some('s' | 'v' | 'd') => out.push_str(&text_of(it.next()?)),
-                        Some('q') => out.push_str(&format!("{:?}", text_of(it.next()?))),
-                        _ => return None,
-                    }
-                } else {
-                    out.push(c);
-                }
-            }
-            Some(Value::String(out))
-        }
-        _ => None,
-    }
-}
-
-/// Argo CD's `basenameNormalized` (and the template function `normalize`): lowercase,
-/// characters other than `[a-z0-9.-]` as `-`.
-pub(crate) fn normalize(s: &str) -> String {
-    s.to_lowercase()
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect()
+/// Argo CD's `SanitizeName`, which the generators' `*Normalized` parameters use (the template
+/// function `normalize`).
+#[must_use]
+pub fn normalize(s: &str) -> String {
+    gotmpl::argocd::normalize(s)
 }
 
 #[cfg(test)]
@@ -455,10 +210,16 @@ mod tests {
         Params::new(v.as_object().unwrap().clone())
     }
 
+    fn go() -> Syntax {
+        Syntax::Go {
+            options: Vec::new(),
+        }
+    }
+
     #[test]
     fn go_templates() {
         let p = params();
-        let r = |t: &str| render(t, &p, true);
+        let r = |t: &str| render(t, &p, &go());
         assert_eq!(
             r("{{.path.basename}}-{{ .cluster | lower }}"),
             "api-prod-eu"
@@ -476,23 +237,48 @@ mod tests {
             r("values-{{ .path.basename | upper }}.yaml"),
             "values-API.yaml"
         );
-        assert!(is_unknown(&r("{{ .nope }}")));
-        assert!(is_unknown(&r("{{ if .cluster }}x{{ end }}")));
+        assert_eq!(r("{{ if .cluster }}x{{ end }}"), "x");
+        assert_eq!(r("{{ .cluster | normalize }}"), "prod-eu");
+        // Argo CD's default options print a missing key as Go does; `missingkey=error` fails.
+        assert_eq!(r("{{ .nope }}"), "<no value>");
+        let strict = Syntax::Go {
+            options: vec!["missingkey=error".into()],
+        };
+        assert!(is_unknown(&render("{{ .nope }}", &p, &strict)));
+        // Helm's functions are not Argo CD's; `env` is deleted.
+        assert!(is_unknown(&r("{{ include \"x\" . }}")));
+        assert!(is_unknown(&r("{{ env \"HOME\" }}")));
+    }
+
+    #[test]
+    fn open_parameters() {
         let open = Params {
             open: true,
-            ..Params::default()
+            ..params()
         };
-        assert!(is_unknown(&render("{{.name}}-x", &open, true)));
+        let r = |t: &str| readable(&render(t, &open, &go()));
+        assert_eq!(r("{{.name}}-x"), "<unknown>-x");
+        assert_eq!(
+            r("{{.name | lower}}-{{.cluster | lower}}"),
+            "<unknown>-prod-eu"
+        );
+        assert_eq!(r("{{.server.host}}"), "<unknown>");
+        assert_eq!(r("{{ printf \"%s-%s\" .name .cluster }}"), "<unknown>");
+        assert_eq!(
+            r("a-{{ if eq .name \"x\" }}b{{ else }}c{{ end }}"),
+            "a-<unknown>"
+        );
+        assert_eq!(r("{{ default \"d\" .name }}"), "<unknown>");
     }
 
     #[test]
     fn fasttemplate() {
         let p = flat();
         assert_eq!(
-            render("{{path.basename}}-{{ cluster }}", &p, false),
+            render("{{path.basename}}-{{ cluster }}", &p, &Syntax::Fast),
             "api-prod"
         );
-        assert_eq!(render("{{path[1]}}", &p, false), "team-a");
-        assert_eq!(render("{{nope}}", &p, false), "{{nope}}");
+        assert_eq!(render("{{path[1]}}", &p, &Syntax::Fast), "team-a");
+        assert_eq!(render("{{nope}}", &p, &Syntax::Fast), "{{nope}}");
     }
 }

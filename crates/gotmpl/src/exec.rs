@@ -5,11 +5,11 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::budget::{Budget, Stop, Walk, with_stack};
-use crate::funcs;
+use crate::funcs::{self, FnError, Func};
 use crate::parse::{Arg, Branch, Cmd, Node, Pipe};
 use crate::text::{Source, Text, TextBuf};
 use crate::value::Value;
-use crate::{Error, ErrorKind, Limits, Templates, Tree};
+use crate::{Error, ErrorKind, Limits, MissingKey, Templates, Tree};
 
 /// Control flow out of a node: `{{break}}`, `{{continue}}` or an error.
 pub(crate) enum Flow {
@@ -98,6 +98,37 @@ impl Exec<'_> {
             Stop::Value(m) => self.err(pos, ErrorKind::Exec, m),
             Stop::Budget(m) => self.err(pos, ErrorKind::Budget, m),
         }
+    }
+
+    /// The marker of [`MissingKey::Unknown`], when `v` holds it (a string that contains it).
+    fn unknown_in(&self, v: &Value) -> Option<&Arc<str>> {
+        match (&self.set.missing_key, v) {
+            (MissingKey::Unknown(marker), Value::Str(t)) if t.as_str().contains(&**marker) => {
+                Some(marker)
+            }
+            _ => None,
+        }
+    }
+
+    /// What a lookup of the key `name` that a map does not have gives.
+    fn missing_key(&self, pos: usize, name: &str) -> R<Value> {
+        match &self.set.missing_key {
+            MissingKey::Nil => Ok(Value::Nil),
+            MissingKey::Error => Err(self.err(
+                pos,
+                ErrorKind::Exec,
+                format!("map has no entry for key {name:?}"),
+            )),
+            MissingKey::Unknown(marker) => Ok(Value::str(marker)),
+        }
+    }
+
+    /// An `if`, `with` or `range` that an unknown value decides: the marker stands for the
+    /// whole block.
+    fn unknown_block(&mut self, pos: usize, v: &Value, out: &mut TextBuf) -> Option<R<()>> {
+        let marker = self.unknown_in(v)?.clone();
+        let src = self.literal_source(pos, pos);
+        Some(self.emit(out, pos, |o| o.push_source(&marker, src)))
     }
 
     fn literal_source(&self, start: usize, end: usize) -> Source {
@@ -210,7 +241,8 @@ impl Exec<'_> {
             [(r, Source::Value(o))] if r.start == 0 && r.end == text.as_str().len() => Some(*o),
             _ => None,
         };
-        let parsed = crate::parse::parse(text.as_str(), &funcs::is_defined).map_err(|e| {
+        let funcs = self.set.funcs;
+        let parsed = crate::parse::parse(text.as_str(), &|f| funcs.is_defined(f)).map_err(|e| {
             self.err(
                 pos,
                 ErrorKind::Exec,
@@ -257,6 +289,10 @@ impl Exec<'_> {
         self.step(b.pos)?;
         let mark = self.vars.len();
         let v = self.eval_pipe(dot, &b.pipe)?;
+        if let Some(r) = self.unknown_block(b.pos, &v, out) {
+            self.vars.truncate(mark);
+            return r;
+        }
         let r = if v.truthy() {
             if with {
                 self.walk_list(&v, &b.list, out)
@@ -279,6 +315,10 @@ impl Exec<'_> {
         let mut pipe = b.pipe.clone();
         let decl = std::mem::take(&mut pipe.decl);
         let v = self.eval_pipe(dot, &pipe)?;
+        if let Some(r) = self.unknown_block(b.pos, &v, out) {
+            self.vars.truncate(mark);
+            return r;
+        }
         // A map is read before the loop (its body may change it); a list and an integer are
         // read item by item, so `range 1000000000` costs steps, not memory.
         let items: Items = match &v {
@@ -482,8 +522,14 @@ impl Exec<'_> {
                         format!("{name} is not a method but has arguments"),
                     ));
                 }
-                Ok(m.borrow().get(name).cloned().unwrap_or(Value::Nil))
+                let found = m.borrow().get(name).cloned();
+                match found {
+                    Some(v) => Ok(v),
+                    None => self.missing_key(pos, name),
+                }
             }
+            // A field of an unknown value is unknown.
+            Value::Str(_) if self.unknown_in(recv).is_some() => Ok(recv.clone()),
             Value::Object(o) => match o.call(name, args) {
                 // A host object's method builds its result (`.Files.Get` copies a file).
                 Some(Ok(v)) => {
@@ -577,13 +623,15 @@ impl Exec<'_> {
                 ));
             }
             let mut v = Value::Nil;
-            for (i, (p, a)) in rest.iter().enumerate() {
+            for (p, a) in rest {
                 v = self.eval_arg(dot, *p, a)?;
+                if self.unknown_in(&v).is_some() {
+                    return Ok(v);
+                }
                 let t = v.truthy();
                 if (name == "and" && !t) || (name == "or" && t) {
                     return Ok(v);
                 }
-                let _ = i;
             }
             if let Some(l) = last {
                 v = l;
@@ -597,6 +645,40 @@ impl Exec<'_> {
         if let Some(l) = last {
             args.push(l);
         }
+        // What is computed from an unknown value is unknown.
+        if let Some(marker) = args.iter().find_map(|a| self.unknown_in(a)) {
+            return Ok(Value::str(marker));
+        }
+        let fail = |me: &Self, e: String| {
+            me.err(pos, ErrorKind::Exec, format!("error calling {name}: {e}"))
+        };
+        let native = match self.set.funcs.get(name) {
+            Some(Func::Native(f)) => f,
+            Some(Func::Exec) => return self.call_exec(pos, name, args),
+            Some(Func::Unsupported) | None => {
+                return Err(self.err(
+                    pos,
+                    ErrorKind::Unsupported(name.to_string()),
+                    format!("function \"{name}\" is not supported"),
+                ));
+            }
+        };
+        match native(name, &args, &mut self.built) {
+            Ok(v) => Ok(v),
+            Err(FnError::Unsupported) => Err(self.err(
+                pos,
+                ErrorKind::Unsupported(name.to_string()),
+                format!("function \"{name}\" is not supported"),
+            )),
+            Err(FnError::Msg(m)) => Err(fail(self, m)),
+            Err(FnError::Budget(m)) => {
+                Err(self.err(pos, ErrorKind::Budget, format!("error calling {name}: {m}")))
+            }
+        }
+    }
+
+    /// The functions the executor evaluates itself ([`Func::Exec`]).
+    fn call_exec(&mut self, pos: usize, name: &str, args: Vec<Value>) -> R<Value> {
         let fail = |me: &Self, e: String| {
             me.err(pos, ErrorKind::Exec, format!("error calling {name}: {e}"))
         };
@@ -641,18 +723,11 @@ impl Exec<'_> {
                 let msg = args.first().map(funcs::strval).unwrap_or_default();
                 Err(self.err(pos, ErrorKind::Fail, msg))
             }
-            _ => match funcs::call(name, args, &mut self.built) {
-                Ok(v) => Ok(v),
-                Err(funcs::FnError::Unsupported) => Err(self.err(
-                    pos,
-                    ErrorKind::Unsupported(name.to_string()),
-                    format!("function \"{name}\" is not supported"),
-                )),
-                Err(funcs::FnError::Msg(m)) => Err(fail(self, m)),
-                Err(funcs::FnError::Budget(m)) => {
-                    Err(self.err(pos, ErrorKind::Budget, format!("error calling {name}: {m}")))
-                }
-            },
+            _ => Err(self.err(
+                pos,
+                ErrorKind::Unsupported(name.to_string()),
+                format!("function \"{name}\" is not supported"),
+            )),
         }
     }
 }

@@ -1,6 +1,7 @@
-//! Go `text/template` with the Sprig and Helm functions charts use, evaluated in-process with a
-//! budget, and with provenance: every byte range of the output says whether it came from a
-//! template's literal text or from one of the caller's values.
+//! Go `text/template` with the Sprig and Helm functions charts use, or Argo CD's ApplicationSet
+//! set ([`FuncSet`]), evaluated in-process with a budget, and with provenance: every byte range
+//! of the output says whether it came from a template's literal text or from one of the
+//! caller's values.
 //!
 //! ```
 //! use gotmpl::{Templates, Value, Limits};
@@ -16,7 +17,6 @@ mod exec;
 mod fmt;
 mod funcs;
 mod parse;
-mod semver;
 mod sha256;
 mod text;
 mod value;
@@ -26,13 +26,19 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
-pub use funcs::{SUPPORTED, UNSUPPORTED};
+pub use funcs::FuncSet;
+
+/// Argo CD's name functions, which its generators also apply to their parameters
+/// (`path.basenameNormalized`).
+pub mod argocd {
+    pub use crate::funcs::{normalize, slugify};
+}
 
 /// Calls a Sprig or Helm function that needs no template context (`b64enc`, `toYaml`...), for
 /// host objects that implement Helm methods.
 pub fn call_function(name: &str, args: Vec<Value>) -> Result<Value, String> {
     let mut budget = budget::Budget::new(Limits::default().built_bytes);
-    match funcs::call(name, args, &mut budget) {
+    match FuncSet::Helm.call(name, &args, &mut budget) {
         Ok(v) => Ok(v),
         Err(funcs::FnError::Msg(m) | funcs::FnError::Budget(m)) => Err(m),
         Err(funcs::FnError::Unsupported) => Err(format!("function \"{name}\" is not supported")),
@@ -163,15 +169,33 @@ pub(crate) struct Tree {
     value_origin: Option<Origin>,
 }
 
+/// What looking up a key a map does not have gives.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum MissingKey {
+    /// Go's default (`missingkey=default`, and `zero` for these maps): nil, printed as
+    /// `<no value>`.
+    #[default]
+    Nil,
+    /// `missingkey=error`: the lookup is an error, `map has no entry for key "x"`.
+    Error,
+    /// Partial data: the key's value is not known yet. The lookup gives this marker text, and
+    /// so do a field of it, a function given it and an `if`, `with` or `range` that it decides
+    /// (the block is not rendered): the output holds the marker wherever the data was needed.
+    Unknown(Arc<str>),
+}
+
 /// A set of templates that can call each other (Go's `*template.Template` namespace).
 #[derive(Default)]
 pub struct Templates {
     trees: HashMap<String, Rc<Tree>>,
     /// Go replaces an earlier definition only with a non-empty one.
     helm_no_value: bool,
+    funcs: FuncSet,
+    missing_key: MissingKey,
 }
 
 impl Templates {
+    /// Go's `text/template` with Helm's function set.
     #[must_use]
     pub fn new() -> Self {
         Self::default()
@@ -181,16 +205,48 @@ impl Templates {
     #[must_use]
     pub fn helm() -> Self {
         Self {
-            trees: HashMap::new(),
             helm_no_value: true,
+            ..Self::default()
         }
+    }
+
+    /// Argo CD's ApplicationSet templates (`goTemplate: true`): Argo CD's function set.
+    #[must_use]
+    pub fn argocd() -> Self {
+        Self {
+            funcs: FuncSet::ArgoCd,
+            ..Self::default()
+        }
+    }
+
+    /// The functions templates of this set may call.
+    #[must_use]
+    pub fn funcs(&self) -> FuncSet {
+        self.funcs
+    }
+
+    /// Sets what a missing map key gives.
+    pub fn set_missing_key(&mut self, missing_key: MissingKey) {
+        self.missing_key = missing_key;
+    }
+
+    /// Go's `Template.Option`: `missingkey=default`, `invalid`, `zero` or `error` (what Argo CD's
+    /// `goTemplateOptions` hold). Go panics on anything else; this is an error.
+    pub fn option(&mut self, option: &str) -> Result<(), String> {
+        self.missing_key = match option.strip_prefix("missingkey=") {
+            Some("default" | "invalid" | "zero") => MissingKey::Nil,
+            Some("error") => MissingKey::Error,
+            _ => return Err(format!("unrecognized option: {option}")),
+        };
+        Ok(())
     }
 
     /// Parses `text` as the template `name`; its `define`s join the set.
     pub fn add(&mut self, name: &str, text: &str) -> Result<(), Error> {
         let file: Arc<str> = Arc::from(name);
         let src: Arc<str> = Arc::from(text);
-        let parsed = parse::parse(text, &funcs::is_defined).map_err(|e| {
+        let funcs = self.funcs;
+        let parsed = parse::parse(text, &|f| funcs.is_defined(f)).map_err(|e| {
             let (line, column) = parse::line_col(text, e.offset);
             Error {
                 kind: ErrorKind::Parse,

@@ -8,7 +8,7 @@ use serde_json::{Map, Value as J};
 
 use crate::model::Document;
 use crate::model::Project;
-use crate::model::template::{self, Params};
+use crate::model::template::{self, Params, Syntax};
 use crate::source::Span;
 use crate::yaml::{Node, Value};
 
@@ -42,6 +42,8 @@ pub struct RepoView<'a> {
 
 struct Ctx<'a> {
     repo: &'a RepoView<'a>,
+    syntax: Syntax,
+    /// Go templates: parameters nested (`.path.basename`), not flattened.
     go: bool,
     unexpandable: Option<(String, Span)>,
 }
@@ -56,9 +58,11 @@ pub fn expand(repo: &RepoView<'_>, doc: &Document) -> Expansion {
     let Some(tmpl) = spec.get("template") else {
         return exp;
     };
+    let syntax = syntax(spec);
     let mut cx = Ctx {
         repo,
-        go: spec.get("goTemplate").and_then(Node::as_bool) == Some(true),
+        go: matches!(syntax, Syntax::Go { .. }),
+        syntax,
         unexpandable: None,
     };
     let mut all = Vec::new();
@@ -70,7 +74,7 @@ pub fn expand(repo: &RepoView<'_>, doc: &Document) -> Expansion {
         }
     }
     for params in &all {
-        let rendered = render_node(tmpl, params, cx.go);
+        let rendered = render_node(tmpl, params, &cx.syntax);
         let Some(app_spec) = rendered.get("spec").cloned() else {
             continue;
         };
@@ -87,28 +91,42 @@ pub fn expand(repo: &RepoView<'_>, doc: &Document) -> Expansion {
     exp
 }
 
+/// The ApplicationSet's template syntax: `goTemplate` and `goTemplateOptions`.
+fn syntax(spec: &Node) -> Syntax {
+    if spec.get("goTemplate").and_then(Node::as_bool) != Some(true) {
+        return Syntax::Fast;
+    }
+    let options = spec
+        .get("goTemplateOptions")
+        .into_iter()
+        .flat_map(Node::items)
+        .filter_map(|o| o.scalar_text().map(str::to_string))
+        .collect();
+    Syntax::Go { options }
+}
+
 /// A copy of `node` with every string rendered; spans stay those of the template.
 #[must_use]
-pub fn render_node(node: &Node, params: &Params, go: bool) -> Node {
+pub fn render_node(node: &Node, params: &Params, syntax: &Syntax) -> Node {
     let mut out = node.clone();
-    render_in_place(&mut out, params, go);
+    render_in_place(&mut out, params, syntax);
     out
 }
 
-fn render_in_place(node: &mut Node, params: &Params, go: bool) {
+fn render_in_place(node: &mut Node, params: &Params, syntax: &Syntax) {
     match &mut node.value {
         Value::Scalar(s) => {
             if s.contains("{{") {
-                *s = template::render(s, params, go).into();
+                *s = template::render(s, params, syntax).into();
             }
         }
         Value::Seq(items) => items
             .iter_mut()
-            .for_each(|n| render_in_place(n, params, go)),
+            .for_each(|n| render_in_place(n, params, syntax)),
         Value::Map(entries) => {
             for e in entries {
-                render_in_place(&mut e.key, params, go);
-                render_in_place(&mut e.value, params, go);
+                render_in_place(&mut e.key, params, syntax);
+                render_in_place(&mut e.value, params, syntax);
             }
         }
     }
@@ -131,7 +149,7 @@ impl Ctx<'_> {
         let g = if outer.values.is_empty() && !outer.open {
             g.clone()
         } else {
-            render_node(g, outer, self.go)
+            render_node(g, outer, &self.syntax)
         };
         for e in g.entries() {
             let key = e.key.scalar_text().unwrap_or("");
@@ -206,6 +224,7 @@ impl Ctx<'_> {
             return self.unknown("git (another repository)", span);
         }
         let prefix = v.get_str("pathParamPrefix").unwrap_or("");
+        let values = v.get("values");
         let mut out = Vec::new();
         if let Some(dirs) = v.get("directories") {
             let mut include = Vec::new();
@@ -233,7 +252,8 @@ impl Ctx<'_> {
                 .collect();
             found.sort();
             for d in found {
-                out.push(Params::new(self.path_params(prefix, d, None)));
+                let params = Params::new(self.path_params(prefix, d, None));
+                out.push(self.with_values(values, params));
             }
         }
         if let Some(files) = v.get("files") {
@@ -268,13 +288,39 @@ impl Ctx<'_> {
                             ) {
                                 params.insert(k, v);
                             }
-                            out.push(Params::new(params));
+                            out.push(self.with_values(values, Params::new(params)));
                         }
                     }
                 }
             }
         }
         out
+    }
+
+    /// A generator's `values:` added to `params` (Argo CD's `appendTemplatedValues`): each
+    /// rendered with `params`, as `values.<key>`, or one map `values` in Go templates.
+    fn with_values(&self, values: Option<&Node>, mut params: Params) -> Params {
+        let rendered: Map<String, J> = values
+            .into_iter()
+            .flat_map(Node::entries)
+            .filter_map(|e| {
+                let key = e.key.scalar_text()?;
+                let text = e.value.scalar_text()?;
+                let value = template::render(text, &params, &self.syntax);
+                Some((key.to_string(), J::String(value)))
+            })
+            .collect();
+        if rendered.is_empty() {
+            return params;
+        }
+        if self.go {
+            params.values.insert("values".into(), J::Object(rendered));
+        } else {
+            for (k, v) in rendered {
+                params.values.insert(format!("values.{k}"), v);
+            }
+        }
+        params
     }
 
     fn path_params(&self, prefix: &str, dir: &str, file: Option<&str>) -> Map<String, J> {

@@ -1,6 +1,21 @@
-//! Masterminds/semver v3 constraints, for Sprig's `semverCompare`.
+//! Sprig's `semverCompare`: Masterminds/semver v3 constraints. (`semver`, the object, is not
+//! implemented.)
 
 use std::cmp::Ordering;
+
+use super::{Budget, F, FnError, Func, Value, arity, st};
+
+pub(crate) const FUNCS: &[(&str, Func)] = &[
+    ("semverCompare", Func::Native(semver_compare)),
+    ("semver", Func::Unsupported),
+];
+
+fn semver_compare(name: &str, a: &[Value], _budget: &mut Budget) -> F {
+    arity(name, a, 2)?;
+    compare(st(&a[0])?, st(&a[1])?)
+        .map(|x| Value::Bool(x, None))
+        .map_err(FnError::Msg)
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Version {
