@@ -64,27 +64,13 @@ struct Run {
 /// Runs gitops-lint in `cwd` with a time limit and a memory ceiling, so a read that blocks or
 /// never ends fails the test instead of hanging it or exhausting the machine.
 fn run(cwd: &Path, args: &[&str]) -> Run {
-    let mut child = Command::new("sh")
-        .args(["-c", "ulimit -v 4194304 && exec \"$0\" \"$@\""])
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", "ulimit -v 4194304 && exec \"$0\" \"$@\""])
         .arg(env!("CARGO_BIN_EXE_gitops-lint"))
         .args(args)
         .current_dir(cwd)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let limit = Duration::from_secs(60);
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            panic!("gitops-lint {args:?} did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let o = child.wait_with_output().unwrap();
+        .env("NO_COLOR", "1");
+    let o = super::run_bounded(cmd, Duration::from_secs(60));
     Run {
         code: o.status.code(),
         stdout: String::from_utf8_lossy(&o.stdout).into_owned(),

@@ -2,8 +2,7 @@
 //! sources, files and edges it shows, not with the length of app-of-apps chains.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: NAME\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://git.example.com/platform/gitops.git\n    path: PATH\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: NAME\n";
 
@@ -11,31 +10,13 @@ fn app(name: &str, path: &str) -> String {
     APP.replace("NAME", name).replace("PATH", path)
 }
 
-/// `graph` with a time limit that catches a hang (not a speed test): its output and run time.
+/// `graph` with a time limit that catches a hang (not a speed test): its output.
 fn graph(dir: &Path, format: &str, limit: Duration) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gitops-lint"))
-        .args(["graph", "--format", format])
-        .current_dir(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut out = String::new();
-        std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
-        out
-    });
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            panic!("gitops-lint graph did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(child.wait().unwrap().success());
-    reader.join().unwrap()
+    let mut cmd = super::bin();
+    cmd.args(["graph", "--format", format]).current_dir(dir);
+    let o = super::run_bounded(cmd, limit);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap()
 }
 
 /// A chain of 20,000 Applications (ten times the 2000 that filled 14 GB), each managing the

@@ -3,46 +3,21 @@
 //! that only a hang reaches, with its output in proportion to the findings. Timings are in
 //! `benches/hostile_scale.py`, not here.
 
-use std::io::Read as _;
 use std::path::Path;
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use super::bin;
+use super::{bin, run_bounded};
 
 /// A hang fails the test; a slow machine does not.
 const CEILING: Duration = Duration::from_secs(120);
 
-/// Runs the binary with `args` in `dir` (reading its output as it comes, so a large one does
-/// not block it); fails when it outlives `limit`. Returns the exit code and standard output.
+/// Runs the binary with `args` in `dir`; fails when it outlives `limit`. Returns the exit
+/// code and standard output.
 pub(super) fn run_limited(args: &[&str], dir: &Path, limit: Duration) -> (Option<i32>, String) {
-    let mut child = bin()
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut out = Vec::new();
-        stdout.read_to_end(&mut out).unwrap();
-        out
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("gitops-lint {args:?} did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let out = reader.join().unwrap();
-    (status.code(), String::from_utf8(out).unwrap())
+    let mut cmd = bin();
+    cmd.args(args).current_dir(dir);
+    let o = run_bounded(cmd, limit);
+    (o.status.code(), String::from_utf8(o.stdout).unwrap())
 }
 
 const APP: &str = "apiVersion: argoproj.io/v1alpha1

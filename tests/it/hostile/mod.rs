@@ -22,27 +22,50 @@ fn bin() -> Command {
     c
 }
 
-/// Runs a check with a time limit, so a hang fails the test instead of blocking it.
-fn check_json(dir: &Path, limit: Duration) -> (Option<i32>, serde_json::Value) {
-    let mut child = bin()
-        .args(["check", "--format", "json"])
-        .arg(dir)
+/// Runs `cmd` with a time limit, so a hang fails the test instead of blocking it: its output
+/// is read as it comes (a large one does not block the child), and a child that outlives
+/// `limit` is killed and the test fails.
+fn run_bounded(mut cmd: Command, limit: Duration) -> std::process::Output {
+    use std::io::Read as _;
+    let mut child = cmd
+        .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut out = Vec::new();
+            pipe.read_to_end(&mut out).unwrap();
+            out
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
     let started = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
         }
         if started.elapsed() > limit {
             let _ = child.kill();
-            panic!("gitops-lint did not finish within {limit:?}");
+            let _ = child.wait();
+            panic!("{cmd:?} did not finish within {limit:?}");
         }
         std::thread::sleep(Duration::from_millis(20));
+    };
+    std::process::Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
     }
-    let o = child.wait_with_output().unwrap();
+}
+
+/// Runs a check with a time limit (see [`run_bounded`]): its exit code and JSON report.
+fn check_json(dir: &Path, limit: Duration) -> (Option<i32>, serde_json::Value) {
+    let mut cmd = bin();
+    cmd.args(["check", "--format", "json"]).arg(dir);
+    let o = run_bounded(cmd, limit);
     let v = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
     (o.status.code(), v)
