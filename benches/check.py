@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Benchmark `gitops-lint check` against the pure-parse floor on a generated repository.
 
-    python3 benches/check.py [--apps 1000] [--runs 7]
+    python3 benches/check.py [--apps 1000] [--runs 7] [--generator PATH]
 
-Generates a repository with ../shared/bench/gen_gitops.py (seed 1), builds the release binary,
+Generates a repository with benches/gen_repo.py (seed 1; `--generator` for another one), builds the release binary,
 then alternates runs of `check --parse-only` (walk, read and parse every file, no rules: the
 floor) and `check` (everything), and prints wall time (median and min), peak memory, files and
 documents per second, and the ratio of check to floor. Nothing is written but the generated
@@ -21,12 +21,18 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def find_generator():
-    for base in (os.path.dirname(ROOT), os.path.dirname(os.path.dirname(ROOT))):
-        p = os.path.join(base, "shared", "bench", "gen_gitops.py")
-        if os.path.exists(p):
-            return p
-    sys.exit("cannot find shared/bench/gen_gitops.py next to the project")
+def find_generator(path=None):
+    """The repository generator: benches/gen_repo.py, or another one with the same flags."""
+    path = path or os.path.join(ROOT, "benches", "gen_repo.py")
+    if not os.path.exists(path):
+        sys.exit(f"no generator at {path}")
+    return path
+
+
+def cache_name(generator, apps):
+    """Generated repositories are cached per generator, so that two never share a folder."""
+    name = os.path.splitext(os.path.basename(generator))[0]
+    return f"gitops-lint-bench-{apps}" if name == "gen_repo" else f"gitops-lint-bench-{name}-{apps}"
 
 
 def run_once(cmd):
@@ -54,11 +60,13 @@ def main():
     ap.add_argument("--apps", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--jobs", type=int, default=0, help="worker threads (0: one per core)")
+    ap.add_argument("--generator", help="another generator with gen_repo.py's flags")
     args = ap.parse_args()
 
-    repo = os.path.join(tempfile.gettempdir(), f"gitops-lint-bench-{args.apps}")
+    generator = find_generator(args.generator)
+    repo = os.path.join(tempfile.gettempdir(), cache_name(generator, args.apps))
     if not os.path.exists(os.path.join(repo, ".expected.json")):
-        subprocess.run([sys.executable, find_generator(), "--apps", str(args.apps), "--out", repo, "--quiet"], check=True)
+        subprocess.run([sys.executable, generator, "--apps", str(args.apps), "--out", repo, "--quiet"], check=True)
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
     exe = os.path.join(ROOT, "target", "release", "gitops-lint")
     jobs = ["-j", str(args.jobs)] if args.jobs else []
@@ -80,7 +88,7 @@ def main():
 
     files, docs = summary["files"], summary["documents"]
     mf, mc = statistics.median(floor), statistics.median(check)
-    print(f"repository: gen_gitops.py --apps {args.apps} (seed 1): {files} files, {docs} documents")
+    print(f"repository: {os.path.basename(generator)} --apps {args.apps} (seed 1): {files} files, {docs} documents")
     print(f"cores: {os.cpu_count()}, runs: {args.runs}, jobs: {args.jobs or 'default'}")
     print()
     print("| mode | median wall | min wall | peak RSS | files/s | documents/s |")

@@ -4,8 +4,8 @@
     python3 benches/rego.py [--apps 1000] [--runs 7] [--exe PATH]
 
 Uses the release binary (`$CARGO_TARGET_DIR/release/gitops-lint`, else `target/release/…`; build
-it first) and the repository of `benches/check.py` (generated with ../shared/bench/gen_gitops.py,
-seed 1). Alternates four modes, with configurations written to a temporary folder:
+it first) and the repository of `benches/check.py` (generated with benches/gen_repo.py,
+seed 1, or `--generator PATH`). Alternates four modes, with configurations written to a temporary folder:
 
 - floor: `--parse-only` (walk, read, parse);
 - rust: every rule except the shipped Rego pack;
@@ -28,7 +28,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check import find_generator, peak_rss_kb, run_once  # noqa: E402
+from check import cache_name, find_generator, peak_rss_kb, run_once  # noqa: E402
 
 
 def pack_ids():
@@ -48,15 +48,17 @@ def main():
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--exe")
     ap.add_argument("--repo", help="an existing generated repository (default: generate one)")
+    ap.add_argument("--generator", help="another generator with gen_repo.py's flags")
     args = ap.parse_args()
 
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
     exe = args.exe or os.path.join(target, "release", "gitops-lint")
     if not os.path.exists(exe):
         sys.exit(f"build the release binary first (cargo build --release): {exe}")
-    repo = args.repo or os.path.join(tempfile.gettempdir(), f"gitops-lint-bench-{args.apps}")
+    generator = find_generator(args.generator)
+    repo = args.repo or os.path.join(tempfile.gettempdir(), cache_name(generator, args.apps))
     if not args.repo and not os.path.exists(os.path.join(repo, ".expected.json")):
-        subprocess.run([sys.executable, find_generator(), "--apps", str(args.apps), "--out", repo, "--quiet"], check=True)
+        subprocess.run([sys.executable, generator, "--apps", str(args.apps), "--out", repo, "--quiet"], check=True)
 
     rules = json.loads(subprocess.run([exe, "rules", "--format", "json"], capture_output=True, check=True).stdout)
     rego = set(pack_ids())
@@ -93,7 +95,7 @@ def main():
     by_rule = {}
     for d in summaries["all (Rust rules + Rego pack)"]["diagnostics"]:
         by_rule[d["rule"]] = by_rule.get(d["rule"], 0) + 1
-    print(f"repository: gen_gitops.py --apps {args.apps} (seed 1): {files} files, {docs} documents")
+    print(f"repository: {os.path.basename(generator)} --apps {args.apps} (seed 1): {files} files, {docs} documents")
     print(f"cores: {os.cpu_count()}, runs: {args.runs}; shipped Rego rules: {', '.join(sorted(rego))}")
     print()
     print("| mode | median wall | min wall | peak RSS |")

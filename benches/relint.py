@@ -3,7 +3,7 @@
 
     python3 benches/relint.py [--apps 1000] [--edits 21] [--exe PATH]
 
-Generates a repository with ../shared/bench/gen_gitops.py (seed 1, cached under
+Generates a repository with benches/gen_repo.py (or `--generator PATH`; seed 1, cached under
 target/relint/), builds the release binary (unless --exe is given), starts `gitops-lint server`
 over stdio with the small LSP client below, opens one Helm values file, waits for the first
 diagnostics, then edits the file N times, flipping its `image.tag` to `none` and back. Each
@@ -29,28 +29,45 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RULE = "argocd/image-tag-none"
 
 
-def find_generator():
-    for base in (os.path.dirname(ROOT), os.path.dirname(os.path.dirname(ROOT))):
-        p = os.path.join(base, "shared", "bench", "gen_gitops.py")
-        if os.path.exists(p):
-            return p
-    sys.exit("cannot find shared/bench/gen_gitops.py next to the project")
+def find_generator(path=None):
+    """The repository generator: benches/gen_repo.py, or another one with the same flags."""
+    path = path or os.path.join(ROOT, "benches", "gen_repo.py")
+    if not os.path.exists(path):
+        sys.exit(f"no generator at {path}")
+    return path
+
 
 
 def target_dir():
     return os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
 
 
-def repository(apps):
-    repo = os.path.join(target_dir(), "relint", f"repo-{apps}")
+def repository(apps, generator):
+    name = os.path.splitext(os.path.basename(generator))[0]
+    folder = f"repo-{apps}" if name == "gen_repo" else f"repo-{name}-{apps}"
+    repo = os.path.join(target_dir(), "relint", folder)
     if not os.path.exists(os.path.join(repo, ".expected.json")):
         subprocess.run(
-            [sys.executable, find_generator(), "--apps", str(apps), "--out", repo, "--quiet"],
+            [sys.executable, generator, "--apps", str(apps), "--out", repo, "--quiet"],
             check=True,
         )
     # The server finds the root upward from a file, as the command line does.
     os.makedirs(os.path.join(repo, ".git"), exist_ok=True)
     return repo
+
+
+def first_tagged_values(repo):
+    """A values file whose tag is not already the placeholder, so that each edit flips it."""
+    for app in sorted(os.listdir(os.path.join(repo, "apps"))):
+        path = os.path.join("apps", app, "values-prod.yaml")
+        try:
+            with open(os.path.join(repo, path), encoding="utf-8") as f:
+                tags = [l for l in f.read().splitlines() if l.startswith("  tag: ")]
+        except FileNotFoundError:
+            continue
+        if tags and "none" not in tags[0].lower():
+            return path
+    sys.exit(f"no values-prod.yaml with a tag under {repo}/apps")
 
 
 def uri(path):
@@ -229,17 +246,19 @@ def p90(xs):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--apps", type=int, default=1000)
+    ap.add_argument("--generator", help="another generator with gen_repo.py's flags")
     ap.add_argument("--edits", type=int, default=21)
     ap.add_argument("--exe", help="a gitops-lint binary (default: build the release binary)")
     ap.add_argument("--config", help="a configuration file for the server (e.g. rules turned off)")
     ap.add_argument(
         "--values",
-        default="apps/team-g-reviews-bff/values-prod.yaml",
-        help="the values file to edit, relative to the repository",
+        help="the values file to edit, relative to the repository (default: the first"
+        " apps/*/values-prod.yaml with a real tag)",
     )
     args = ap.parse_args()
 
-    repo = repository(args.apps)
+    repo = repository(args.apps, find_generator(args.generator))
+    args.values = args.values or first_tagged_values(repo)
     exe = args.exe and os.path.abspath(args.exe)
     if not exe:
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)

@@ -3,7 +3,7 @@
 
     python3 benches/truth.py REPO [--binary target/release/gitops-lint] [--json FILE]
 
-REPO is an output of ../shared/bench/gen_gitops.py (it holds `.expected.json`). The script runs
+REPO is an output of benches/gen_repo.py (it holds `.expected.json`). The script runs
 `check REPO --format json --fail-on never` (or reads FILE, a saved run), keeps the findings of the
 rules the generator plants, and compares them with the ground truth by (rule, file, line). It
 prints every missing and every extra finding and exits 1 when a planted finding is missing.
