@@ -2,6 +2,7 @@
 
 mod architecture;
 mod argocd_schema;
+mod bench_generator;
 mod cli;
 mod config;
 mod docs_site;
