@@ -13,6 +13,7 @@ pub mod fixer;
 pub mod model;
 pub mod policy;
 pub mod registry;
+pub mod repo;
 
 pub mod report;
 pub mod rule;

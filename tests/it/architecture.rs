@@ -18,6 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["rules", "policy"],
     &["rule"],
     &["model"],
+    &["repo"],
     &["diagnostic", "suppress"],
     &["yaml"],
     &["fix"],

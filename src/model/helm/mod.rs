@@ -16,8 +16,9 @@
 //! (`charts/*.tgz`), `coalesce` (effective values, enabled subcharts), `render` (templates
 //! through `gotmpl`, within `budget`), `objects` (`.Capabilities`, `.Files`), `provenance`
 //! (rendered bytes back to values and template lines), `documents` (rendered YAML documents and
-//! images); `values` (values with provenance) and `argocd_apps` (the built-in chart). This file
-//! renders a chart's Argo CD objects for the resolver.
+//! images); `values` (values with provenance: a YAML tree with spans, so it lives in
+//! `crate::repo`) and `argocd_apps` (the built-in chart). This file renders a chart's Argo CD
+//! objects for the resolver.
 
 mod archive;
 pub mod argocd_apps;
@@ -29,7 +30,7 @@ mod load;
 mod objects;
 mod provenance;
 mod render;
-pub mod values;
+pub use crate::repo::values;
 
 pub use budget::RenderBudget;
 pub use chart::{Chart, Dependency, ImportValue, UnreadSubchart};
