@@ -13,6 +13,7 @@ use crate::model::helm;
 use crate::model::helm::values::Values;
 use crate::model::kustomize::{Kustomization, Reference};
 use crate::model::repo;
+use crate::model::sources::directory::directory_files;
 use crate::model::{DocKind, is_values_file_name};
 use crate::rules::Context;
 use crate::source::Span;
@@ -236,7 +237,10 @@ pub(super) fn chart_values(cx: &Context<'_>, service: &str, out: &mut Vec<Insecu
             continue;
         }
         let release = chart.root.get_str("name").unwrap_or(ARGO_CD_CHART);
-        for f in dir_files(project, dir) {
+        for f in directory_files(project, dir, false, None, None)
+            .into_iter()
+            .map(|id| project.source(id))
+        {
             let name = f.path.rsplit('/').next().unwrap_or("");
             if !is_values_file_name(name) {
                 continue;
@@ -259,22 +263,6 @@ pub(super) fn chart_values(cx: &Context<'_>, service: &str, out: &mut Vec<Insecu
             );
         }
     }
-}
-
-/// Files directly in a folder.
-pub(super) fn dir_files<'p>(project: &'p Project, dir: &str) -> Vec<&'p crate::source::SourceFile> {
-    let prefix = if dir.is_empty() {
-        String::new()
-    } else {
-        format!("{dir}/")
-    };
-    let files = project.sources.files();
-    let start = files.partition_point(|f| f.path.as_str() < prefix.as_str());
-    files[start..]
-        .iter()
-        .take_while(|f| f.path.starts_with(prefix.as_str()))
-        .filter(|f| !f.path[prefix.len()..].contains('/'))
-        .collect()
 }
 
 /// kustomize `helmCharts:` inflating the argo-cd chart.
