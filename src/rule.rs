@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::diagnostic::{Finding, Severity};
-use crate::model::{DocKind, Document, Model, Project, Settings};
+use crate::model::{DocKind, Document, Model, Repository, Settings};
 use crate::source::FileId;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -76,7 +76,7 @@ pub type RuleOptions = BTreeMap<String, serde_json::Map<String, serde_json::Valu
 /// per run, the model settings and the rules' options.
 pub struct Context<'a> {
     pub model: &'a Model<'a>,
-    pub project: &'a Project,
+    pub project: &'a Repository,
     pub settings: &'a Settings,
     pub options: &'a RuleOptions,
 }

@@ -15,7 +15,7 @@ use super::scope::Scope;
 use super::timer::{Timer, add_elapsed};
 use crate::config::{Config, Level};
 use crate::diagnostic::Finding;
-use crate::model::{Document, Model, Project};
+use crate::model::{Document, Model, Repository};
 use crate::registry;
 use crate::rule::{Checked, Context, Emitted, Failure, Rule};
 use crate::source::{FileId, Span};
@@ -39,7 +39,7 @@ pub(super) struct Found {
 }
 
 pub(super) fn run_rules(
-    project: &Project,
+    project: &Repository,
     config: &Config,
     user_policies: Option<&crate::policy::run::UserPolicies>,
     scope: Option<&Scope>,
@@ -195,7 +195,7 @@ fn rule_times(rules: &[&dyn Rule], spent: &[AtomicU64]) -> Vec<(&'static str, f6
 /// findings of the rules that have a memo key reused from the last run where the document is
 /// unchanged (the language server).
 struct DocumentPass<'a> {
-    project: &'a Project,
+    project: &'a Repository,
     cx: &'a Context<'a>,
     rules: &'a [&'a dyn Rule],
     memo_keys: &'a [Option<String>],
@@ -334,7 +334,7 @@ fn report_failures(
 /// The findings to keep for the next run, by file: those kept before (for files taken from the
 /// cache) and those computed for documents without them.
 fn kept_findings(
-    project: &Project,
+    project: &Repository,
     kept: &[Option<cache::FileMemo>],
     fresh_per_doc: Vec<Option<cache::DocFindings>>,
 ) -> std::collections::HashMap<FileId, cache::FileMemo> {

@@ -12,14 +12,14 @@ use super::timer::Timer;
 use super::{Report, Summary};
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Finding};
-use crate::model::Project;
+use crate::model::Repository;
 use crate::source::FileId;
 
 /// The report of a run's findings: fixes that would edit a chart template dropped, each
 /// finding stamped, suppressions applied, findings sorted and merged, and those outside the
 /// reported scope left out.
 pub(super) fn finish(
-    project: Project,
+    project: Repository,
     config: Config,
     found: Found,
     load_findings: Vec<(&'static str, Finding)>,

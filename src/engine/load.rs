@@ -13,7 +13,7 @@ use super::timer::Timer;
 use super::{Error, Options, PolicyArgs};
 use crate::config::{self, Config, ConfigErrors, Level};
 use crate::diagnostic::Finding;
-use crate::model::{self, Project};
+use crate::model::{self, Repository};
 use crate::registry;
 use crate::source::walk::{self, Filter};
 use crate::source::{FileId, SourceDb, SourceFile};
@@ -21,7 +21,7 @@ use crate::source::{FileId, SourceDb, SourceFile};
 /// What loading a repository gives: the project, its config, the files to report on, and
 /// the findings met while reading and parsing.
 pub(super) struct Prepared {
-    pub(super) project: Project,
+    pub(super) project: Repository,
     pub(super) config: Config,
     pub(super) report_files: Vec<PathBuf>,
     pub(super) load_findings: Vec<(&'static str, Finding)>,
@@ -84,14 +84,14 @@ pub(super) fn prepare(opts: &Options, timer: &mut Timer) -> Result<Prepared, Err
 
 /// `argocd.roots` must name files that are checked: a root that matches nothing would make
 /// every Argo CD object dead, and every Argo CD rule silent.
-fn check_roots(config: &Config, project: &Project) -> Result<(), Error> {
+fn check_roots(config: &Config, project: &Repository) -> Result<(), Error> {
     let errors: Vec<config::ConfigError> = config
         .argocd
         .roots
         .iter()
         .enumerate()
         .filter(|(_, r)| {
-            model::repo::join("", r).is_none_or(|p| project.file_by_path(&p).is_none())
+            model::paths::join("", r).is_none_or(|p| project.file_by_path(&p).is_none())
         })
         .map(|(i, r)| {
             config::item_error(
@@ -167,7 +167,7 @@ pub(super) fn load_user_policies(
     }))
 }
 
-/// Reads and parses files in parallel into a [`Project`], keeping YAML and I/O problems.
+/// Reads and parses files in parallel into a [`Repository`], keeping YAML and I/O problems.
 fn load_project(
     root: PathBuf,
     walk::Discovered {
@@ -179,7 +179,7 @@ fn load_project(
     overlay: &std::collections::BTreeMap<String, String>,
     keep: Keep,
     cache: Option<&ParseCache>,
-) -> (Project, Vec<(&'static str, Finding)>, Option<cache::Reuse>) {
+) -> (Repository, Vec<(&'static str, Finding)>, Option<cache::Reuse>) {
     // (relative path, its path when not under the root as given (see `walk::Found`), why it
     // cannot be read and whether that is a deliberate skip)
     type Entry = (String, Option<PathBuf>, Option<(String, bool)>);
@@ -262,8 +262,8 @@ fn load_project(
         findings.extend(l.findings);
     }
     let templates = read_templates(&root, &shared_root, &files, &with_templates);
-    let git_origin = crate::model::repo::git_origin(&root);
-    let mut project = Project::new(root, SourceDb::with_templates(files, templates), docs);
+    let git_origin = crate::model::paths::git_origin(&root);
+    let mut project = Repository::new(root, SourceDb::with_templates(files, templates), docs);
     project.git_origin = git_origin;
     project.on_disk = true;
     (project, findings, reuse)

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use crate::config::{self, Config, ConfigErrors};
 use crate::diagnostic::{Diagnostic, Finding, Severity};
-use crate::model::Project;
+use crate::model::Repository;
 use crate::source::{FileId, SourceDb, SourceFile};
 
 mod cache;
@@ -126,7 +126,7 @@ pub struct Summary {
 }
 
 pub struct Report {
-    pub project: Project,
+    pub project: Repository,
     pub config: Config,
     pub diagnostics: Vec<Diagnostic>,
     /// Run-level notes of enabled rules, shown once by the text reporter.
@@ -180,7 +180,7 @@ impl Report {
 
 /// Loads the repository of `opts` (walk, read, parse, classify) without running rules: what
 /// `gitops-lint graph` needs.
-pub fn load(opts: &Options) -> Result<(Project, Config), Error> {
+pub fn load(opts: &Options) -> Result<(Repository, Config), Error> {
     let p = prepare(opts, &mut Timer::new(false))?;
     Ok((p.project, p.config))
 }
@@ -262,7 +262,7 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
 /// applies to it, then each rule runs once on the whole repository; every finding is then
 /// stamped and suppressed the same way.
 fn check_project(
-    loaded: (Project, Vec<(&'static str, Finding)>),
+    loaded: (Repository, Vec<(&'static str, Finding)>),
     config: Config,
     user_policies: Option<&crate::policy::run::UserPolicies>,
     scope: Option<&Scope>,
@@ -334,7 +334,7 @@ pub fn check_texts(files: &[(&str, &str)], config: Config) -> Report {
             )
         })
         .collect();
-    let project = Project::new(
+    let project = Repository::new(
         PathBuf::from("."),
         SourceDb::with_templates(sources, templates),
         docs,

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use super::stamp::stamp;
 use crate::config::{Config, Level};
 use crate::diagnostic::{Diagnostic, Finding, Label};
-use crate::model::Project;
+use crate::model::Repository;
 use crate::registry;
 use crate::rules::internal;
 use crate::suppress::{self, Directive};
@@ -14,7 +14,7 @@ use crate::suppress::{self, Directive};
 /// Drops suppressed diagnostics and adds `lint/unused-suppression` ones. Returns the count
 /// of suppressed diagnostics.
 pub(super) fn apply_suppressions(
-    project: &Project,
+    project: &Repository,
     config: &Config,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> usize {

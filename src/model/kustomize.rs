@@ -9,9 +9,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::repo::{self, join};
+use super::paths::{self, join};
 use super::{DocKind, Document, Field, KUSTOMIZATION_FILE_NAMES};
-use crate::model::Project;
+use crate::model::Repository;
 use crate::source::{FileId, Span};
 use crate::yaml::Node;
 use crate::yaml::embedded::parse_embedded;
@@ -33,7 +33,7 @@ pub struct Kustomizations {
 #[derive(Debug)]
 pub struct Kustomization {
     pub file: FileId,
-    /// Its document in `Project::docs`; `None` for an empty or unparsable file.
+    /// Its document in `Repository::docs`; `None` for an empty or unparsable file.
     pub doc: Option<usize>,
     /// Its folder (`""` for the root).
     pub dir: String,
@@ -246,7 +246,7 @@ pub enum Flow {
 /// Reads every kustomization of the project: each file kustomize would read as a folder's
 /// kustomization, and each other file holding a `kustomize.config.k8s.io` document.
 #[must_use]
-pub fn build(project: &Project) -> Kustomizations {
+pub fn build(project: &Repository) -> Kustomizations {
     let mut files: Vec<(FileId, Option<usize>)> = Vec::new();
     let mut by_dir: HashMap<String, (usize, usize)> = HashMap::new();
     for f in project.sources.files() {
@@ -254,7 +254,7 @@ pub fn build(project: &Project) -> Kustomizations {
         let range = project.file_doc_range(f.id);
         let doc = match KUSTOMIZATION_FILE_NAMES.iter().position(|n| *n == name) {
             Some(rank) => {
-                let dir = repo::parent(&f.path).to_string();
+                let dir = paths::parent(&f.path).to_string();
                 let node = files.len();
                 let e = by_dir.entry(dir).or_insert((rank, node));
                 if rank < e.0 {
@@ -286,13 +286,13 @@ pub fn build(project: &Project) -> Kustomizations {
 }
 
 struct Reader<'a> {
-    project: &'a Project,
+    project: &'a Repository,
     by_dir: &'a HashMap<String, usize>,
 }
 
 impl Reader<'_> {
     fn read(&self, file: FileId, doc: Option<usize>) -> Kustomization {
-        let dir = repo::parent(&self.project.source(file).path).to_string();
+        let dir = paths::parent(&self.project.source(file).path).to_string();
         let mut k = Kustomization {
             file,
             doc,
@@ -371,7 +371,7 @@ impl Reader<'_> {
 
     /// What `raw`, written in a kustomization of `dir`, names.
     fn reference(&self, dir: &str, raw: &str) -> Reference {
-        if repo::is_remote(raw) {
+        if paths::is_remote(raw) {
             return Reference::Remote;
         }
         let Some(rel) = join(dir, raw) else {

@@ -18,8 +18,8 @@ pub mod helm;
 pub mod k8s;
 pub mod kustomize;
 pub mod patch;
-pub mod project;
-pub mod repo;
+pub mod paths;
+pub mod repository;
 pub mod settings;
 pub mod sources;
 pub mod template;
@@ -30,13 +30,13 @@ pub use crate::repo::{
     DocKind, Document, Field, KUSTOMIZATION_FILE_NAMES, KeptValues, VALUES_KEYS_READ_WHOLE,
     classify, is_argocd_kind, is_kustomization_kind, is_values_file_name,
 };
-pub use project::Project;
+pub use repository::Repository;
 pub use settings::{ArgocdSettings, CiSettings, EdgeTls, OtherRepositories, Settings};
 
 /// The repository and the facts computed from it, each built on first use, once per run, and
 /// shared by every rule (they run in parallel) and by the Rego `data.gitops` view.
 pub struct Model<'p> {
-    pub project: &'p Project,
+    pub project: &'p Repository,
     pub settings: Settings,
     /// Whether sources drop the effective values nothing reads once their image tags are read.
     drop_unread_values: bool,
@@ -50,7 +50,7 @@ pub struct Model<'p> {
 
 impl<'p> Model<'p> {
     #[must_use]
-    pub fn new(project: &'p Project, settings: Settings) -> Self {
+    pub fn new(project: &'p Repository, settings: Settings) -> Self {
         Model {
             project,
             settings,

@@ -16,7 +16,7 @@ use super::kustomize::{
     EntryField, Kustomization, Kustomizations, Patch, PatchBody, PatchField, PatchKind, Reference,
     Selector,
 };
-use super::{Document, Project};
+use super::{Document, Repository};
 use crate::source::Span;
 use crate::yaml::{Entry, Node, ScalarStyle, Value, edit_items};
 
@@ -57,7 +57,7 @@ struct Obj {
 
 /// Applies every kustomization of `project` to the Argo CD objects it deploys.
 #[must_use]
-pub fn apply(project: &Project, ks: &Kustomizations) -> Patched {
+pub fn apply(project: &Repository, ks: &Kustomizations) -> Patched {
     let mut out = Patched::default();
     let nodes = ks.nodes();
     if nodes.is_empty() {
@@ -145,7 +145,7 @@ fn transforms(k: &Kustomization) -> bool {
 }
 
 struct Builder<'a> {
-    project: &'a Project,
+    project: &'a Repository,
     ks: &'a Kustomizations,
     /// Kustomization → the objects its build gives.
     memo: std::cell::RefCell<HashMap<usize, Vec<Obj>>>,

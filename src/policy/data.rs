@@ -13,7 +13,7 @@ use regorus::Value as R;
 
 use crate::model::argocd::resolve::{App, Location, ResolvedSource};
 use crate::model::helm::values::Values;
-use crate::model::{DocKind, Document, Model, Project};
+use crate::model::{DocKind, Document, Model, Repository};
 use crate::source::{FileId, Span};
 use crate::yaml::{Node, Resolved};
 
@@ -233,7 +233,7 @@ fn whole_object<const N: usize>(entries: [(&str, R); N]) -> R {
 
 /// Lines and columns are computed only when a policy names them: they need each file's
 /// line index.
-fn loc(fields: &Fields, project: &Project, doc: &Document, node: &Node) -> R {
+fn loc(fields: &Fields, project: &Repository, doc: &Document, node: &Node) -> R {
     let f = project.source(doc.file);
     let at = node.span.start as usize;
     object!(fields, {
@@ -243,7 +243,7 @@ fn loc(fields: &Fields, project: &Project, doc: &Document, node: &Node) -> R {
     })
 }
 
-fn doc_ref(fields: &Fields, project: &Project, doc: &Document) -> R {
+fn doc_ref(fields: &Fields, project: &Repository, doc: &Document) -> R {
     let f = project.source(doc.file);
     object!(fields, {
         "file": f.path.as_str(),
@@ -321,7 +321,7 @@ fn values_value(v: &Values) -> R {
 
 fn source_value(
     fields: &Fields,
-    project: &Project,
+    project: &Repository,
     doc: &Document,
     node: &Node,
     path: R,
@@ -360,7 +360,7 @@ fn source_value(
 /// One Application: `spec` is its spec (rendered, for a generated one), `app` its resolution.
 fn application(
     fields: &Fields,
-    project: &Project,
+    project: &Repository,
     doc: &Document,
     spec: &Node,
     app: Option<&App>,
@@ -532,7 +532,7 @@ fn ci_jobs(model: &Model<'_>, fields: &Fields) -> Vec<R> {
 
 fn job_value(
     fields: &Fields,
-    project: &Project,
+    project: &Repository,
     platform: &str,
     name: &str,
     key: Span,

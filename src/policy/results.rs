@@ -4,7 +4,7 @@
 use super::eval::{EvalFailure, Hit, site};
 use super::{Package, is_warning_rule, location};
 use crate::diagnostic::{Finding, Severity};
-use crate::model::{Document, Project};
+use crate::model::{Document, Repository};
 use crate::rule::{Context, Emitted};
 use crate::source::Span;
 
@@ -14,11 +14,11 @@ pub const EVALUATION_ERROR: &str = "policy/evaluation-error";
 /// Where results land. Cheap to make (it runs for every evaluation): files are found by the
 /// source database's sorted index, not by a map built here.
 pub(super) struct Env<'a> {
-    project: &'a Project,
+    project: &'a Repository,
 }
 
 impl<'a> Env<'a> {
-    fn new(project: &'a Project) -> Self {
+    fn new(project: &'a Repository) -> Self {
         Env { project }
     }
 
@@ -81,7 +81,7 @@ pub(super) fn failure_finding(
     pkg: &Package,
     f: &EvalFailure,
     doc: Option<&Document>,
-    project: &Project,
+    project: &Repository,
 ) -> Option<Emitted> {
     let doc = doc.or_else(|| project.docs.first())?;
     Some(Emitted {

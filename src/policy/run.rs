@@ -19,7 +19,7 @@ use super::pack::{self, PackRule, Scope};
 use super::results::{failure_finding, hits_to_findings};
 use super::{Package, PolicySet, data};
 use crate::diagnostic::{Finding, Severity};
-use crate::model::{DocKind, Document, Model, Project};
+use crate::model::{DocKind, Document, Model, Repository};
 use crate::rule::{
     Checked, Context, Emitted, Failure, FixAvailability, Rule, RuleMeta, RuleOptions,
 };
@@ -89,7 +89,7 @@ type SharedFile = ((u64, FileId), Arc<str>, Arc<str>, Arc<LineIndex>);
 
 /// Makes `doc` the current document of `gitops.location` on this thread, in run `run` (a
 /// file's id names another text in another run of the language server).
-fn set_location_document(run: u64, project: &Project, doc: &Document) {
+fn set_location_document(run: u64, project: &Repository, doc: &Document) {
     thread_local! {
         static FILE: std::cell::RefCell<Option<SharedFile>> = const { std::cell::RefCell::new(None) };
     }

@@ -7,14 +7,14 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::diagnostic::Diagnostic;
-use crate::model::Project;
+use crate::model::Repository;
 use crate::source::{FileId, Span};
 use crate::yaml::{Node, Value};
 
 /// One fingerprint per diagnostic, in the same order. Identical findings get an occurrence
 /// suffix so that fingerprints stay unique.
 #[must_use]
-pub fn fingerprints(project: &Project, diagnostics: &[Diagnostic]) -> Vec<String> {
+pub fn fingerprints(project: &Repository, diagnostics: &[Diagnostic]) -> Vec<String> {
     let mut seen: HashMap<String, usize> = HashMap::new();
     // A values document's tree is parsed again once, not once per finding in it.
     let mut trees: Trees = HashMap::new();
@@ -30,10 +30,10 @@ pub fn fingerprints(project: &Project, diagnostics: &[Diagnostic]) -> Vec<String
         .collect()
 }
 
-/// The trees of the documents met so far, by file and index (see `Project::tree`).
+/// The trees of the documents met so far, by file and index (see `Repository::tree`).
 type Trees = HashMap<(FileId, usize), Arc<Node>>;
 
-fn identity(project: &Project, d: &Diagnostic, trees: &mut Trees) -> String {
+fn identity(project: &Repository, d: &Diagnostic, trees: &mut Trees) -> String {
     let file = project.source(d.span.file);
     let text = normalise(file.slice(d.span));
     let (doc_id, path) = node_path(project, d.span, trees);
@@ -49,7 +49,7 @@ fn normalise(s: &str) -> String {
 
 /// `kind/name` of the document holding `span`, and the dotted key path of the deepest node
 /// containing it (`spec.syncPolicy.automated.prune`, sequence items as `[i]`).
-fn node_path(project: &Project, span: Span, trees: &mut Trees) -> (String, String) {
+fn node_path(project: &Repository, span: Span, trees: &mut Trees) -> (String, String) {
     let Some(doc) = project
         .file_docs(span.file)
         .iter()

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::model::DocKind;
-use crate::model::Project;
+use crate::model::Repository;
 use crate::model::argocd::resolve::{ArgoModel, Location, RepoIdentity, ResolvedSource};
 use crate::model::argocd::templated_field;
 use crate::model::is_argocd_kind;
@@ -106,7 +106,7 @@ fn location(s: &ResolvedSource) -> String {
     }
 }
 
-fn build<'a>(project: &'a Project, model: &'a ArgoModel) -> Graph<'a> {
+fn build<'a>(project: &'a Repository, model: &'a ArgoModel) -> Graph<'a> {
     let repository = match &model.repo_identity {
         RepoIdentity::Configured(urls) => format!("repo_urls: {}", urls.join(", ")),
         RepoIdentity::Origin(u) => format!("git origin: {u}"),
@@ -201,7 +201,7 @@ fn build<'a>(project: &'a Project, model: &'a ArgoModel) -> Graph<'a> {
                 .or_else(|| {
                     // A kustomization is named by its folder.
                     (doc.kind == DocKind::Kustomization)
-                        .then(|| crate::model::repo::parent(&file.path))
+                        .then(|| crate::model::paths::parent(&file.path))
                         .map(|d| if d.is_empty() { "." } else { d })
                 })
                 .unwrap_or("<unnamed>")
@@ -224,7 +224,7 @@ fn build<'a>(project: &'a Project, model: &'a ArgoModel) -> Graph<'a> {
 
 /// Charts that write Argo CD objects but failed to render, and Argo CD objects written as
 /// templates outside a chart (as `argocd/not-rendered` reports them).
-fn not_rendered(project: &Project, model: &ArgoModel) -> Vec<NotRenderedOut> {
+fn not_rendered(project: &Repository, model: &ArgoModel) -> Vec<NotRenderedOut> {
     let mut out = Vec::new();
     for n in &model.not_rendered {
         let f = project.source(n.span.file);
@@ -259,7 +259,7 @@ fn not_rendered(project: &Project, model: &ArgoModel) -> Vec<NotRenderedOut> {
 
 /// JSON.
 #[must_use]
-pub fn json(project: &Project, model: &ArgoModel) -> String {
+pub fn json(project: &Repository, model: &ArgoModel) -> String {
     let mut s = serde_json::to_string_pretty(&build(project, model)).unwrap_or_default();
     s.push('\n');
     s
@@ -280,7 +280,7 @@ const MAX_FILES_AGAIN: usize = 20;
 /// object is printed in full once, so the text grows with the objects and the files, not with
 /// every edge between them (thousands of Applications that each manage all the others).
 #[must_use]
-pub fn text(project: &Project, model: &ArgoModel) -> String {
+pub fn text(project: &Repository, model: &ArgoModel) -> String {
     let g = build(project, model);
     let mut w = TextTree {
         g: &g,
@@ -536,7 +536,7 @@ impl<'g> TextTree<'g> {
 /// Graphviz DOT. Names and paths are escaped as in the text, so no control character reaches
 /// the file.
 #[must_use]
-pub fn dot(project: &Project, model: &ArgoModel) -> String {
+pub fn dot(project: &Repository, model: &ArgoModel) -> String {
     let g = build(project, model);
     let q = |s: &str| {
         format!(

@@ -408,18 +408,18 @@ pub fn definition(view: &View<'_>, p: &GotoDefinitionParams) -> Option<GotoDefin
                     sources.iter().find(|s| {
                         schema_path::map_get(s, "ref").and_then(|r| r.as_str()) == Some(name)
                     })?;
-                    file_location(root, &gitops_lint::model::repo::join("", rest)?)
+                    file_location(root, &gitops_lint::model::paths::join("", rest)?)
                 }
                 None => {
                     let base = schema_path::map_get(source, "path")?.as_str()?;
-                    file_location(root, &gitops_lint::model::repo::join(base, value)?)
+                    file_location(root, &gitops_lint::model::paths::join(base, value)?)
                 }
             }
         }
         [.., "path"] => {
             let source = at.nodes.get(at.nodes.len() - 2)?;
             schema_path::map_get(source, "repoURL")?;
-            file_location(root, &gitops_lint::model::repo::join("", value)?)
+            file_location(root, &gitops_lint::model::paths::join("", value)?)
         }
         _ => None,
     }?;

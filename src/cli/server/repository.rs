@@ -78,7 +78,7 @@ pub(super) fn is_no_repository(root: &Path) -> bool {
 
 /// Where a report's file is on disk: a file checked alone has its path relative to the root.
 pub(super) fn on_disk(
-    project: &gitops_lint::model::Project,
+    project: &gitops_lint::model::Repository,
     file: &gitops_lint::source::SourceFile,
 ) -> PathBuf {
     let abs = file.abs();

@@ -205,9 +205,9 @@ pub fn is_deny(pattern: &str) -> bool {
 /// Argo CD's `git.NormalizeGitURL`: lowercase, `git@host:path` as `host/path`, no `.git`,
 /// `""` when Go's `url.Parse` would fail (a non-numeric port, a bad host character).
 ///
-/// Kept apart from [`crate::model::repo::normalize_url`] on purpose: `sourceRepos` globs are
+/// Kept apart from [`crate::model::paths::normalize_url`] on purpose: `sourceRepos` globs are
 /// matched against this exact string (the `https://` scheme and the port stay, a bad URL
-/// matches nothing), so it must reproduce Argo CD byte for byte, where `repo::normalize_url`
+/// matches nothing), so it must reproduce Argo CD byte for byte, where `paths::normalize_url`
 /// answers the looser "same repository?" question.
 #[must_use]
 pub fn normalize_git_url(repo: &str) -> String {

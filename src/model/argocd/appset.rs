@@ -7,7 +7,7 @@ use globset::GlobBuilder;
 use serde_json::{Map, Value as J};
 
 use crate::model::Document;
-use crate::model::Project;
+use crate::model::Repository;
 use crate::model::template::{self, Params, Syntax};
 use crate::source::Span;
 use crate::yaml::{Node, Value};
@@ -32,7 +32,7 @@ pub struct Expansion {
 
 /// What expansion needs to know about the repository.
 pub struct RepoView<'a> {
-    pub project: &'a Project,
+    pub project: &'a Repository,
     /// Every folder of the repository (`""` is the root).
     pub dirs: &'a rustc_hash::FxHashSet<String>,
     /// Whether a `repoURL` is this repository: `Some(false)` for another one, `None` when
@@ -283,7 +283,7 @@ impl Ctx<'_> {
                             let mut params = self.shape(m);
                             for (k, v) in self.path_params(
                                 prefix,
-                                crate::model::repo::parent(&file.path),
+                                crate::model::paths::parent(&file.path),
                                 Some(&file.path),
                             ) {
                                 params.insert(k, v);

@@ -4,7 +4,7 @@
 use super::rendered::RenderedMeta;
 use super::resolve::{Location, ResolvedSource, SourceKind};
 use crate::model::kustomize::Kustomization;
-use crate::model::{DocKind, Document, Model, Project};
+use crate::model::{DocKind, Document, Model, Repository};
 use crate::source::Span;
 use crate::yaml::Node;
 
@@ -78,7 +78,7 @@ pub fn kustomizations<'m>(model: &'m Model<'_>, src: &ResolvedSource) -> Vec<&'m
 }
 
 /// The chart name and dependency names of an in-repository Helm chart source.
-pub fn chart_names<'p>(project: &'p Project, src: &ResolvedSource) -> Vec<(&'p str, Span)> {
+pub fn chart_names<'p>(project: &'p Repository, src: &ResolvedSource) -> Vec<(&'p str, Span)> {
     let (SourceKind::Helm, Location::InRepo(dir)) = (src.kind, &src.location) else {
         return Vec::new();
     };

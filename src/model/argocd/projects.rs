@@ -8,7 +8,7 @@ use super::appproject::{AppDest, ProjectDest};
 use super::resolve::App;
 use crate::model::Field;
 use crate::model::template::is_unknown;
-use crate::model::{DocKind, Document, Model, Project};
+use crate::model::{DocKind, Document, Model, Repository};
 use crate::source::FileId;
 use crate::yaml::Node;
 
@@ -51,7 +51,7 @@ pub fn projects<'m>(model: &'m Model<'_>) -> BTreeMap<&'m str, Vec<&'m Document>
 /// The namespaces the Argo CD control plane may run in: those the AppProjects state (Argo CD
 /// reads AppProjects only from its own namespace). Empty when no AppProject states one (they are
 /// applied with `-n`): the control plane's namespace is then unknown.
-pub fn controller_namespaces(project: &Project) -> Vec<&str> {
+pub fn controller_namespaces(project: &Repository) -> Vec<&str> {
     let mut out = Vec::new();
     for d in project.docs_of(DocKind::AppProject) {
         if let Some(ns) = d.namespace() {
@@ -176,7 +176,7 @@ pub fn patched_projects(model: &Model<'_>) -> HashSet<(FileId, usize)> {
 /// True when the ApplicationSet that generates `app` has a `templatePatch` (a Go template the
 /// model does not evaluate) that mentions `key`: the generated value may differ.
 #[must_use]
-pub fn template_patched(project: &Project, app: &App, key: &str) -> bool {
+pub fn template_patched(project: &Repository, app: &App, key: &str) -> bool {
     app.appset.is_some()
         && project.docs[app.doc]
             .root

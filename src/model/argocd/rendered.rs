@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::model::argocd::resolve::{ArgoModel, Location, SourceKind};
 use crate::model::helm::{self, Chart, RenderedImage};
-use crate::model::{DocKind, Document, Project, classify};
+use crate::model::{DocKind, Document, Repository, classify};
 
 /// Rendered objects of every live in-repository Helm source.
 #[derive(Debug, Default)]
@@ -113,7 +113,7 @@ fn same_release(a: &helm::Release, b: &helm::Release) -> bool {
 
 /// Renders every live Application's in-repository Helm sources.
 #[must_use]
-pub fn build(project: &Project, argo: &ArgoModel, budget: &helm::RenderBudget) -> RenderedObjects {
+pub fn build(project: &Repository, argo: &ArgoModel, budget: &helm::RenderBudget) -> RenderedObjects {
     // Distinct renderings: same chart folder, release and effective values.
     let mut jobs: Vec<Job<'_>> = Vec::new();
     let mut by_dir: HashMap<&str, Vec<usize>> = HashMap::new();

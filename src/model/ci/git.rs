@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::shell::{self, Action, Message, Word};
 use super::{GithubJob, GithubStep, GitlabJob};
-use crate::model::repo;
+use crate::model::paths;
 use crate::source::Span;
 use crate::yaml::Node;
 
@@ -44,7 +44,7 @@ pub enum Target {
     /// Another repository, by URL (credentials removed; `""` when unknown).
     Other(String),
     /// Another GitLab project, by id or path (Commits API).
-    Project(String),
+    Repository(String),
 }
 
 /// Where a commit message comes from.
@@ -120,7 +120,7 @@ fn is_github_token(s: &str) -> bool {
 }
 
 /// The Git activity of a GitLab job. `this_repo`: normalised URLs of this repository
-/// ([`repo::normalize_url`]).
+/// ([`paths::normalize_url`]).
 #[must_use]
 pub fn gitlab<'a>(job: &'a GitlabJob, this_repo: &'a [String]) -> GitTrace<'a> {
     let mut t = GitTrace::new(this_repo);
@@ -205,7 +205,7 @@ impl<'a> GitTrace<'a> {
     }
 
     fn cd(&self, dir: &str) -> String {
-        repo::join_shell_dir(self.cwd.as_deref(), dir)
+        paths::join_shell_dir(self.cwd.as_deref(), dir)
     }
 
     fn script(&mut self, node: &'a Node) {
@@ -306,8 +306,8 @@ impl<'a> GitTrace<'a> {
             .filter(|p| !p.is_empty())
             .map(str::to_string);
         project.map_or_else(
-            || Target::Other(repo::without_credentials(&url)),
-            Target::Project,
+            || Target::Other(paths::without_credentials(&url)),
+            Target::Repository,
         )
     }
 
@@ -356,11 +356,11 @@ impl<'a> GitTrace<'a> {
         if THIS.iter().any(|t| raw.contains(t) || expanded.contains(t)) {
             return Target::This;
         }
-        let n = repo::normalize_url(expanded);
+        let n = paths::normalize_url(expanded);
         if !n.is_empty() && self.this_repo.contains(&n) {
             return Target::This;
         }
-        Target::Other(repo::without_credentials(expanded))
+        Target::Other(paths::without_credentials(expanded))
     }
 
     /// A `uses:` step: `actions/checkout` sets credentials; commit actions commit and push.

@@ -4,14 +4,14 @@
 use std::collections::BTreeMap;
 
 use crate::model::DocKind;
-use crate::model::Project;
+use crate::model::Repository;
 use crate::source::{FileId, Span};
 use crate::yaml::Node;
 
 /// One workflow document.
 #[derive(Debug)]
 pub struct GithubWorkflow {
-    /// Index of the document in [`Project::docs`].
+    /// Index of the document in [`Repository::docs`].
     pub doc: usize,
     pub file: FileId,
     pub jobs: Vec<GithubJob>,
@@ -61,7 +61,7 @@ impl GithubStep {
 
 /// Every workflow document of the repository.
 #[must_use]
-pub fn workflows(project: &Project) -> Vec<GithubWorkflow> {
+pub fn workflows(project: &Repository) -> Vec<GithubWorkflow> {
     project
         .docs
         .iter()

@@ -11,8 +11,8 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::variable_value;
-use crate::model::Project;
-use crate::model::{DocKind, repo};
+use crate::model::Repository;
+use crate::model::{DocKind, paths};
 use crate::source::{FileId, Span};
 use crate::yaml::Node;
 
@@ -73,7 +73,7 @@ impl GitlabJob {
 /// Every pipeline of the repository: one per GitLab CI file that no other GitLab CI file
 /// includes (an included `*gitlab-ci.yml` is part of the pipeline that includes it).
 #[must_use]
-pub fn pipelines(project: &Project) -> Vec<GitlabPipeline> {
+pub fn pipelines(project: &Repository) -> Vec<GitlabPipeline> {
     let mut included = HashSet::new();
     for d in project.docs_of(DocKind::GitlabCi) {
         for inc in local_includes(&d.root) {
@@ -94,7 +94,7 @@ pub fn pipelines(project: &Project) -> Vec<GitlabPipeline> {
 }
 
 /// The pipeline that starts from `root`.
-fn pipeline(project: &Project, root: FileId) -> GitlabPipeline {
+fn pipeline(project: &Repository, root: FileId) -> GitlabPipeline {
     let mut files = Vec::new();
     collect_files(project, root, &mut files, &mut HashSet::new(), 0);
     // Included files first: the including file's keys win.
@@ -135,7 +135,7 @@ pub fn local_includes(root: &Node) -> Vec<String> {
 }
 
 fn collect_files(
-    project: &Project,
+    project: &Repository,
     file: FileId,
     files: &mut Vec<FileId>,
     seen: &mut HashSet<FileId>,
@@ -158,8 +158,8 @@ fn collect_files(
 }
 
 /// Files matching a local include: a repository-relative path, or a glob with `*`.
-fn resolve_include(project: &Project, path: &str) -> Vec<FileId> {
-    let Some(path) = repo::join("", path) else {
+fn resolve_include(project: &Repository, path: &str) -> Vec<FileId> {
+    let Some(path) = paths::join("", path) else {
         return Vec::new();
     };
     if !path.contains('*') {

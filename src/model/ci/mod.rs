@@ -16,7 +16,7 @@ pub mod github;
 pub mod gitlab;
 pub mod shell;
 
-use crate::model::Project;
+use crate::model::Repository;
 use crate::yaml::Node;
 
 pub use github::{GithubJob, GithubStep, GithubWorkflow};
@@ -34,7 +34,7 @@ pub struct CiModel {
 
 /// Assembles the CI model of a project.
 #[must_use]
-pub fn build(project: &Project) -> CiModel {
+pub fn build(project: &Repository) -> CiModel {
     CiModel {
         gitlab: gitlab::pipelines(project),
         github: github::workflows(project),
@@ -52,7 +52,7 @@ pub fn variable_value(node: &Node) -> Option<&Node> {
 
 /// A project of in-memory files, for tests of the CI model and of what reads it.
 #[cfg(test)]
-pub(crate) fn test_project(files: &[(&str, &str)]) -> Project {
+pub(crate) fn test_project(files: &[(&str, &str)]) -> Repository {
     use crate::model::{Document, classify};
     use crate::source::{FileId, SourceDb, SourceFile};
     let mut files = files.to_vec();
@@ -78,5 +78,5 @@ pub(crate) fn test_project(files: &[(&str, &str)]) -> Project {
             text.to_string(),
         ));
     }
-    Project::new(std::path::PathBuf::from("."), SourceDb::new(sources), docs)
+    Repository::new(std::path::PathBuf::from("."), SourceDb::new(sources), docs)
 }

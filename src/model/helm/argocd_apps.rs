@@ -15,8 +15,8 @@ use super::chart::Chart;
 use super::documents::{RenderedDoc, documents};
 use super::render::{Release, RenderError, render_with};
 use super::values::Values;
-use crate::model::Project;
-use crate::model::repo::normalize_url;
+use crate::model::Repository;
+use crate::model::paths::normalize_url;
 use crate::source::Span;
 use crate::yaml::{Node, Value};
 
@@ -165,7 +165,7 @@ pub fn chart(dir: &str, form: Form) -> Chart {
 /// Renders the chart with `values` (an Application's or kustomization's values for it): the
 /// Argo CD objects it writes, their nodes at the values nodes (see [`anchor_items`]).
 pub fn render_objects(
-    project: &Project,
+    project: &Repository,
     values: &Values,
     form: Form,
     release: &Release,
@@ -185,7 +185,7 @@ pub fn render_objects(
 /// The nodes the chart's templates write themselves (`apiVersion`, `kind`, `spec:`...) and a
 /// map item's name (its key) have no values node: they point at the item in the values (the
 /// key of a 2.x item, the `name` of a 1.x one) instead of `anchor`.
-pub fn anchor_items(project: &Project, docs: &mut [RenderedDoc], anchor: Span) {
+pub fn anchor_items(project: &Repository, docs: &mut [RenderedDoc], anchor: Span) {
     for d in docs.iter_mut().filter(|d| d.builtin.is_some()) {
         let Some(name) = d
             .root
@@ -237,7 +237,7 @@ fn replace_span(node: &mut Node, from: Span, to: Span) {
 }
 
 /// The key `name` under one of the chart's collections, in the values document holding `leaf`.
-fn key_span(project: &Project, leaf: Span, name: &str) -> Option<Span> {
+fn key_span(project: &Repository, leaf: Span, name: &str) -> Option<Span> {
     fn walk(node: &Node, leaf: Span, name: &str, parent: Option<&str>) -> Option<Span> {
         let holds = |n: &Node| n.span.start <= leaf.start && leaf.end <= n.span.end;
         match &node.value {

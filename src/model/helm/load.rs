@@ -13,20 +13,20 @@ use super::chart::{
 };
 use super::render::RenderError;
 use super::values::Values;
-use crate::model::Project;
-use crate::model::repo::join;
+use crate::model::Repository;
+use crate::model::paths::join;
 use crate::source::Span;
 use crate::source::fs::{LINK_OUTSIDE, Root};
 use crate::yaml::Node;
 
 /// Reads the chart in `dir` (repository-relative).
-pub fn load(project: &Project, dir: &str) -> Result<Chart, RenderError> {
+pub fn load(project: &Repository, dir: &str) -> Result<Chart, RenderError> {
     load_at(project, dir, 0, &Cell::new(MAX_ARCHIVE_UNPACKED))
 }
 
 /// The first document of the `Chart.yaml` (or `Chart.yml`) in `dir`.
 #[must_use]
-pub fn chart_yaml<'p>(project: &'p Project, dir: &str) -> Option<&'p crate::model::Document> {
+pub fn chart_yaml<'p>(project: &'p Repository, dir: &str) -> Option<&'p crate::model::Document> {
     ["Chart.yaml", "Chart.yml"]
         .iter()
         .filter_map(|n| join(dir, n))
@@ -39,7 +39,7 @@ pub fn chart_yaml<'p>(project: &'p Project, dir: &str) -> Option<&'p crate::mode
 /// render only from `charts/`). False only when loading it would give a chart that renders
 /// nothing.
 #[must_use]
-pub fn may_render(project: &Project, dir: &str) -> bool {
+pub fn may_render(project: &Repository, dir: &str) -> bool {
     let under = |sub: &str| join(dir, sub).unwrap_or_default();
     if !project
         .sources
@@ -78,7 +78,7 @@ fn is_link(path: &Path) -> bool {
 const LINK_OUT: &str = "a link to a place outside the repository: not read";
 
 fn load_at(
-    project: &Project,
+    project: &Repository,
     dir: &str,
     depth: usize,
     unpacked: &Cell<u64>,
@@ -237,7 +237,7 @@ fn load_at(
 
 /// Discovered (YAML) files under a folder, in path order.
 fn files_under<'p>(
-    project: &'p Project,
+    project: &'p Repository,
     dir: &str,
 ) -> impl Iterator<Item = &'p crate::source::SourceFile> {
     let prefix = format!("{dir}/");

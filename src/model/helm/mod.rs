@@ -40,7 +40,7 @@ pub use load::{chart_yaml, load, may_render};
 pub use provenance::RenderOrigin;
 pub use render::{Manifest, Parsed, Release, RenderError, Rendered, render, render_with};
 
-use super::Project;
+use super::Repository;
 use crate::source::Span;
 use crate::yaml::Node;
 use values::Values;
@@ -63,7 +63,7 @@ pub const ARGO_CD_CHART: &str = "argo-cd";
 
 /// Whether the chart in `dir` is the argo-cd chart or depends on it (a wrapper chart).
 #[must_use]
-pub fn installs_argo_cd(project: &Project, dir: &str) -> bool {
+pub fn installs_argo_cd(project: &Repository, dir: &str) -> bool {
     chart_yaml(project, dir).is_some_and(|d| is_or_wraps_argo_cd(&d.root))
 }
 
@@ -135,7 +135,7 @@ pub struct NotRendered {
 /// Renders the chart in `dir` when its templates write Argo CD objects: `Ok(None)` when they do
 /// not, else the Argo CD documents it renders.
 pub fn render_argocd(
-    project: &Project,
+    project: &Repository,
     dir: &str,
     values: Option<&Values>,
     release: &Release,

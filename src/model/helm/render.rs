@@ -11,7 +11,7 @@ use super::chart::Chart;
 use super::coalesce::{coalesce_deps, coalesce_into, enabled_subcharts, imports, to_value};
 use super::objects::{ApiVersions, Files};
 use super::values::Values;
-use crate::model::repo::join;
+use crate::model::paths::join;
 use crate::source::Span;
 
 /// Why a chart cannot be rendered.

@@ -10,7 +10,7 @@ use crate::yaml;
 
 /// Writes `files` under a temporary root and builds the project discovery would: YAML files
 /// outside `templates/` are parsed; templates are kept as template sources.
-fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Project) {
+fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Repository) {
     let dir = tempfile::tempdir().unwrap();
     let mut sources = Vec::new();
     let mut templates = Vec::new();
@@ -51,7 +51,7 @@ fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Project) {
         }
         sources.push(SourceFile::new(id, rel.to_string(), abs, text.to_string()));
     }
-    let mut p = Project::new(
+    let mut p = Repository::new(
         dir.path().to_path_buf(),
         SourceDb::with_templates(sources, templates),
         docs,
@@ -83,7 +83,7 @@ const APPS_CHART: &[(&str, &str)] = &[
     ),
 ];
 
-fn defaults(p: &Project, chart: &Chart) -> Values {
+fn defaults(p: &Repository, chart: &Chart) -> Values {
     let _ = p;
     chart.defaults.clone()
 }

@@ -6,11 +6,11 @@
 //! operator, prometheus-operator, Argo CD and argocd-operator, Argo Rollouts/Workflows/Events,
 //! Crossplane, external-secrets, Kyverno, CloudNativePG, Traefik, MetalLB, KEDA, trust-manager,
 //! the CSI snapshotter, Cilium). Kinds served by aggregated APIs rather than CRDs (OpenShift's
-//! `Project`, `User`, `ImageStream`...) are listed as their APIs serve them.
+//! `Repository`, `User`, `ImageStream`...) are listed as their APIs serve them.
 
 use std::collections::HashMap;
 
-use crate::model::Project;
+use crate::model::Repository;
 use crate::model::argocd::appproject::filepath_match;
 use crate::model::{DocKind, Document};
 use crate::yaml::Node;
@@ -367,7 +367,7 @@ const KNOWN_CRDS: &[(&str, &str, Scope)] = &[
     ("config.openshift.io", "Node", C),
     ("config.openshift.io", "OAuth", C),
     ("config.openshift.io", "OperatorHub", C),
-    ("config.openshift.io", "Project", C),
+    ("config.openshift.io", "Repository", C),
     ("config.openshift.io", "Proxy", C),
     ("config.openshift.io", "Scheduler", C),
     ("console.openshift.io", "ConsoleCLIDownload", C),
@@ -423,7 +423,7 @@ const KNOWN_CRDS: &[(&str, &str, Scope)] = &[
     ("operator.openshift.io", "OpenShiftControllerManager", C),
     ("operator.openshift.io", "ServiceCA", C),
     ("operator.openshift.io", "Storage", C),
-    ("project.openshift.io", "Project", C),
+    ("project.openshift.io", "Repository", C),
     ("project.openshift.io", "ProjectRequest", C),
     ("quota.openshift.io", "ClusterResourceQuota", C),
     ("route.openshift.io", "Route", N),
@@ -507,7 +507,7 @@ impl KindScopes {
     /// Reads every `CustomResourceDefinition` of the repository (`spec.group`,
     /// `spec.names.kind`, `spec.scope`).
     #[must_use]
-    pub fn of(project: &Project) -> KindScopes {
+    pub fn of(project: &Repository) -> KindScopes {
         let mut repo: HashMap<(String, String), Option<Scope>> = HashMap::new();
         for d in project.docs_of(DocKind::K8sObject) {
             if d.k8s_kind() != Some("CustomResourceDefinition")

@@ -166,7 +166,7 @@ pub struct Objects<'p> {
 #[derive(Clone, Copy, Debug)]
 pub struct Object<'p> {
     pub doc: &'p Document,
-    /// Index of `doc` in `Project::docs`; a rendered object's is `Project::docs.len()` plus its
+    /// Index of `doc` in `Repository::docs`; a rendered object's is `Repository::docs.len()` plus its
     /// index in `RenderedObjects::docs`.
     pub doc_index: usize,
     pub group: &'p str,
@@ -263,7 +263,7 @@ mod tests {
     use super::*;
 
     /// The object index of a leaked test project.
-    fn objects(project: &'static crate::model::Project) -> Objects<'static> {
+    fn objects(project: &'static crate::model::Repository) -> Objects<'static> {
         let graph = Box::leak(Box::new(crate::model::kustomize::build(project)));
         let index = Box::leak(Box::new(index(&project.docs, graph, None)));
         Objects::new(&project.docs, &[], index)

@@ -3,7 +3,7 @@
 use super::*;
 
 /// A project of in-memory files, classified as the engine does, for the model's unit tests.
-pub(crate) fn test_project(files: &[(&str, &str)]) -> Project {
+pub(crate) fn test_project(files: &[(&str, &str)]) -> Repository {
     use crate::source::{SourceDb, SourceFile};
     let mut files = files.to_vec();
     files.sort_unstable();
@@ -28,16 +28,16 @@ pub(crate) fn test_project(files: &[(&str, &str)]) -> Project {
             (*text).to_string(),
         ));
     }
-    Project::new(std::path::PathBuf::from("."), SourceDb::new(sources), docs)
+    Repository::new(std::path::PathBuf::from("."), SourceDb::new(sources), docs)
 }
 
 /// The graph of a test project (leaked: tests only).
-fn graph(project: &Project) -> &'static Kustomizations {
+fn graph(project: &Repository) -> &'static Kustomizations {
     Box::leak(Box::new(build(project)))
 }
 
 /// What a walk from the kustomization of `dir` meets: `>dir` entering, `dir:raw` entries.
-fn walk_from(project: &Project, dir: &str) -> Vec<String> {
+fn walk_from(project: &Repository, dir: &str) -> Vec<String> {
     let graph = graph(project);
     let mut seen = Vec::new();
     if let Some(start) = graph.in_dir(dir) {
@@ -55,7 +55,7 @@ fn walk_from(project: &Project, dir: &str) -> Vec<String> {
     seen
 }
 
-fn node<'p>(project: &'p Project, dir: &str) -> &'p Kustomization {
+fn node<'p>(project: &'p Repository, dir: &str) -> &'p Kustomization {
     let graph = graph(project);
     graph.node(graph.in_dir(dir).expect("a kustomization"))
 }

@@ -5,17 +5,17 @@ use super::*;
 use crate::model::DocKind;
 use crate::model::kustomize::tests::test_project;
 
-fn project(files: &[(&str, &str)]) -> Project {
+fn project(files: &[(&str, &str)]) -> Repository {
     test_project(files)
 }
 
-fn doc<'p>(p: &'p Project, kind: DocKind, name: &str) -> &'p Document {
+fn doc<'p>(p: &'p Repository, kind: DocKind, name: &str) -> &'p Document {
     p.docs_of(kind)
         .find(|d| d.name() == Some(name))
         .unwrap_or_else(|| panic!("no {kind:?} {name}"))
 }
 
-fn text_at(p: &Project, span: Span) -> (&str, &str) {
+fn text_at(p: &Repository, span: Span) -> (&str, &str) {
     let f = p.source(span.file);
     (f.path.as_str(), &f.text()[span.range()])
 }

@@ -2,7 +2,7 @@
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
-use crate::model::Project;
+use crate::model::Repository;
 use crate::source::FileId;
 
 /// The files of folder `dir` (relative to the root, `""` for the root): its own files, or every
@@ -10,7 +10,7 @@ use crate::source::FileId;
 /// `include` (when set) and neither matches `exclude`.
 #[must_use]
 pub fn directory_files(
-    project: &Project,
+    project: &Repository,
     dir: &str,
     recurse: bool,
     include: Option<&str>,

@@ -156,7 +156,7 @@ fn is_patched(patched: &[String], path: &str) -> bool {
 /// Repository paths (files or folders) that a kustomization with patches lists as resources,
 /// and its own folder: Argo CD sees their objects only after patching, so they may lack
 /// required fields. `""` (the root) matches every file.
-fn patched_paths(project: &crate::model::Project) -> Vec<String> {
+fn patched_paths(project: &crate::model::Repository) -> Vec<String> {
     const PATCH_KEYS: [&str; 4] = [
         "patches",
         "patchesStrategicMerge",
@@ -178,7 +178,7 @@ fn patched_paths(project: &crate::model::Project) -> Vec<String> {
                 let Some(r) = r.as_str().filter(|r| !r.contains("://")) else {
                     continue;
                 };
-                if let Some(p) = crate::model::repo::join(dir, r) {
+                if let Some(p) = crate::model::paths::join(dir, r) {
                     out.push(p);
                 }
             }

@@ -9,9 +9,9 @@ mod fix;
 mod tests;
 
 use crate::diagnostic::{Finding, Severity};
-use crate::model::Project;
+use crate::model::Repository;
 use crate::model::ci::git::{self, Cred, Event, EventKind, GitTrace, MessageSource, Site, Target};
-use crate::model::repo;
+use crate::model::paths;
 use crate::model::{DocKind, Document};
 use crate::rule::OptionKind;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta, RuleOption};
@@ -71,7 +71,7 @@ impl Rule for WritebackSkipCi {
             .settings
             .repo_urls
             .iter()
-            .map(|u| repo::normalize_url(u))
+            .map(|u| paths::normalize_url(u))
             .collect();
         let other_repositories = cx.settings.ci.other_repositories();
         let ci = cx.model.ci();
@@ -117,7 +117,7 @@ impl Rule for WritebackSkipCi {
 
 /// One job's Git activity, to judge.
 struct Job<'a> {
-    project: &'a Project,
+    project: &'a Repository,
     github: bool,
     /// `require_skip_ci: always`.
     always: bool,
@@ -297,7 +297,7 @@ impl<'a> Job<'a> {
         // A loop is always an error; an unwanted pipeline elsewhere is the configured level.
         let elsewhere = match target {
             Target::This => None,
-            Target::Other(_) | Target::Project(_) => Some(self.other_repositories?),
+            Target::Other(_) | Target::Repository(_) => Some(self.other_repositories?),
         };
         let run = if self.github {
             "workflow run"
@@ -314,13 +314,13 @@ impl<'a> Job<'a> {
             Target::This => "to this repository".to_string(),
             Target::Other(u) if u.is_empty() => "to another repository".to_string(),
             Target::Other(u) => format!("to another repository (`{u}`)"),
-            Target::Project(p) => format!("to another GitLab project (`{p}`)"),
+            Target::Repository(p) => format!("to another GitLab project (`{p}`)"),
         };
         let consequence = match target {
             Target::This => {
                 format!("the commit starts a new {run}, which writes back again, in a loop")
             }
-            Target::Other(_) | Target::Project(_) => {
+            Target::Other(_) | Target::Repository(_) => {
                 format!("the commit starts a {run} there that nobody asked for")
             }
         };

@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 use super::{Location, ResolvedSource, Resolver, SourceKind, TagUse, ValuesLayer};
 use crate::model::helm;
 use crate::model::helm::values::{self, ImageTag, Values};
-use crate::model::repo::{self, join};
+use crate::model::paths::{self, join};
 use crate::model::template::is_unknown;
 use crate::source::FileId;
 use crate::yaml::embedded::{block_offsets, remap};
@@ -136,7 +136,7 @@ impl<'p> Resolver<'p> {
                         continue;
                     }
                 }
-            } else if repo::is_remote(raw) {
+            } else if paths::is_remote(raw) {
                 continue;
             } else if let Some(dir) = dir {
                 join(dir, raw)
@@ -214,7 +214,7 @@ impl<'p> Resolver<'p> {
             let Some(raw) = pnode.scalar_text() else {
                 continue;
             };
-            if is_unknown(raw) || repo::is_remote(raw) {
+            if is_unknown(raw) || paths::is_remote(raw) {
                 continue;
             }
             match join(dir, raw) {

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use super::{AppInput, Resolver, Unexpandable};
 use crate::model::DocKind;
 use crate::model::argocd::{self, appset};
-use crate::model::repo::{join, normalize_url};
+use crate::model::paths::{join, normalize_url};
 use crate::model::template::is_unknown;
 use crate::yaml::Node;
 

@@ -7,7 +7,7 @@ use super::{KustomizeChart, Kustomized, PendingRender, Resolver, TagUse};
 use crate::model::helm::argocd_apps;
 use crate::model::helm::values::Values;
 use crate::model::kustomize::{Flow, Kustomization, Reference, Step};
-use crate::model::repo::join;
+use crate::model::paths::join;
 use crate::model::sources::kustomize::{ImageSetting, image_override};
 use crate::model::template::is_unknown;
 use crate::model::{KUSTOMIZATION_FILE_NAMES, helm};

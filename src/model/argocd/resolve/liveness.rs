@@ -6,7 +6,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{Location, Resolver, SourceKind};
 use crate::model::is_argocd_kind;
-use crate::model::repo::join;
+use crate::model::paths::join;
 
 impl<'p> Resolver<'p> {
     /// App-of-apps edges and liveness.

@@ -25,11 +25,11 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::model::Field;
-use crate::model::Project;
+use crate::model::Repository;
 use crate::model::helm::argocd_apps;
 use crate::model::helm::values::Values;
 use crate::model::kustomize::Kustomizations;
-use crate::model::repo::{self, normalize_url};
+use crate::model::paths::{self, normalize_url};
 use crate::model::sources::kustomize::ImageSetting;
 use crate::model::{DocKind, helm};
 use crate::source::{FileId, Span};
@@ -55,9 +55,9 @@ pub struct ArgoModel {
     /// Every Application, written or generated, in document order.
     pub apps: Vec<App>,
     /// Argo CD documents each Application or ApplicationSet document manages (by index in
-    /// `Project::docs`).
+    /// `Repository::docs`).
     pub manages: HashMap<usize, BTreeSet<usize>>,
-    /// Live documents (by index in `Project::docs`).
+    /// Live documents (by index in `Repository::docs`).
     pub live: HashSet<usize>,
     /// The roots of liveness: the Argo CD documents of config `argocd.roots`, else those no
     /// other document manages.
@@ -218,7 +218,7 @@ pub struct AppInput<'p> {
 
 /// Builds the model.
 #[must_use]
-pub fn resolve(project: &Project, graph: &Kustomizations, opts: &ResolveOptions) -> ArgoModel {
+pub fn resolve(project: &Repository, graph: &Kustomizations, opts: &ResolveOptions) -> ArgoModel {
     let mut r = Resolver::new(project, graph, opts);
     let inputs = r.inputs();
     r.model.apps.reserve_exact(inputs.len());
@@ -255,11 +255,11 @@ pub fn resolve(project: &Project, graph: &Kustomizations, opts: &ResolveOptions)
 /// the argo-cd chart or a wrapper of it (`argocd/insecure-without-edge-tls` reads those).
 /// Judged once per folder with a `Chart.yaml`, on all threads (`charts/` is looked up on
 /// disk); any other folder keeps its values.
-fn charts_with_unread_values(project: &Project) -> FxHashSet<String> {
+fn charts_with_unread_values(project: &Repository) -> FxHashSet<String> {
     use rayon::prelude::*;
     let dirs: Vec<&str> = project
         .docs_of(DocKind::HelmChart)
-        .map(|d| repo::parent(&project.source(d.file).path))
+        .map(|d| paths::parent(&project.source(d.file).path))
         .collect();
     dirs.into_par_iter()
         .filter(|dir| !helm::may_render(project, dir) && !helm::installs_argo_cd(project, dir))
@@ -268,7 +268,7 @@ fn charts_with_unread_values(project: &Project) -> FxHashSet<String> {
 }
 
 struct Resolver<'p> {
-    project: &'p Project,
+    project: &'p Repository,
     /// The kustomization graph of the repository.
     graph: &'p Kustomizations,
     opts: &'p ResolveOptions,
@@ -314,15 +314,15 @@ struct PendingRender {
 }
 
 impl<'p> Resolver<'p> {
-    fn new(project: &'p Project, graph: &'p Kustomizations, opts: &'p ResolveOptions) -> Self {
+    fn new(project: &'p Repository, graph: &'p Kustomizations, opts: &'p ResolveOptions) -> Self {
         let mut dirs = FxHashSet::default();
         dirs.insert(String::new());
         for f in project.sources.files() {
-            let mut p = repo::parent(&f.path);
+            let mut p = paths::parent(&f.path);
             // Most files share their folder with the previous one: no allocation then.
             while !p.is_empty() && !dirs.contains(p) {
                 dirs.insert(p.to_string());
-                p = repo::parent(p);
+                p = paths::parent(p);
             }
         }
         let (this_repo, identity) = if !opts.repo_urls.is_empty() {

@@ -9,7 +9,7 @@ use super::{AppInput, PendingRender, Resolver, Unexpandable};
 use crate::model::argocd::appset;
 use crate::model::helm::argocd_apps;
 use crate::model::helm::values::Values;
-use crate::model::repo::{self, join};
+use crate::model::paths::{self, join};
 use crate::model::template::{self};
 use crate::model::{DocKind, helm};
 use crate::source::Span;
@@ -83,10 +83,10 @@ impl<'p> Resolver<'p> {
                     .docs_of(DocKind::HelmChart)
                     .filter_map(|d| {
                         let path = &project.source(d.file).path;
-                        let dir = repo::parent(path).to_string();
+                        let dir = paths::parent(path).to_string();
                         // A subchart sits in `charts/` of a folder with its own Chart.yaml.
-                        let above = repo::parent(repo::parent(&dir));
-                        let is_sub = repo::parent(&dir).rsplit('/').next() == Some("charts")
+                        let above = paths::parent(paths::parent(&dir));
+                        let is_sub = paths::parent(&dir).rsplit('/').next() == Some("charts")
                             && join(above, "Chart.yaml")
                                 .is_some_and(|p| project.file_by_path(&p).is_some());
                         let idx = project.file_doc_range(d.file).start;

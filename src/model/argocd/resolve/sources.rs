@@ -12,7 +12,7 @@ use crate::model::Field;
 use crate::model::argocd::{self, is_set};
 use crate::model::helm::argocd_apps;
 use crate::model::helm::values::Values;
-use crate::model::repo::join;
+use crate::model::paths::join;
 use crate::model::sources::directory::directory_files;
 use crate::model::sources::helm::{CHART_FILE_NAMES, default_values};
 use crate::model::template::is_unknown;

@@ -10,7 +10,7 @@
 //!   the Cloudflare tunnel ingress controller), by their default class names.
 
 use crate::model::k8s::Objects;
-use crate::model::{DocKind, Project};
+use crate::model::{DocKind, Repository};
 use crate::source::Span;
 use crate::yaml::Node;
 use crate::yaml::embedded::parse_embedded;
@@ -89,7 +89,7 @@ pub fn service_of_origin(url: &str, default_ns: Option<&str>) -> Option<(String,
 
 /// Every tunnel route of the repository.
 #[must_use]
-pub fn tunnel_routes(project: &Project, objs: Objects<'_>) -> Vec<TunnelRoute> {
+pub fn tunnel_routes(project: &Repository, objs: Objects<'_>) -> Vec<TunnelRoute> {
     let mut out = Vec::new();
     for cm in objs.of("", "ConfigMap") {
         for data in ["data", "stringData"]

@@ -6,13 +6,13 @@ use std::collections::HashSet;
 use super::ARGO_CD_CHART;
 use super::Insecure;
 use crate::model::Field;
-use crate::model::Project;
+use crate::model::Repository;
 use crate::model::argocd::resolve::{Location, SourceKind};
 use crate::model::argocd::server::{is_insecure_flag, is_true};
 use crate::model::helm;
 use crate::model::helm::values::Values;
 use crate::model::kustomize::{Kustomization, Reference};
-use crate::model::repo;
+use crate::model::paths;
 use crate::model::sources::directory::directory_files;
 use crate::model::{DocKind, is_values_file_name};
 use crate::rules::Context;
@@ -232,7 +232,7 @@ pub(super) fn chart_values(cx: &Context<'_>, service: &str, out: &mut Vec<Insecu
         if !helm::is_or_wraps_argo_cd(&chart.root) {
             continue;
         }
-        let dir = repo::parent(&project.source(chart.file).path);
+        let dir = paths::parent(&project.source(chart.file).path);
         if deployed_dirs.contains(dir) {
             continue;
         }
@@ -267,7 +267,7 @@ pub(super) fn chart_values(cx: &Context<'_>, service: &str, out: &mut Vec<Insecu
 
 /// kustomize `helmCharts:` inflating the argo-cd chart.
 pub(super) fn kustomize_helm_charts(
-    project: &Project,
+    project: &Repository,
     k: &Kustomization,
     service: &str,
     out: &mut Vec<Insecure>,

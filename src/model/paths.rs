@@ -1,4 +1,4 @@
-//! Which repository a source points at, and repository-relative path arithmetic.
+//! Repository URLs, the origin remote, and repository-relative path arithmetic.
 
 use std::path::Path;
 
