@@ -120,7 +120,7 @@ pub fn apply_keeping_yaml_valid(text: &str, fixes: &[&Fix]) -> FixStep {
 
 /// A fix's identity across passes: rule, file, title and the edited text.
 fn key(report: &Report, d: &Diagnostic, f: &Fix) -> String {
-    let src = report.project.source(d.span.file);
+    let src = report.repo.source(d.span.file);
     let edits: Vec<String> = f
         .edits
         .iter()
@@ -165,7 +165,7 @@ pub fn run(opts: &Options, fo: FixOptions) -> Result<FixOutcome, Error> {
         }
         let mut applied_any = false;
         for (file, fixes) in per_file {
-            let src = report.project.source(file);
+            let src = report.repo.source(file);
             let just: Vec<&Fix> = fixes.iter().map(|(_, f)| *f).collect();
             let step = apply_keeping_yaml_valid(src.text(), &just);
             for &i in &step.breaking {
@@ -214,7 +214,7 @@ pub fn run(opts: &Options, fo: FixOptions) -> Result<FixOutcome, Error> {
             .diagnostics
             .iter()
             .filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability >= threshold))
-            .map(|d| report.project.source(d.span.file).path.clone())
+            .map(|d| report.repo.source(d.span.file).path.clone())
             .collect();
         for path in paths {
             failures.push(Failure {
@@ -243,7 +243,7 @@ pub fn run(opts: &Options, fo: FixOptions) -> Result<FixOutcome, Error> {
     }
     let mut skipped = Vec::new();
     if fo.write {
-        let root = Root::new(&report.project.root);
+        let root = Root::new(&report.repo.root);
         // A file with two names in the repository (a link to another checked file) was fixed
         // under each: it is written once.
         let mut written: HashMap<PathBuf, &str> = HashMap::new();
@@ -300,7 +300,7 @@ struct Original {
 /// with a fix (which remains).
 fn add_write_failures(report: &mut Report, skipped: &[(String, String)], threshold: Applicability) {
     for (path, reason) in skipped {
-        let Some(file) = report.project.file_by_path(path) else {
+        let Some(file) = report.repo.file_by_path(path) else {
             continue;
         };
         let id = file.id;
@@ -326,7 +326,7 @@ fn add_write_failures(report: &mut Report, skipped: &[(String, String)], thresho
 
 fn add_failures(report: &mut Report, failures: Vec<Failure>) {
     for f in failures {
-        let Some(file) = report.project.file_by_path(&f.path) else {
+        let Some(file) = report.repo.file_by_path(&f.path) else {
             continue;
         };
         let id = file.id;

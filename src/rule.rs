@@ -76,7 +76,7 @@ pub type RuleOptions = BTreeMap<String, serde_json::Map<String, serde_json::Valu
 /// per run, the model settings and the rules' options.
 pub struct Context<'a> {
     pub model: &'a Model<'a>,
-    pub project: &'a Repository,
+    pub repo: &'a Repository,
     pub settings: &'a Settings,
     pub options: &'a RuleOptions,
 }
@@ -86,7 +86,7 @@ impl<'a> Context<'a> {
     pub fn new(model: &'a Model<'a>, options: &'a RuleOptions) -> Self {
         Context {
             model,
-            project: model.project,
+            repo: model.repo,
             settings: &model.settings,
             options,
         }
@@ -94,7 +94,7 @@ impl<'a> Context<'a> {
 
     #[must_use]
     pub fn text(&self, doc: &Document) -> &str {
-        self.project.source(doc.file).text()
+        self.repo.source(doc.file).text()
     }
 
     /// The options given for `rule` (empty when none).
@@ -193,7 +193,7 @@ pub trait Rule: Send + Sync {
             .into_iter()
             .filter_map(|f| {
                 let doc = cx
-                    .project
+                    .repo
                     .file_docs(f.file)
                     .iter()
                     .find(|d| d.index == f.index)?;

@@ -81,7 +81,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(report) = engine::run(&opts) {
         for d in &report.diagnostics {
             assert!(!d.message.contains("internal error"), "{}", d.message);
-            let file = report.project.sources.get(d.span.file);
+            let file = report.repo.sources.get(d.span.file);
             let text = file.text();
             let (s, e) = (d.span.start as usize, d.span.end as usize);
             assert!(s <= e && e <= text.len(), "{}: {s}..{e} of {}", d.rule, text.len());

@@ -446,7 +446,7 @@ fn graph(path: Option<PathBuf>, format: GraphFormat, config: Option<PathBuf>) ->
         config,
         ..Options::default()
     };
-    let (project, config) = match engine::load(&opts) {
+    let (repo, config) = match engine::load(&opts) {
         Ok(r) => r,
         Err(Error::Config(errors)) => {
             for e in &errors.0 {
@@ -462,12 +462,12 @@ fn graph(path: Option<PathBuf>, format: GraphFormat, config: Option<PathBuf>) ->
             return ExitCode::from(2);
         }
     };
-    let model = gitops_lint::model::Model::new(&project, config.settings());
+    let model = gitops_lint::model::Model::new(&repo, config.settings());
     let model = model.argocd();
     out(&match format {
-        GraphFormat::Text => report::graph::text(&project, model),
-        GraphFormat::Dot => report::graph::dot(&project, model),
-        GraphFormat::Json => report::graph::json(&project, model),
+        GraphFormat::Text => report::graph::text(&repo, model),
+        GraphFormat::Dot => report::graph::dot(&repo, model),
+        GraphFormat::Json => report::graph::json(&repo, model),
     });
     ExitCode::SUCCESS
 }
@@ -634,7 +634,7 @@ fn plan(args: &RunArgs, parse_only: bool) -> Result<Plan, ExitCode> {
 /// YAML) is a usage error: a check of nothing must not pass CI green.
 fn nothing_to_check(plan: &Plan, report: &engine::Report) -> Option<ExitCode> {
     let files: Vec<&str> = report
-        .project
+        .repo
         .sources
         .files()
         .iter()
@@ -643,7 +643,7 @@ fn nothing_to_check(plan: &Plan, report: &engine::Report) -> Option<ExitCode> {
     if files.is_empty() {
         eprintln!(
             "error: no YAML file to check in {}",
-            report.project.root.display()
+            report.repo.root.display()
         );
         eprintln!(
             "help: check `include` and `exclude` in the configuration, and the folders skipped by .gitignore"
@@ -719,7 +719,7 @@ fn check(args: &CheckArgs) -> ExitCode {
     }
     let mut hidden = Vec::new();
     if let Some(path) = &args.baseline {
-        match report::baseline::load(&Root::new(&report.project.root), path) {
+        match report::baseline::load(&Root::new(&report.repo.root), path) {
             Ok(known) => {
                 let before = report.diagnostics.len();
                 report::baseline::subtract(&mut report, &known);
@@ -735,7 +735,7 @@ fn check(args: &CheckArgs) -> ExitCode {
         }
     }
     if let Some(rev) = &args.new_since {
-        match new_since::fingerprints_at(&report.project.root, rev, opts) {
+        match new_since::fingerprints_at(&report.repo.root, rev, opts) {
             Ok(known) => {
                 let before = report.diagnostics.len();
                 report::baseline::subtract(&mut report, &known);
@@ -755,7 +755,7 @@ fn check(args: &CheckArgs) -> ExitCode {
         base: plan.base.clone(),
         quiet: args.quiet,
     };
-    let confined = Root::new(&report.project.root);
+    let confined = Root::new(&report.repo.root);
     for (format, path) in &args.output {
         let text = render(*format, &report, &text_opts(false));
         // A report in the repository is written as `--fix` writes (never through a link out
@@ -803,7 +803,7 @@ fn check(args: &CheckArgs) -> ExitCode {
     for (rule, ms) in report.summary.rule_times.iter().take(10) {
         eprintln!("timing: rule {rule:<36} {ms:>8.1} ms");
     }
-    for f in report.project.sources.files() {
+    for f in report.repo.sources.files() {
         if f.changed_during_run() {
             eprintln!(
                 "warning: {}{} changed during the run: its findings are shown without source lines",

@@ -120,7 +120,7 @@ pub fn fingerprints_at(root: &Path, rev: &str, opts: &Options) -> Result<HashSet
         ..opts.clone()
     };
     let report = engine::run(&old_opts).map_err(|e| e.to_string())?;
-    Ok(fingerprints(&report.project, &report.diagnostics)
+    Ok(fingerprints(&report.repo, &report.diagnostics)
         .into_iter()
         .collect())
 }

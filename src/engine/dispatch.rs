@@ -39,7 +39,7 @@ pub(super) struct Found {
 }
 
 pub(super) fn run_rules(
-    project: &Repository,
+    repo: &Repository,
     config: &Config,
     user_policies: Option<&crate::policy::run::UserPolicies>,
     scope: Option<&Scope>,
@@ -48,7 +48,7 @@ pub(super) fn run_rules(
 ) -> Found {
     let options = config.rule_options();
     let enabled = |id: &str| config.level(id) != Some(Level::Off);
-    let mut model = Model::new(project, config.settings());
+    let mut model = Model::new(repo, config.settings());
     // A one-shot run whose policies do not read Helm values keeps, after resolution, only
     // the effective values a later step reads (the language server's hovers show them).
     if memo.is_none() && user_policies.is_none() && !crate::policy::run::pack_reads_values(&enabled)
@@ -99,7 +99,7 @@ pub(super) fn run_rules(
         _ => &[],
     };
     let pass = DocumentPass {
-        project,
+        repo,
         cx: &cx,
         rules: &rules,
         memo_keys: &memo_keys,
@@ -137,7 +137,7 @@ pub(super) fn run_rules(
                 .zip(&memo_keys)
                 .all(|(r, k)| k.is_none() || r.document_findings_reusable());
         if pass.memoizing && reusable {
-            cache.keep_findings(reuse, memo_key, kept_findings(project, kept, fresh));
+            cache.keep_findings(reuse, memo_key, kept_findings(repo, kept, fresh));
         }
     }
     raw.extend(report_failures(&rules, failed, &cx));
@@ -195,7 +195,7 @@ fn rule_times(rules: &[&dyn Rule], spent: &[AtomicU64]) -> Vec<(&'static str, f6
 /// findings of the rules that have a memo key reused from the last run where the document is
 /// unchanged (the language server).
 struct DocumentPass<'a> {
-    project: &'a Repository,
+    repo: &'a Repository,
     cx: &'a Context<'a>,
     rules: &'a [&'a dyn Rule],
     memo_keys: &'a [Option<String>],
@@ -210,7 +210,7 @@ impl DocumentPass<'_> {
     /// document those of the rules with a memo key, to keep for the next run.
     fn run(&self) -> Passed {
         let per_doc: Vec<DocChecked> = self
-            .project
+            .repo
             .docs
             .par_iter()
             .enumerate()
@@ -243,7 +243,7 @@ impl DocumentPass<'_> {
                 Err(p) => vec![panic_finding(rule.meta().id, doc.anchor_span(), &p)].into(),
             }
         };
-        let as_parsed = !self.project.transformed.contains(&i);
+        let as_parsed = !self.repo.transformed.contains(&i);
         let reused = self
             .kept
             .get(doc.file.0 as usize)
@@ -334,13 +334,13 @@ fn report_failures(
 /// The findings to keep for the next run, by file: those kept before (for files taken from the
 /// cache) and those computed for documents without them.
 fn kept_findings(
-    project: &Repository,
+    repo: &Repository,
     kept: &[Option<cache::FileMemo>],
     fresh_per_doc: Vec<Option<cache::DocFindings>>,
 ) -> std::collections::HashMap<FileId, cache::FileMemo> {
     let mut fresh: std::collections::HashMap<FileId, Vec<(usize, cache::DocFindings)>> =
         std::collections::HashMap::new();
-    for (doc, found) in project.docs.iter().zip(fresh_per_doc) {
+    for (doc, found) in repo.docs.iter().zip(fresh_per_doc) {
         if let Some(found) = found {
             fresh.entry(doc.file).or_default().push((doc.index, found));
         }

@@ -19,7 +19,7 @@ use crate::source::FileId;
 /// finding stamped, suppressions applied, findings sorted and merged, and those outside the
 /// reported scope left out.
 pub(super) fn finish(
-    project: Repository,
+    repo: Repository,
     config: Config,
     found: Found,
     load_findings: Vec<(&'static str, Finding)>,
@@ -29,7 +29,7 @@ pub(super) fn finish(
     let related: HashSet<FileId> = found.related;
     // Chart templates are Go templates: no fix edits them (a rendered node's span is where
     // its text came from, not YAML that can be rewritten).
-    let yaml_files = project.sources.files().len();
+    let yaml_files = repo.sources.files().len();
     let mut diagnostics: Vec<Diagnostic> = found
         .raw
         .into_iter()
@@ -48,7 +48,7 @@ pub(super) fn finish(
         .filter_map(|(id, f)| stamp(id, f, &config))
         .collect();
 
-    let suppressed = apply_suppressions(&project, &config, &mut diagnostics);
+    let suppressed = apply_suppressions(&repo, &config, &mut diagnostics);
     diagnostics.sort_by(|a, b| {
         (a.span.file, a.span.start, &a.rule, a.span.end, &a.message).cmp(&(
             b.span.file,
@@ -75,21 +75,21 @@ pub(super) fn finish(
     with_findings.sort_unstable();
     with_findings.dedup();
     with_findings.par_iter().for_each(|f| {
-        let _ = project.source(*f).lines();
+        let _ = repo.source(*f).lines();
     });
     timer.mark("suppress, sort");
     if let Some(scope) = scope {
         let in_scope =
-            |file: FileId| related.contains(&file) || scope.contains(&project.source(file).path);
+            |file: FileId| related.contains(&file) || scope.contains(&repo.source(file).path);
         diagnostics.retain(|d| {
             in_scope(d.span.file)
                 || d.labels
                     .iter()
-                    .any(|l| scope.contains(&project.source(l.span.file).path))
+                    .any(|l| scope.contains(&repo.source(l.span.file).path))
         });
     }
     Report {
-        project,
+        repo,
         config,
         diagnostics,
         notes: found.notes,

@@ -18,10 +18,10 @@ use crate::registry;
 use crate::source::walk::{self, Filter};
 use crate::source::{FileId, SourceDb, SourceFile};
 
-/// What loading a repository gives: the project, its config, the files to report on, and
+/// What loading a repository gives: the repository, its config, the files to report on, and
 /// the findings met while reading and parsing.
 pub(super) struct Prepared {
-    pub(super) project: Repository,
+    pub(super) repo: Repository,
     pub(super) config: Config,
     pub(super) report_files: Vec<PathBuf>,
     pub(super) load_findings: Vec<(&'static str, Finding)>,
@@ -68,12 +68,12 @@ pub(super) fn prepare(opts: &Options, timer: &mut Timer) -> Result<Prepared, Err
         payloads: keep_payloads,
         values: keep_values,
     };
-    let (project, load_findings, reuse) =
+    let (repo, load_findings, reuse) =
         load_project(root, discovered, &opts.overlay, keep, opts.cache.as_deref());
     timer.mark("read, parse, kustomize");
-    check_roots(&config, &project)?;
+    check_roots(&config, &repo)?;
     Ok(Prepared {
-        project,
+        repo,
         config,
         report_files,
         load_findings,
@@ -84,15 +84,13 @@ pub(super) fn prepare(opts: &Options, timer: &mut Timer) -> Result<Prepared, Err
 
 /// `argocd.roots` must name files that are checked: a root that matches nothing would make
 /// every Argo CD object dead, and every Argo CD rule silent.
-fn check_roots(config: &Config, project: &Repository) -> Result<(), Error> {
+fn check_roots(config: &Config, repo: &Repository) -> Result<(), Error> {
     let errors: Vec<config::ConfigError> = config
         .argocd
         .roots
         .iter()
         .enumerate()
-        .filter(|(_, r)| {
-            model::paths::join("", r).is_none_or(|p| project.file_by_path(&p).is_none())
-        })
+        .filter(|(_, r)| model::paths::join("", r).is_none_or(|p| repo.file_by_path(&p).is_none()))
         .map(|(i, r)| {
             config::item_error(
                 config,
@@ -179,7 +177,11 @@ fn load_project(
     overlay: &std::collections::BTreeMap<String, String>,
     keep: Keep,
     cache: Option<&ParseCache>,
-) -> (Repository, Vec<(&'static str, Finding)>, Option<cache::Reuse>) {
+) -> (
+    Repository,
+    Vec<(&'static str, Finding)>,
+    Option<cache::Reuse>,
+) {
     // (relative path, its path when not under the root as given (see `walk::Found`), why it
     // cannot be read and whether that is a deliberate skip)
     type Entry = (String, Option<PathBuf>, Option<(String, bool)>);
@@ -263,10 +265,10 @@ fn load_project(
     }
     let templates = read_templates(&root, &shared_root, &files, &with_templates);
     let git_origin = crate::model::paths::git_origin(&root);
-    let mut project = Repository::new(root, SourceDb::with_templates(files, templates), docs);
-    project.git_origin = git_origin;
-    project.on_disk = true;
-    (project, findings, reuse)
+    let mut repo = Repository::new(root, SourceDb::with_templates(files, templates), docs);
+    repo.git_origin = git_origin;
+    repo.on_disk = true;
+    (repo, findings, reuse)
 }
 
 /// Files loaded in one task at most (see [`load_project`]).
@@ -281,19 +283,9 @@ fn dirs_with_chart_defaults<'a>(paths: impl Iterator<Item = &'a str> + Clone) ->
             matches!(name, "values.yaml" | "values.yml").then_some(dir)
         })
         .collect();
-    chart_dirs(paths)
+    crate::repo::memory::chart_dirs(paths)
         .into_iter()
         .filter(|d| with_values.contains(d))
-        .collect()
-}
-
-/// Folders of the `Chart.yaml` files among `paths`.
-pub(super) fn chart_dirs<'a>(paths: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
-    paths
-        .filter_map(|p| {
-            let (dir, name) = p.rsplit_once('/').unwrap_or(("", p));
-            matches!(name, "Chart.yaml" | "Chart.yml").then_some(dir)
-        })
         .collect()
 }
 
@@ -307,7 +299,7 @@ fn read_templates(
     files: &[SourceFile],
     with_templates: &[String],
 ) -> Vec<SourceFile> {
-    let mut dirs = chart_dirs(files.iter().map(|f| f.path.as_str()));
+    let mut dirs = crate::repo::memory::chart_dirs(files.iter().map(|f| f.path.as_str()));
     dirs.retain(|d| {
         with_templates
             .binary_search_by(|t| t.as_str().cmp(d))

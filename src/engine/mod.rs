@@ -7,7 +7,7 @@ use std::time::Instant;
 use crate::config::{self, Config, ConfigErrors};
 use crate::diagnostic::{Diagnostic, Finding, Severity};
 use crate::model::Repository;
-use crate::source::{FileId, SourceDb, SourceFile};
+use crate::source::SourceDb;
 
 mod cache;
 mod dispatch;
@@ -25,7 +25,7 @@ pub use read::LARGE_FILE_BYTES;
 pub use root::{Target, absolute, discover, find_root, relative_to, resolve_root};
 pub use timer::Phase;
 
-use load::{Prepared, chart_dirs, load_user_policies, prepare};
+use load::{Prepared, load_user_policies, prepare};
 use read::parse_file;
 use scope::Scope;
 use timer::Timer;
@@ -126,7 +126,7 @@ pub struct Summary {
 }
 
 pub struct Report {
-    pub project: Repository,
+    pub repo: Repository,
     pub config: Config,
     pub diagnostics: Vec<Diagnostic>,
     /// Run-level notes of enabled rules, shown once by the text reporter.
@@ -182,7 +182,7 @@ impl Report {
 /// `gitops-lint graph` needs.
 pub fn load(opts: &Options) -> Result<(Repository, Config), Error> {
     let p = prepare(opts, &mut Timer::new(false))?;
-    Ok((p.project, p.config))
+    Ok((p.repo, p.config))
 }
 
 /// Runs a check.
@@ -212,7 +212,7 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
         });
     }
     let Prepared {
-        project,
+        repo,
         config,
         report_files,
         load_findings,
@@ -222,12 +222,12 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
     let user_policies = if opts.parse_only {
         None
     } else {
-        load_user_policies(&opts.policy, &config, &config_path, &project.root)?
+        load_user_policies(&opts.policy, &config, &config_path, &repo.root)?
     };
-    let scope = (!report_files.is_empty()).then(|| Scope::new(&project.root, &report_files));
+    let scope = (!report_files.is_empty()).then(|| Scope::new(&repo.root, &report_files));
     let mut report = if opts.parse_only {
         Report {
-            project,
+            repo,
             config,
             diagnostics: Vec::new(),
             notes: Vec::new(),
@@ -235,7 +235,7 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
         }
     } else {
         check_project(
-            (project, load_findings),
+            (repo, load_findings),
             config,
             user_policies.as_ref(),
             scope.as_ref(),
@@ -245,10 +245,10 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
     };
     if let Some(scope) = &scope {
         if opts.parse_only {
-            let project = &report.project;
+            let repo = &report.repo;
             report
                 .diagnostics
-                .retain(|d| scope.contains(&project.source(d.span.file).path));
+                .retain(|d| scope.contains(&repo.source(d.span.file).path));
         }
     }
     summarize(&mut report, started);
@@ -269,18 +269,18 @@ fn check_project(
     memo: Option<(&ParseCache, cache::Reuse)>,
     timer: &mut Timer,
 ) -> Report {
-    let (project, load_findings) = loaded;
-    let found = dispatch::run_rules(&project, &config, user_policies, scope, memo, timer);
+    let (repo, load_findings) = loaded;
+    let found = dispatch::run_rules(&repo, &config, user_policies, scope, memo, timer);
     timer.mark("rules: repository");
-    finish::finish(project, config, found, load_findings, scope, timer)
+    finish::finish(repo, config, found, load_findings, scope, timer)
 }
 
 /// Fills in the summary: file and document counts, then the diagnostic counts.
 fn summarize(report: &mut Report, started: Instant) {
-    let files = report.project.sources.files();
+    let files = report.repo.sources.files();
     report.summary.files = files.len();
     report.summary.unreadable = files.iter().filter(|f| f.unreadable.is_some()).count();
-    report.summary.documents = report.project.docs.len();
+    report.summary.documents = report.repo.docs.len();
     report.recount();
     report.summary.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
 }
@@ -290,57 +290,24 @@ fn summarize(report: &mut Report, started: Instant) {
 #[must_use]
 pub fn check_texts(files: &[(&str, &str)], config: Config) -> Report {
     let started = Instant::now();
-    let mut sorted: Vec<(&str, &str)> = files.to_vec();
-    sorted.sort_by(|a, b| a.0.cmp(b.0));
-    // Files under a chart's `templates/` are templates, as on disk.
-    let charts = chart_dirs(sorted.iter().map(|f| f.0));
-    let is_template = |rel: &str| {
-        charts.iter().any(|d| {
-            let prefix = if d.is_empty() {
-                "templates/".to_string()
-            } else {
-                format!("{d}/templates/")
-            };
-            rel.starts_with(&prefix)
-        })
-    };
-    let (template_files, sorted): (Vec<_>, Vec<_>) =
-        sorted.into_iter().partition(|f| is_template(f.0));
+    let layout = crate::repo::memory::Layout::new(files, std::path::Path::new(""));
     let mut sources = Vec::new();
     let mut docs = Vec::new();
     let mut findings = Vec::new();
-    for (i, (rel, text)) in sorted.iter().enumerate() {
-        let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
-        let l = parse_file(
-            id,
-            (*rel).to_string(),
-            PathBuf::from(rel),
-            (*text).to_string(),
-        );
+    for (id, rel, text) in layout.parsed {
+        let l = parse_file(id, rel.to_string(), PathBuf::from(rel), text.to_string());
         sources.push(l.source);
         docs.extend(l.docs);
         findings.extend(l.findings);
     }
-    let templates = template_files
-        .iter()
-        .enumerate()
-        .map(|(i, (rel, text))| {
-            let id = FileId(u32::try_from(sources.len() + i).unwrap_or(u32::MAX));
-            SourceFile::new(
-                id,
-                (*rel).to_string(),
-                PathBuf::from(rel),
-                (*text).to_string(),
-            )
-        })
-        .collect();
-    let project = Repository::new(
+    let templates = layout.templates;
+    let repo = Repository::new(
         PathBuf::from("."),
         SourceDb::with_templates(sources, templates),
         docs,
     );
     let mut report = check_project(
-        (project, findings),
+        (repo, findings),
         config,
         None,
         None,

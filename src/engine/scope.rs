@@ -35,12 +35,12 @@ impl Scope {
 
     /// Files that the Applications defined in scope read, and their AppProjects' files.
     pub(super) fn related_files(&self, model: &Model<'_>) -> HashSet<FileId> {
-        let project = model.project;
+        let repo = model.repo;
         let mut related = HashSet::new();
         let mut projects = HashSet::new();
         for app in &model.argocd().apps {
-            let doc = &project.docs[app.doc];
-            if !self.contains(&project.source(doc.file).path) {
+            let doc = &repo.docs[app.doc];
+            if !self.contains(&repo.source(doc.file).path) {
                 continue;
             }
             for s in &app.sources {
@@ -50,7 +50,7 @@ impl Scope {
                 projects.insert(p.value.clone());
             }
         }
-        for d in project.docs_of(model::DocKind::AppProject) {
+        for d in repo.docs_of(model::DocKind::AppProject) {
             if d.name().is_some_and(|n| projects.contains(n)) {
                 related.insert(d.file);
             }

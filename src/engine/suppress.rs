@@ -14,11 +14,11 @@ use crate::suppress::{self, Directive};
 /// Drops suppressed diagnostics and adds `lint/unused-suppression` ones. Returns the count
 /// of suppressed diagnostics.
 pub(super) fn apply_suppressions(
-    project: &Repository,
+    repo: &Repository,
     config: &Config,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> usize {
-    let mut directives: Vec<Vec<Directive>> = project
+    let mut directives: Vec<Vec<Directive>> = repo
         .sources
         .all()
         .collect::<Vec<_>>()
@@ -39,7 +39,7 @@ pub(super) fn apply_suppressions(
         if dirs.is_empty() {
             return true;
         }
-        let line = project
+        let line = repo
             .source(d.span.file)
             .lines()
             .line_of(d.span.start as usize);

@@ -243,15 +243,15 @@ pub enum Flow {
     Skip,
 }
 
-/// Reads every kustomization of the project: each file kustomize would read as a folder's
+/// Reads every kustomization of the repository: each file kustomize would read as a folder's
 /// kustomization, and each other file holding a `kustomize.config.k8s.io` document.
 #[must_use]
-pub fn build(project: &Repository) -> Kustomizations {
+pub fn build(repo: &Repository) -> Kustomizations {
     let mut files: Vec<(FileId, Option<usize>)> = Vec::new();
     let mut by_dir: HashMap<String, (usize, usize)> = HashMap::new();
-    for f in project.sources.files() {
+    for f in repo.sources.files() {
         let name = f.path.rsplit('/').next().unwrap_or(&f.path);
-        let range = project.file_doc_range(f.id);
+        let range = repo.file_doc_range(f.id);
         let doc = match KUSTOMIZATION_FILE_NAMES.iter().position(|n| *n == name) {
             Some(rank) => {
                 let dir = paths::parent(&f.path).to_string();
@@ -264,8 +264,7 @@ pub fn build(project: &Repository) -> Kustomizations {
             }
             None => {
                 let mut range = range;
-                let Some(i) = range.find(|&i| project.docs[i].kind == DocKind::Kustomization)
-                else {
+                let Some(i) = range.find(|&i| repo.docs[i].kind == DocKind::Kustomization) else {
                     continue;
                 };
                 Some(i)
@@ -275,7 +274,7 @@ pub fn build(project: &Repository) -> Kustomizations {
     }
     let by_dir: HashMap<String, usize> = by_dir.into_iter().map(|(d, (_, n))| (d, n)).collect();
     let reader = Reader {
-        project,
+        repo,
         by_dir: &by_dir,
     };
     let nodes = files
@@ -286,13 +285,13 @@ pub fn build(project: &Repository) -> Kustomizations {
 }
 
 struct Reader<'a> {
-    project: &'a Repository,
+    repo: &'a Repository,
     by_dir: &'a HashMap<String, usize>,
 }
 
 impl Reader<'_> {
     fn read(&self, file: FileId, doc: Option<usize>) -> Kustomization {
-        let dir = paths::parent(&self.project.source(file).path).to_string();
+        let dir = paths::parent(&self.repo.source(file).path).to_string();
         let mut k = Kustomization {
             file,
             doc,
@@ -306,7 +305,7 @@ impl Reader<'_> {
             helm_charts: Vec::new(),
             images: Vec::new(),
         };
-        let Some(root) = doc.map(|i| &self.project.docs[i].root) else {
+        let Some(root) = doc.map(|i| &self.repo.docs[i].root) else {
             return k;
         };
         k.namespace = Field::string(root.get("namespace"));
@@ -377,7 +376,7 @@ impl Reader<'_> {
         let Some(rel) = join(dir, raw) else {
             return Reference::OutsideRoot;
         };
-        if let Some(f) = self.project.file_by_path(&rel) {
+        if let Some(f) = self.repo.file_by_path(&rel) {
             return Reference::File(f.id);
         }
         match self.by_dir.get(&rel) {
@@ -387,7 +386,7 @@ impl Reader<'_> {
     }
 
     fn read_patches(&self, root: &Node, k: &mut Kustomization) {
-        let text = self.project.source(k.file).text();
+        let text = self.repo.source(k.file).text();
         // Each entry is a patch written inline or a file path; kustomize tries the first and
         // falls back to the second.
         for p in items(root, PatchField::PatchesStrategicMerge.as_str()) {
@@ -448,7 +447,7 @@ impl Reader<'_> {
                 reference: Reference::File(f),
                 ..
             } => self
-                .project
+                .repo
                 .file_docs(*f)
                 .first()
                 .is_some_and(|d| d.root.as_seq().is_some()),

@@ -36,7 +36,7 @@ pub use settings::{ArgocdSettings, CiSettings, EdgeTls, OtherRepositories, Setti
 /// The repository and the facts computed from it, each built on first use, once per run, and
 /// shared by every rule (they run in parallel) and by the Rego `data.gitops` view.
 pub struct Model<'p> {
-    pub project: &'p Repository,
+    pub repo: &'p Repository,
     pub settings: Settings,
     /// Whether sources drop the effective values nothing reads once their image tags are read.
     drop_unread_values: bool,
@@ -50,9 +50,9 @@ pub struct Model<'p> {
 
 impl<'p> Model<'p> {
     #[must_use]
-    pub fn new(project: &'p Repository, settings: Settings) -> Self {
+    pub fn new(repo: &'p Repository, settings: Settings) -> Self {
         Model {
-            project,
+            repo,
             settings,
             drop_unread_values: false,
             argocd: OnceLock::new(),
@@ -83,13 +83,13 @@ impl<'p> Model<'p> {
                 drop_unread_values: self.drop_unread_values,
                 render_budget: self.render_budget.clone(),
             };
-            argocd::resolve::resolve(self.project, self.kustomize(), &opts)
+            argocd::resolve::resolve(self.repo, self.kustomize(), &opts)
         })
     }
 
     /// The kustomization graph.
     pub fn kustomize(&self) -> &kustomize::Kustomizations {
-        &self.project.kustomize
+        &self.repo.kustomize
     }
 
     /// Every Kubernetes object, by group, kind, namespace and name: the repository's manifests
@@ -98,24 +98,23 @@ impl<'p> Model<'p> {
         let rendered = self.rendered();
         let index = self
             .k8s
-            .get_or_init(|| k8s::index(&self.project.docs, self.kustomize(), Some(rendered)));
-        k8s::Objects::new(&self.project.docs, &rendered.docs, index)
+            .get_or_init(|| k8s::index(&self.repo.docs, self.kustomize(), Some(rendered)));
+        k8s::Objects::new(&self.repo.docs, &rendered.docs, index)
     }
 
     /// The Kubernetes objects live Applications deploy from this repository's Helm charts,
     /// rendered on first use.
     pub fn rendered(&self) -> &argocd::rendered::RenderedObjects {
-        self.rendered.get_or_init(|| {
-            argocd::rendered::build(self.project, self.argocd(), &self.render_budget)
-        })
+        self.rendered
+            .get_or_init(|| argocd::rendered::build(self.repo, self.argocd(), &self.render_budget))
     }
 
     /// The assembled CI pipelines (GitLab) and workflows (GitHub).
     pub fn ci(&self) -> &ci::CiModel {
-        self.ci.get_or_init(|| ci::build(self.project))
+        self.ci.get_or_init(|| ci::build(self.repo))
     }
 
-    /// The facts built during the run, owned and detached from the project, so that the
+    /// The facts built during the run, owned and detached from the repository, so that the
     /// caller can choose where to free them (many small allocations).
     #[must_use]
     pub fn into_facts(self) -> impl Send + 'static {

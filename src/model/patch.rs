@@ -57,7 +57,7 @@ struct Obj {
 
 /// Applies every kustomization of `project` to the Argo CD objects it deploys.
 #[must_use]
-pub fn apply(project: &Repository, ks: &Kustomizations) -> Patched {
+pub fn apply(repo: &Repository, ks: &Kustomizations) -> Patched {
     let mut out = Patched::default();
     let nodes = ks.nodes();
     if nodes.is_empty() {
@@ -87,8 +87,8 @@ pub fn apply(project: &Repository, ks: &Kustomizations) -> Patched {
                 if resource_files.contains(f) {
                     continue;
                 }
-                for i in project.file_doc_range(*f) {
-                    if is_argocd_kind(project.docs[i].kind) {
+                for i in repo.file_doc_range(*f) {
+                    if is_argocd_kind(repo.docs[i].kind) {
                         out.patch_docs.insert(i);
                     }
                 }
@@ -100,7 +100,7 @@ pub fn apply(project: &Repository, ks: &Kustomizations) -> Patched {
         return out;
     }
     let builder = Builder {
-        project,
+        repo,
         ks,
         memo: std::cell::RefCell::new(HashMap::new()),
         steps: std::cell::Cell::new(STEP_BUDGET),
@@ -145,7 +145,7 @@ fn transforms(k: &Kustomization) -> bool {
 }
 
 struct Builder<'a> {
-    project: &'a Repository,
+    repo: &'a Repository,
     ks: &'a Kustomizations,
     /// Kustomization → the objects its build gives.
     memo: std::cell::RefCell<HashMap<usize, Vec<Obj>>>,
@@ -181,8 +181,8 @@ impl Builder<'_> {
         {
             match e.reference {
                 Reference::File(f) => {
-                    for i in self.project.file_doc_range(f) {
-                        let d = &self.project.docs[i];
+                    for i in self.repo.file_doc_range(f) {
+                        let d = &self.repo.docs[i];
                         if is_argocd_kind(d.kind) && objs.len() < OBJECT_LIMIT {
                             objs.push(Obj {
                                 doc: i,
@@ -263,7 +263,7 @@ impl Builder<'_> {
     }
 
     fn apply_patch(&self, p: &Patch, objs: &mut [Obj]) {
-        let file_docs = |f| self.project.file_docs(f);
+        let file_docs = |f| self.repo.file_docs(f);
         let docs: Vec<&Node> = p.docs(&file_docs);
         let patterns = p.target.as_ref().map(Patterns::of).unwrap_or_default();
         match p.kind {

@@ -30,32 +30,71 @@ impl std::ops::DerefMut for Repository {
 impl Repository {
     #[must_use]
     pub fn new(root: PathBuf, sources: SourceDb, docs: Vec<Document>) -> Self {
-        let mut project = Repository {
-            documents: Documents::new(root, sources, docs),
+        Self::from_documents(Documents::new(root, sources, docs))
+    }
+
+    /// In-memory files `(relative path, text)` as one repository (see [`crate::repo::memory`]).
+    #[must_use]
+    pub fn in_memory(files: &[(&str, &str)]) -> Self {
+        Self::from_documents(crate::repo::memory::documents(
+            files,
+            PathBuf::from("."),
+            false,
+        ))
+    }
+
+    /// Files `(relative path, text)` written under a new temporary folder, as one repository
+    /// on disk (the resolver then looks at the folder too); non-YAML files are not parsed, as
+    /// discovery does not list them.
+    #[cfg(test)]
+    pub(crate) fn on_disk(files: &[(&str, &str)]) -> (tempfile::TempDir, Self) {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        for (rel, text) in files {
+            let abs = dir.path().join(rel);
+            std::fs::create_dir_all(abs.parent().expect("a file under the folder"))
+                .expect("the file's folder");
+            std::fs::write(&abs, text).expect("the file");
+        }
+        let listed: Vec<(&str, &str)> = files
+            .iter()
+            .copied()
+            .filter(|(rel, _)| {
+                rel.ends_with(".yaml") || rel.ends_with(".yml") || rel.contains("templates/")
+            })
+            .collect();
+        let documents = crate::repo::memory::documents(&listed, dir.path().to_path_buf(), true);
+        (dir, Self::from_documents(documents))
+    }
+
+    /// The documents with kustomize applied.
+    #[must_use]
+    pub fn from_documents(documents: Documents) -> Self {
+        let mut repo = Repository {
+            documents,
             kustomize: super::kustomize::Kustomizations::default(),
         };
-        project.kustomize = super::kustomize::build(&project);
+        repo.kustomize = super::kustomize::build(&repo);
         // Kustomize reads the files it references as manifests or patches: a values-named
         // one among them gets its tree back (see `Document::kept`).
-        let referenced = project.kustomize.referenced_files();
-        if project.documents.restore_trees(&referenced) {
-            project.kustomize = super::kustomize::build(&project);
+        let referenced = repo.kustomize.referenced_files();
+        if repo.documents.restore_trees(&referenced) {
+            repo.kustomize = super::kustomize::build(&repo);
         }
         // Argo CD documents are what kustomize makes of them: every rule, the resolver and
         // the Rego view read the patched trees.
-        let mut patched = super::patch::apply(&project, &project.kustomize);
-        project.documents.ambiguously_patched = std::mem::take(&mut patched.ambiguous);
-        project.documents.transformed = patched
+        let mut patched = super::patch::apply(&repo, &repo.kustomize);
+        repo.documents.ambiguously_patched = std::mem::take(&mut patched.ambiguous);
+        repo.documents.transformed = patched
             .roots
             .keys()
             .chain(&patched.patch_docs)
             .copied()
             .collect();
         if !patched.roots.is_empty() || !patched.patch_docs.is_empty() {
-            super::patch::apply_to(&mut project.documents.docs, patched);
-            project.documents.index_kinds();
+            super::patch::apply_to(&mut repo.documents.docs, patched);
+            repo.documents.index_kinds();
         }
-        project
+        repo
     }
 
     /// The repository's files and documents, below the model.

@@ -233,8 +233,8 @@ fn whole_object<const N: usize>(entries: [(&str, R); N]) -> R {
 
 /// Lines and columns are computed only when a policy names them: they need each file's
 /// line index.
-fn loc(fields: &Fields, project: &Repository, doc: &Document, node: &Node) -> R {
-    let f = project.source(doc.file);
+fn loc(fields: &Fields, repo: &Repository, doc: &Document, node: &Node) -> R {
+    let f = repo.source(doc.file);
     let at = node.span.start as usize;
     object!(fields, {
         "file": f.path.as_str(),
@@ -243,8 +243,8 @@ fn loc(fields: &Fields, project: &Repository, doc: &Document, node: &Node) -> R 
     })
 }
 
-fn doc_ref(fields: &Fields, project: &Repository, doc: &Document) -> R {
-    let f = project.source(doc.file);
+fn doc_ref(fields: &Fields, repo: &Repository, doc: &Document) -> R {
+    let f = repo.source(doc.file);
     object!(fields, {
         "file": f.path.as_str(),
         "document": doc.index,
@@ -321,7 +321,7 @@ fn values_value(v: &Values) -> R {
 
 fn source_value(
     fields: &Fields,
-    project: &Repository,
+    repo: &Repository,
     doc: &Document,
     node: &Node,
     path: R,
@@ -348,19 +348,19 @@ fn source_value(
         "files": resolved.map_or(Vec::new(), |r| {
             r.files
                 .iter()
-                .map(|f| shared_string(&project.source(*f).path))
+                .map(|f| shared_string(&repo.source(*f).path))
                 .collect::<Vec<_>>()
         }),
         "values": resolved.and_then(|r| r.values.as_ref()).map_or(R::Null, values_value),
         "spec_path": path,
-        "location": loc(fields, project, doc, node),
+        "location": loc(fields, repo, doc, node),
     })
 }
 
 /// One Application: `spec` is its spec (rendered, for a generated one), `app` its resolution.
 fn application(
     fields: &Fields,
-    project: &Repository,
+    repo: &Repository,
     doc: &Document,
     spec: &Node,
     app: Option<&App>,
@@ -385,7 +385,7 @@ fn application(
                 let path = source_path(&base, in_template, uses_list.then_some(i));
                 source_value(
                     fields,
-                    project,
+                    repo,
                     doc,
                     s,
                     path,
@@ -421,7 +421,7 @@ fn application(
         app.into_iter()
             .flat_map(|a| a.sources.iter().flat_map(|s| s.files.iter()))
             .filter(|f| seen.insert(**f))
-            .map(|f| shared_string(&project.source(*f).path))
+            .map(|f| shared_string(&repo.source(*f).path))
             .collect()
     };
     object!(fields, {
@@ -440,7 +440,7 @@ fn application(
         "finalizers": finalizers(),
         "files": files(),
         "spec_path": shared_array(in_template, None, || base.clone()),
-        "document": doc_ref(fields, project, doc),
+        "document": doc_ref(fields, repo, doc),
     })
 }
 
@@ -487,7 +487,7 @@ fn shared_array(
 /// CI jobs from the assembled pipelines (`Model::ci`): GitLab jobs with their includes,
 /// `extends`, `!reference` and `default:` resolved, as `ci/writeback-skip-ci` reads them.
 fn ci_jobs(model: &Model<'_>, fields: &Fields) -> Vec<R> {
-    let project = model.project;
+    let repo = model.repo;
     let ci = model.ci();
     let mut jobs = Vec::new();
     for pipeline in &ci.gitlab {
@@ -499,7 +499,7 @@ fn ci_jobs(model: &Model<'_>, fields: &Fields) -> Vec<R> {
                 .collect();
             jobs.push(job_value(
                 fields,
-                project,
+                repo,
                 "gitlab",
                 &job.name,
                 job.key,
@@ -518,7 +518,7 @@ fn ci_jobs(model: &Model<'_>, fields: &Fields) -> Vec<R> {
                 .collect();
             jobs.push(job_value(
                 fields,
-                project,
+                repo,
                 "github",
                 &job.name,
                 job.key,
@@ -532,7 +532,7 @@ fn ci_jobs(model: &Model<'_>, fields: &Fields) -> Vec<R> {
 
 fn job_value(
     fields: &Fields,
-    project: &Repository,
+    repo: &Repository,
     platform: &str,
     name: &str,
     key: Span,
@@ -544,13 +544,13 @@ fn job_value(
     let skip_ci = ["[skip ci]", "[ci skip]", "ci.skip", "[skip actions]"]
         .iter()
         .any(|m| text.contains(m));
-    let f = project.source(key.file);
+    let f = repo.source(key.file);
     let lc = f.line_col(key.start as usize);
     object!(fields, {
         "platform": platform,
         "name": name,
         "file": f.path.as_str(),
-        "pipeline": project.source(pipeline).path.as_str(),
+        "pipeline": repo.source(pipeline).path.as_str(),
         "location": whole_object([("file", shared_string(&f.path)), ("line", R::from(lc.line)), ("column", R::from(lc.column))]),
         "script": script,
         "writes_back": writes_back,
@@ -558,7 +558,7 @@ fn job_value(
     })
 }
 
-/// The `data.gitops` object for a project, with the keys of `fields` only, as JSON (for
+/// The `data.gitops` object for a repository, with the keys of `fields` only, as JSON (for
 /// tests and tools: the engines hold [`model_value`]).
 #[must_use]
 pub fn model(model: &Model<'_>, fields: &Fields) -> serde_json::Value {
@@ -609,23 +609,21 @@ fn shared_string(s: &str) -> R {
 
 /// Every key of `data.gitops` but `applications`.
 fn model_without_applications(model: &Model<'_>, fields: &Fields) -> R {
-    let project = model.project;
+    let repo = model.repo;
     let application_sets = || -> Vec<R> {
-        project
-            .docs_of(DocKind::ApplicationSet)
+        repo.docs_of(DocKind::ApplicationSet)
             .map(|d| {
                 object!(fields, {
                     "name": d.name(),
                     "namespace": d.namespace(),
-                    "document": doc_ref(fields, project, d),
+                    "document": doc_ref(fields, repo, d),
                     "generators": node_or_null(d.root.path(&["spec", "generators"])),
                 })
             })
             .collect()
     };
     let projects = || -> Vec<R> {
-        project
-            .docs_of(DocKind::AppProject)
+        repo.docs_of(DocKind::AppProject)
             .map(|d| {
                 let spec = d.root.get("spec");
                 let get = |k: &str| {
@@ -635,7 +633,7 @@ fn model_without_applications(model: &Model<'_>, fields: &Fields) -> R {
                 object!(fields, {
                     "name": d.name(),
                     "namespace": d.namespace(),
-                    "document": doc_ref(fields, project, d),
+                    "document": doc_ref(fields, repo, d),
                     "destinations": get("destinations"),
                     "sourceRepos": get("sourceRepos"),
                     "clusterResourceWhitelist": get("clusterResourceWhitelist"),
@@ -645,8 +643,7 @@ fn model_without_applications(model: &Model<'_>, fields: &Fields) -> R {
             .collect()
     };
     let files = || -> Vec<R> {
-        project
-            .sources
+        repo.sources
             .files()
             .iter()
             .map(|f| shared_string(&f.path))
@@ -668,19 +665,19 @@ fn model_without_applications(model: &Model<'_>, fields: &Fields) -> R {
 /// Every Application, written or generated, and the templates of ApplicationSets that
 /// generated nothing here.
 fn applications(model: &Model<'_>, fields: &Fields) -> Vec<R> {
-    let project = model.project;
+    let repo = model.repo;
     let argo = model.argocd();
     // Built in parallel: with 1000s of Applications this is most of the model's cost.
     let mut applications: Vec<R> = argo
         .apps
         .par_iter()
         .filter_map(|app| {
-            let doc = &project.docs[app.doc];
+            let doc = &repo.docs[app.doc];
             let spec = match &app.generated_spec {
                 Some(s) => Some(s),
                 None => doc.root.get("spec"),
             };
-            spec.map(|spec| application(fields, project, doc, spec, Some(app)))
+            spec.map(|spec| application(fields, repo, doc, spec, Some(app)))
         })
         .collect();
     let expanded: std::collections::HashSet<usize> = argo
@@ -690,10 +687,10 @@ fn applications(model: &Model<'_>, fields: &Fields) -> Vec<R> {
         .map(|a| a.doc)
         .collect();
     // ApplicationSets that generated nothing here (unexpandable generators): their template.
-    for (i, doc) in project.docs.iter().enumerate() {
+    for (i, doc) in repo.docs.iter().enumerate() {
         if doc.kind == DocKind::ApplicationSet && !expanded.contains(&i) {
             if let Some(spec) = doc.root.path(&["spec", "template", "spec"]) {
-                applications.push(application(fields, project, doc, spec, None));
+                applications.push(application(fields, repo, doc, spec, None));
             }
         }
     }
@@ -707,7 +704,7 @@ mod tests {
 
     #[test]
     fn rego_sees_ci_jobs_of_included_files() {
-        let project = crate::model::ci::test_project(&[
+        let repo = crate::model::Repository::in_memory(&[
             (
                 ".gitlab-ci.yml",
                 "include:\n  - local: ci/deploy.yml\nvariables: {A: a}\n",
@@ -721,7 +718,7 @@ mod tests {
                 "on: push\njobs:\n  build:\n    steps: [{run: make}]\n",
             ),
         ]);
-        let data = model(&Model::new(&project, Default::default()), &Fields::all());
+        let data = model(&Model::new(&repo, Default::default()), &Fields::all());
         let mut engine = regorus::Engine::new();
         engine
             .add_data(regorus::Value::from(json!({ "gitops": data })))
@@ -788,11 +785,11 @@ mod tests {
         );
         assert!(fields.has("applications") && fields.has("destination") && fields.has("prod"));
         assert!(!fields.has("files") && !fields.has("values") && !fields.has("projects"));
-        let project = crate::model::ci::test_project(&[(
+        let repo = crate::model::Repository::in_memory(&[(
             "app.yaml",
             "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  project: p\n  destination: {namespace: prod}\n  source: {repoURL: https://x/y.git, path: a}\n",
         )]);
-        let data = model(&Model::new(&project, Default::default()), &fields);
+        let data = model(&Model::new(&repo, Default::default()), &fields);
         let top: Vec<&String> = data.as_object().unwrap().keys().collect();
         assert_eq!(top, ["applications", "schema_version"]);
         let app = &data["applications"][0];
@@ -801,11 +798,11 @@ mod tests {
 
         let mut everything = fields.clone();
         everything.add_policy_text("keys := object.keys(app)\n");
-        let data = model(&Model::new(&project, Default::default()), &everything);
+        let data = model(&Model::new(&repo, Default::default()), &everything);
         assert!(data["applications"][0].get("files").is_some());
         assert!(data.get("projects").is_some());
         for f in [&fields, &everything] {
-            let m = Model::new(&project, Default::default());
+            let m = Model::new(&repo, Default::default());
             assert_eq!(model_value(&m, f), regorus::Value::from(model(&m, f)));
         }
     }

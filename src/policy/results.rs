@@ -14,20 +14,20 @@ pub const EVALUATION_ERROR: &str = "policy/evaluation-error";
 /// Where results land. Cheap to make (it runs for every evaluation): files are found by the
 /// source database's sorted index, not by a map built here.
 pub(super) struct Env<'a> {
-    project: &'a Repository,
+    repo: &'a Repository,
 }
 
 impl<'a> Env<'a> {
-    fn new(project: &'a Repository) -> Self {
-        Env { project }
+    fn new(repo: &'a Repository) -> Self {
+        Env { repo }
     }
 
     /// The document a hit is about: its `file`/`document`, else `default`.
     fn target(&self, hit: &Hit, default: Option<&'a Document>) -> Option<&'a Document> {
         if let Some(file) = &hit.file {
             let rel = file.trim_start_matches("./");
-            if let Some(id) = self.project.file_by_path(rel).map(|f| f.id) {
-                let docs = self.project.file_docs(id);
+            if let Some(id) = self.repo.file_by_path(rel).map(|f| f.id) {
+                let docs = self.repo.file_docs(id);
                 let idx = hit.document.unwrap_or(0);
                 return docs.iter().find(|d| d.index == idx).or(docs.first());
             }
@@ -43,7 +43,7 @@ impl<'a> Env<'a> {
     ) -> Option<Finding> {
         let doc = self
             .target(hit, default)
-            .or_else(|| self.project.docs.first())?;
+            .or_else(|| self.repo.docs.first())?;
         let mut note = None;
         let span = if let Some(steps) = &hit.path {
             let (span, complete) = location::span_of(&doc.root, steps);
@@ -52,7 +52,7 @@ impl<'a> Env<'a> {
             }
             span
         } else if let Some(line) = hit.loc_line {
-            let f = self.project.source(doc.file);
+            let f = self.repo.source(doc.file);
             if line >= 1 && line <= f.lines().line_count() {
                 let r = f.lines().line_range(f.text(), line - 1);
                 Span::new(doc.file, r.start, r.end)
@@ -81,9 +81,9 @@ pub(super) fn failure_finding(
     pkg: &Package,
     f: &EvalFailure,
     doc: Option<&Document>,
-    project: &Repository,
+    repo: &Repository,
 ) -> Option<Emitted> {
-    let doc = doc.or_else(|| project.docs.first())?;
+    let doc = doc.or_else(|| repo.docs.first())?;
     Some(Emitted {
         rule: EVALUATION_ERROR,
         finding: Finding::new(
@@ -127,7 +127,7 @@ pub(super) fn hits_to_findings(
     doc: Option<&Document>,
     pack_id: Option<&'static str>,
 ) -> Vec<Emitted> {
-    let env = Env::new(cx.project);
+    let env = Env::new(cx.repo);
     hits.into_iter()
         .filter_map(|h| {
             let finding = env.finding(&h, doc, hit_severity(set, &h))?;

@@ -89,7 +89,7 @@ type SharedFile = ((u64, FileId), Arc<str>, Arc<str>, Arc<LineIndex>);
 
 /// Makes `doc` the current document of `gitops.location` on this thread, in run `run` (a
 /// file's id names another text in another run of the language server).
-fn set_location_document(run: u64, project: &Repository, doc: &Document) {
+fn set_location_document(run: u64, repo: &Repository, doc: &Document) {
     thread_local! {
         static FILE: std::cell::RefCell<Option<SharedFile>> = const { std::cell::RefCell::new(None) };
     }
@@ -98,7 +98,7 @@ fn set_location_document(run: u64, project: &Repository, doc: &Document) {
         match &*c {
             Some((id, f, t, l)) if *id == (run, doc.file) => (f.clone(), t.clone(), l.clone()),
             _ => {
-                let src = project.source(doc.file);
+                let src = repo.source(doc.file);
                 let v = (
                     Arc::<str>::from(src.path.as_str()),
                     Arc::<str>::from(src.text()),
@@ -240,7 +240,7 @@ impl Runtime {
             if w.located != Some(key) {
                 w.located = Some(key);
                 if self.uses_location {
-                    set_location_document(self.id, cx.project, doc);
+                    set_location_document(self.id, cx.repo, doc);
                 }
             }
             let keys = if set == 0 {
@@ -274,7 +274,7 @@ impl Runtime {
                 engine.set_input(input);
                 w.input_of[set] = Some(key);
             }
-            let path = cx.project.source(doc.file).path.as_str();
+            let path = cx.repo.source(doc.file).path.as_str();
             eval_package(engine, set, pkg, &self.disabled, self.watched(set, path))
         })
     }
@@ -378,7 +378,7 @@ impl Runtime {
         let mut out = Vec::new();
         for (rule, (count, first)) in by_rule {
             let Some(doc) = cx
-                .project
+                .repo
                 .file_docs(first.file)
                 .iter()
                 .find(|d| d.index == first.index)
@@ -435,7 +435,7 @@ impl Rule for PackDocumentRule {
             && self
                 .paths
                 .as_ref()
-                .is_none_or(|p| p.is_match(&cx.project.source(doc.file).path))
+                .is_none_or(|p| p.is_match(&cx.repo.source(doc.file).path))
     }
 
     fn check_emitting(&self, doc: &Document, cx: &Context<'_>) -> Checked {
@@ -525,7 +525,7 @@ impl Rule for PackRepoRule {
         out.extend(
             failures
                 .iter()
-                .filter_map(|f| failure_finding(pkg, f, None, cx.project)),
+                .filter_map(|f| failure_finding(pkg, f, None, cx.repo)),
         );
         out
     }
@@ -602,13 +602,13 @@ impl Rule for UserPackageRule {
             UserScope::Document => return Vec::new(),
             UserScope::Repo => self.rt.engines(cx.model).2.clone(),
             UserScope::Combined => Value::from(serde_json::Value::Array(
-                cx.project
+                cx.repo
                     .docs
                     .iter()
                     .filter(|d| d.kind != DocKind::Config)
                     .map(|d| {
                         serde_json::json!({
-                            "path": cx.project.source(d.file).path,
+                            "path": cx.repo.source(d.file).path,
                             "contents": d.root.to_json(),
                         })
                     })
@@ -620,7 +620,7 @@ impl Rule for UserPackageRule {
         out.extend(
             failures
                 .iter()
-                .filter_map(|f| failure_finding(pkg, f, None, cx.project)),
+                .filter_map(|f| failure_finding(pkg, f, None, cx.repo)),
         );
         out
     }

@@ -239,8 +239,8 @@ mod tests {
                     .iter()
                     .map(|(p, t)| (p.as_str(), t.as_str()))
                     .collect();
-                let project = crate::model::ci::test_project(&texts);
-                let model = Model::new(&project, Settings::default());
+                let repo = crate::model::Repository::in_memory(&texts);
+                let model = Model::new(&repo, Settings::default());
                 let gitops =
                     super::super::data::model_value(&model, &super::super::data::Fields::all());
                 let mut engine = pack.set.engine.clone();

@@ -3,6 +3,7 @@
 //! deployer's facts; the model computes those from it.
 
 pub mod document;
+pub mod memory;
 pub mod values;
 
 pub use document::{

@@ -27,7 +27,7 @@ struct Known {
 /// The baseline of every finding in `report`.
 #[must_use]
 pub fn render(report: &Report) -> String {
-    let fps = fingerprints(&report.project, &report.diagnostics);
+    let fps = fingerprints(&report.repo, &report.diagnostics);
     let findings = report
         .diagnostics
         .iter()
@@ -35,7 +35,7 @@ pub fn render(report: &Report) -> String {
         .map(|(d, fingerprint)| Known {
             fingerprint,
             rule: d.rule.clone(),
-            file: report.project.source(d.span.file).path.clone(),
+            file: report.repo.source(d.span.file).path.clone(),
             message: d.message.clone(),
         })
         .collect();
@@ -68,7 +68,7 @@ pub fn load(root: &Root, path: &std::path::Path) -> Result<HashSet<String>, Stri
 
 /// Drops every finding whose fingerprint is in `known`; returns how many were dropped.
 pub fn subtract(report: &mut Report, known: &HashSet<String>) -> usize {
-    let fps = fingerprints(&report.project, &report.diagnostics);
+    let fps = fingerprints(&report.repo, &report.diagnostics);
     let mut keep = fps.iter().map(|fp| !known.contains(fp));
     let before = report.diagnostics.len();
     report.diagnostics.retain(|_| keep.next().unwrap_or(true));

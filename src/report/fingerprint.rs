@@ -14,14 +14,14 @@ use crate::yaml::{Node, Value};
 /// One fingerprint per diagnostic, in the same order. Identical findings get an occurrence
 /// suffix so that fingerprints stay unique.
 #[must_use]
-pub fn fingerprints(project: &Repository, diagnostics: &[Diagnostic]) -> Vec<String> {
+pub fn fingerprints(repo: &Repository, diagnostics: &[Diagnostic]) -> Vec<String> {
     let mut seen: HashMap<String, usize> = HashMap::new();
     // A values document's tree is parsed again once, not once per finding in it.
     let mut trees: Trees = HashMap::new();
     diagnostics
         .iter()
         .map(|d| {
-            let key = identity(project, d, &mut trees);
+            let key = identity(repo, d, &mut trees);
             let n = seen.entry(key.clone()).or_insert(0);
             *n += 1;
             let full = format!("{key}\u{0}{n}");
@@ -33,10 +33,10 @@ pub fn fingerprints(project: &Repository, diagnostics: &[Diagnostic]) -> Vec<Str
 /// The trees of the documents met so far, by file and index (see `Repository::tree`).
 type Trees = HashMap<(FileId, usize), Arc<Node>>;
 
-fn identity(project: &Repository, d: &Diagnostic, trees: &mut Trees) -> String {
-    let file = project.source(d.span.file);
+fn identity(repo: &Repository, d: &Diagnostic, trees: &mut Trees) -> String {
+    let file = repo.source(d.span.file);
     let text = normalise(file.slice(d.span));
-    let (doc_id, path) = node_path(project, d.span, trees);
+    let (doc_id, path) = node_path(repo, d.span, trees);
     format!(
         "{}\u{0}{}\u{0}{}\u{0}{}\u{0}{}",
         d.rule, file.path, doc_id, path, text
@@ -49,8 +49,8 @@ fn normalise(s: &str) -> String {
 
 /// `kind/name` of the document holding `span`, and the dotted key path of the deepest node
 /// containing it (`spec.syncPolicy.automated.prune`, sequence items as `[i]`).
-fn node_path(project: &Repository, span: Span, trees: &mut Trees) -> (String, String) {
-    let Some(doc) = project
+fn node_path(repo: &Repository, span: Span, trees: &mut Trees) -> (String, String) {
+    let Some(doc) = repo
         .file_docs(span.file)
         .iter()
         .find(|d| d.span.start <= span.start && span.end <= d.span.end.max(d.root.span.end))
@@ -65,7 +65,7 @@ fn node_path(project: &Repository, span: Span, trees: &mut Trees) -> (String, St
     let mut path = String::new();
     let tree = trees
         .entry((doc.file, doc.index))
-        .or_insert_with(|| project.tree(doc))
+        .or_insert_with(|| repo.tree(doc))
         .clone();
     let mut node: &Node = &tree;
     let contains = |n: &Node| n.span.start <= span.start && span.end <= n.span.end;

@@ -20,7 +20,7 @@ pub fn escape_property(s: &str) -> String {
 
 #[must_use]
 pub fn render(report: &Report) -> String {
-    let sources = &report.project.sources;
+    let sources = &report.repo.sources;
     let mut out = String::new();
     for d in &report.diagnostics {
         let f = sources.get(d.span.file);

@@ -50,9 +50,9 @@ pub fn render(report: &Report) -> String {
 /// root, and the checked root may be a subfolder of the project.
 #[must_use]
 pub fn render_from(report: &Report, project_dir: Option<&Path>) -> String {
-    let prefix = project_dir.map_or_else(String::new, |dir| prefix(dir, &report.project.root));
-    let sources = &report.project.sources;
-    let fps = fingerprints(&report.project, &report.diagnostics);
+    let prefix = project_dir.map_or_else(String::new, |dir| prefix(dir, &report.repo.root));
+    let sources = &report.repo.sources;
+    let fps = fingerprints(&report.repo, &report.diagnostics);
     let issues: Vec<Issue<'_>> = report
         .diagnostics
         .iter()

@@ -106,7 +106,7 @@ fn location(s: &ResolvedSource) -> String {
     }
 }
 
-fn build<'a>(project: &'a Repository, model: &'a ArgoModel) -> Graph<'a> {
+fn build<'a>(repo: &'a Repository, model: &'a ArgoModel) -> Graph<'a> {
     let repository = match &model.repo_identity {
         RepoIdentity::Configured(urls) => format!("repo_urls: {}", urls.join(", ")),
         RepoIdentity::Origin(u) => format!("git origin: {u}"),
@@ -126,13 +126,13 @@ fn build<'a>(project: &'a Repository, model: &'a ArgoModel) -> Graph<'a> {
     for o in &model.rendered {
         rendered_by.entry(o.manager_doc).or_default().push(o);
     }
-    for (i, doc) in project.docs.iter().enumerate() {
+    for (i, doc) in repo.docs.iter().enumerate() {
         let rendered = rendered_by.get(&i).map_or(&[][..], Vec::as_slice);
         // A chart no Application installs appears when it renders Argo CD objects.
         if !is_argocd_kind(doc.kind) && rendered.is_empty() {
             continue;
         }
-        let file = project.source(doc.file);
+        let file = repo.source(doc.file);
         let applications = apps_of
             .get(&i)
             .map_or(&[][..], Vec::as_slice)
@@ -141,7 +141,7 @@ fn build<'a>(project: &'a Repository, model: &'a ArgoModel) -> Graph<'a> {
                 name: a.name.clone(),
                 rendered_from: a.rendered_from.clone(),
                 at: a.rendered_from.as_ref().map(|_| {
-                    let f = project.source(a.name_span.file);
+                    let f = repo.source(a.name_span.file);
                     format!("{}:{}", f.path, f.line_col(a.name_span.start as usize).line)
                 }),
                 sources: a
@@ -157,7 +157,7 @@ fn build<'a>(project: &'a Repository, model: &'a ArgoModel) -> Graph<'a> {
                             s.files
                                 .iter()
                                 .filter(|f| listed.insert(**f))
-                                .map(|f| project.source(*f).path.as_str())
+                                .map(|f| repo.source(*f).path.as_str())
                                 .collect()
                         },
                     })
@@ -172,7 +172,7 @@ fn build<'a>(project: &'a Repository, model: &'a ArgoModel) -> Graph<'a> {
                     .root
                     .path(&["metadata", "name"])
                     .map_or(o.root.span, |n| n.span);
-                let f = project.source(at.file);
+                let f = repo.source(at.file);
                 RenderedOut {
                     kind: kind_name(o.kind),
                     name: o.name.clone(),
@@ -218,16 +218,16 @@ fn build<'a>(project: &'a Repository, model: &'a ArgoModel) -> Graph<'a> {
         repository,
         roots: model.roots.clone(),
         objects,
-        not_rendered: not_rendered(project, model),
+        not_rendered: not_rendered(repo, model),
     }
 }
 
 /// Charts that write Argo CD objects but failed to render, and Argo CD objects written as
 /// templates outside a chart (as `argocd/not-rendered` reports them).
-fn not_rendered(project: &Repository, model: &ArgoModel) -> Vec<NotRenderedOut> {
+fn not_rendered(repo: &Repository, model: &ArgoModel) -> Vec<NotRenderedOut> {
     let mut out = Vec::new();
     for n in &model.not_rendered {
-        let f = project.source(n.span.file);
+        let f = repo.source(n.span.file);
         out.push(NotRenderedOut {
             file: f.path.clone(),
             line: f.line_col(n.span.start as usize).line,
@@ -235,12 +235,12 @@ fn not_rendered(project: &Repository, model: &ArgoModel) -> Vec<NotRenderedOut> 
             why: n.message.clone(),
         });
     }
-    for doc in project
+    for doc in repo
         .docs_of(DocKind::Application)
-        .chain(project.docs_of(DocKind::AppProject))
+        .chain(repo.docs_of(DocKind::AppProject))
     {
         if let Some(node) = templated_field(&doc.root) {
-            let f = project.source(doc.file);
+            let f = repo.source(doc.file);
             out.push(NotRenderedOut {
                 file: f.path.clone(),
                 line: f.line_col(node.span.start as usize).line,
@@ -259,8 +259,8 @@ fn not_rendered(project: &Repository, model: &ArgoModel) -> Vec<NotRenderedOut> 
 
 /// JSON.
 #[must_use]
-pub fn json(project: &Repository, model: &ArgoModel) -> String {
-    let mut s = serde_json::to_string_pretty(&build(project, model)).unwrap_or_default();
+pub fn json(repo: &Repository, model: &ArgoModel) -> String {
+    let mut s = serde_json::to_string_pretty(&build(repo, model)).unwrap_or_default();
     s.push('\n');
     s
 }
@@ -280,8 +280,8 @@ const MAX_FILES_AGAIN: usize = 20;
 /// object is printed in full once, so the text grows with the objects and the files, not with
 /// every edge between them (thousands of Applications that each manage all the others).
 #[must_use]
-pub fn text(project: &Repository, model: &ArgoModel) -> String {
-    let g = build(project, model);
+pub fn text(repo: &Repository, model: &ArgoModel) -> String {
+    let g = build(repo, model);
     let mut w = TextTree {
         g: &g,
         index: g
@@ -536,8 +536,8 @@ impl<'g> TextTree<'g> {
 /// Graphviz DOT. Names and paths are escaped as in the text, so no control character reaches
 /// the file.
 #[must_use]
-pub fn dot(project: &Repository, model: &ArgoModel) -> String {
-    let g = build(project, model);
+pub fn dot(repo: &Repository, model: &ArgoModel) -> String {
+    let g = build(repo, model);
     let q = |s: &str| {
         format!(
             "\"{}\"",

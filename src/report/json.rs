@@ -60,7 +60,7 @@ struct JsonEdit<'a> {
 /// Renders the report as pretty-printed JSON followed by a newline.
 #[must_use]
 pub fn render(report: &Report) -> String {
-    let sources = &report.project.sources;
+    let sources = &report.repo.sources;
     let path = |f| sources.get(f).path.as_str();
     // Each fix's diff is computed from its file's text: on all threads.
     let diagnostics = report
@@ -104,7 +104,7 @@ pub fn render(report: &Report) -> String {
             name: "gitops-lint",
             version: crate::VERSION,
         },
-        root: report.project.root.display().to_string(),
+        root: report.repo.root.display().to_string(),
         diagnostics,
         summary: &report.summary,
     };

@@ -23,7 +23,7 @@ fn xml(s: &str) -> String {
 
 #[must_use]
 pub fn render(report: &Report) -> String {
-    let sources = &report.project.sources;
+    let sources = &report.repo.sources;
     let failures = report
         .diagnostics
         .iter()

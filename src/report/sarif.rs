@@ -67,8 +67,8 @@ fn rule_descriptor(m: &RuleMeta) -> Value {
 /// Renders the report as a SARIF 2.1.0 log with one run.
 #[must_use]
 pub fn render(report: &Report, metas: &[&RuleMeta]) -> String {
-    let sources = &report.project.sources;
-    let fps = fingerprints(&report.project, &report.diagnostics);
+    let sources = &report.repo.sources;
+    let fps = fingerprints(&report.repo, &report.diagnostics);
     let results: Vec<Value> = report
         .diagnostics
         .iter()
@@ -125,7 +125,7 @@ pub fn render(report: &Report, metas: &[&RuleMeta]) -> String {
             r
         })
         .collect();
-    let root_uri = file_uri(&report.project.root);
+    let root_uri = file_uri(&report.repo.root);
     let log = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",

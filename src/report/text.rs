@@ -273,7 +273,7 @@ pub fn render_with(report: &Report, opts: &TextOptions) -> String {
         .with_word_separator(textwrap::WordSeparator::AsciiSpace)
         .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
         .without_syntax_highlighting();
-    let sources = &report.project.sources;
+    let sources = &report.repo.sources;
     let mut frames = FrameTexts::default();
     for d in &report.diagnostics {
         frames.prepare(sources, d);
@@ -417,7 +417,7 @@ fn is_continuation(line: &str) -> bool {
 /// `--format concise`: one line per finding, `path:line:col: severity[rule] message`.
 #[must_use]
 pub fn render_concise(report: &Report, opts: &TextOptions) -> String {
-    let sources = &report.project.sources;
+    let sources = &report.repo.sources;
     let mut out = String::new();
     for d in &report.diagnostics {
         let f = sources.get(d.span.file);

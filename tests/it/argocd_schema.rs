@@ -47,7 +47,7 @@ fn corpus_findings_are_the_judged_ones() {
         })
         .unwrap_or_else(|e| panic!("{name}: {e}"));
         objects += report
-            .project
+            .repo
             .docs
             .iter()
             .filter(|d| {
@@ -58,7 +58,7 @@ fn corpus_findings_are_the_judged_ones() {
             })
             .count();
         for d in report.diagnostics.iter().filter(|d| d.rule == RULE) {
-            let file = report.project.source(d.span.file);
+            let file = report.repo.source(d.span.file);
             let line = file.line_col(d.span.start as usize).line;
             found.push(format!("{name}/{}:{line}: {}", file.path, d.message));
         }

@@ -146,7 +146,7 @@ fn check_spans(report: &Report, case: &str) {
         let spans = std::iter::once(d.span).chain(d.labels.iter().map(|l| l.span));
         let fix_spans = d.fix.iter().flat_map(|f| f.edits.iter().map(|e| e.span));
         for s in spans.chain(fix_spans) {
-            let text = &report.project.source(s.file).text();
+            let text = &report.repo.source(s.file).text();
             assert!(
                 s.start <= s.end && (s.end as usize) <= text.len(),
                 "{case}: span {s:?} outside its file"
@@ -173,7 +173,7 @@ fn fix_until_stable(
         let report = run_case(&files, config.clone());
         let mut changed = false;
         for f in &mut files {
-            let Some(file) = report.project.sources.by_path(&f.0) else {
+            let Some(file) = report.repo.sources.by_path(&f.0) else {
                 continue;
             };
             let fixes: Vec<&fix::Fix> = report
@@ -205,7 +205,7 @@ fn messages(report: &Report, found: &[&gitops_lint::diagnostic::Diagnostic]) -> 
     found
         .iter()
         .map(|d| {
-            let f = report.project.source(d.span.file);
+            let f = report.repo.source(d.span.file);
             let lc = f.line_col(d.span.start as usize);
             format!(
                 "{}:{}:{}: {}: {}\n",
@@ -290,7 +290,7 @@ fn check_case(rule: &str, rule_dir: &Path, case: &Path) -> Result<CaseOutcome, S
     let describe = |ds: &[&gitops_lint::diagnostic::Diagnostic]| {
         ds.iter()
             .map(|d| {
-                let f = report.project.source(d.span.file);
+                let f = report.repo.source(d.span.file);
                 let lc = f.line_col(d.span.start as usize);
                 format!("  {}:{}:{}: {}", f.path, lc.line, lc.column, d.message)
             })
@@ -312,7 +312,7 @@ fn check_case(rule: &str, rule_dir: &Path, case: &Path) -> Result<CaseOutcome, S
     if !marks.is_empty() {
         let mut hit = BTreeSet::new();
         for d in &found {
-            let f = report.project.source(d.span.file);
+            let f = report.repo.source(d.span.file);
             let key = (f.path.clone(), f.line_col(d.span.start as usize).line);
             if !marks.contains(&key) {
                 return Err(format!(

@@ -111,9 +111,9 @@ fn long_messages_are_printed_whole() {
 #[test]
 fn labels_in_other_files_are_notes_with_whole_messages() {
     let dir = tempfile::tempdir().unwrap();
-    let project = "apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: team, namespace: argocd}\nspec:\n  sourceRepos: [\"https://example.com/a.git\"]\n  destinations:\n    - {namespace: web, server: https://kubernetes.default.svc}\n    - {namespace: api, server: https://kubernetes.default.svc}\n    - {namespace: jobs, server: https://kubernetes.default.svc}\n";
+    let repo = "apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: team, namespace: argocd}\nspec:\n  sourceRepos: [\"https://example.com/a.git\"]\n  destinations:\n    - {namespace: web, server: https://kubernetes.default.svc}\n    - {namespace: api, server: https://kubernetes.default.svc}\n    - {namespace: jobs, server: https://kubernetes.default.svc}\n";
     let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: app\n  namespace: argocd\n  finalizers: [resources-finalizer.argocd.argoproj.io]\nspec:\n  project: team\n  source: {repoURL: https://example.com/a.git, path: a, targetRevision: v1}\n  destination: {namespace: other, server: https://kubernetes.default.svc}\n  syncPolicy: {automated: {prune: true, selfHeal: true}}\n";
-    std::fs::write(dir.path().join("project.yaml"), project).unwrap();
+    std::fs::write(dir.path().join("project.yaml"), repo).unwrap();
     std::fs::write(dir.path().join("app.yaml"), app).unwrap();
     for color in ["never", "always"] {
         let (_, text) = check(dir.path(), &["--fail-on", "never", "--color", color]);

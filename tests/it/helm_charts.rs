@@ -222,12 +222,12 @@ fn render_case(c: &ChartCase) -> (tempfile::TempDir, Result<Vec<String>, String>
             paths: vec![dir.path().to_path_buf()],
             ..engine::Options::default()
         };
-        let (project, _) = engine::load(&opts).map_err(|e| e.to_string())?;
-        let chart = helm::load(&project, "p").map_err(|e| e.to_string())?;
+        let (repo, _) = engine::load(&opts).map_err(|e| e.to_string())?;
+        let chart = helm::load(&repo, "p").map_err(|e| e.to_string())?;
         let mut values = chart.defaults.clone();
         if c.user.is_some() {
-            let f = project.file_by_path("user.yaml").unwrap().id;
-            values.merge(Values::from_node(&project.file_docs(f)[0].root, None));
+            let f = repo.file_by_path("user.yaml").unwrap().id;
+            values.merge(Values::from_node(&repo.file_docs(f)[0].root, None));
         }
         let r = helm::render(&chart, &values, &helm::Release::new("rel", "ns"))
             .map_err(|e| e.to_string())?;
@@ -506,9 +506,9 @@ fn render_argocd_apps(
         paths: vec![dir.path().to_path_buf()],
         ..engine::Options::default()
     };
-    let (project, _) = engine::load(&opts).unwrap();
-    let f = project.file_by_path("values.yaml").unwrap().id;
-    let vals = project.helm_values(&project.file_docs(f)[0]);
+    let (repo, _) = engine::load(&opts).unwrap();
+    let f = repo.file_by_path("values.yaml").unwrap().id;
+    let vals = repo.helm_values(&repo.file_docs(f)[0]);
     let chart = helm::argocd_apps::chart("argocd-apps", form);
     let r = helm::render(&chart, &vals, &helm::Release::new("rel", "ns"))
         .map(|r| r.manifests.into_iter().map(|m| m.text).collect())

@@ -65,10 +65,9 @@ fn kubectl_kustomize_agrees_on_argocd_objects() {
             paths: vec![dir.clone()],
             ..engine::Options::default()
         };
-        let (project, _) = engine::load(&opts).unwrap();
+        let (repo, _) = engine::load(&opts).unwrap();
         let ours = by_identity(
-            project
-                .docs
+            repo.docs
                 .iter()
                 .filter(|d| is_argocd_kind(d.kind))
                 .map(|d| d.root.to_json())

@@ -35,7 +35,7 @@ fn policy_findings(r: &Report) -> Vec<(String, String, Severity, String)> {
         .iter()
         .filter(|d| d.rule.starts_with("policy/") || d.rule.starts_with("team/"))
         .map(|d: &Diagnostic| {
-            let f = r.project.source(d.span.file);
+            let f = r.repo.source(d.span.file);
             let lc = f.line_col(d.span.start as usize);
             (
                 d.rule.clone(),

@@ -29,7 +29,7 @@ fn findings(report: &engine::Report) -> Vec<String> {
     report
         .diagnostics
         .iter()
-        .map(|d| format!("{} {d:?}", report.project.source(d.span.file).path))
+        .map(|d| format!("{} {d:?}", report.repo.source(d.span.file).path))
         .collect()
 }
 
@@ -194,7 +194,7 @@ fn count(report: &engine::Report, rule: &str, file: &str) -> usize {
     report
         .diagnostics
         .iter()
-        .filter(|d| d.rule == rule && report.project.source(d.span.file).path == file)
+        .filter(|d| d.rule == rule && report.repo.source(d.span.file).path == file)
         .count()
 }
 

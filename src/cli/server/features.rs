@@ -42,8 +42,8 @@ impl<'a> View<'a> {
         let root = super::root_of(&path);
         let report = root.as_deref().and_then(|r| self.roots.get(r).copied());
         let in_report = report.and_then(|r| {
-            let rel = gitops_lint::source::walk::relative(&r.project.root, &path);
-            r.project.file_by_path(&rel)
+            let rel = gitops_lint::source::walk::relative(&r.repo.root, &path);
+            r.repo.file_by_path(&rel)
         });
         let text = match (self.docs.get(path.as_path()), in_report) {
             (Some(t), _) => (*t).to_string(),
@@ -76,10 +76,10 @@ fn diagnostics_of(report: &Report, file: FileId) -> impl Iterator<Item = &Diagno
 fn workspace_edit(report: &Report, edits: &[&Edit]) -> Option<WorkspaceEdit> {
     let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
     for e in edits {
-        let src = report.project.source(e.span.file);
+        let src = report.repo.source(e.span.file);
         let lines = Lines::new(src.text());
         changes
-            .entry(path_to_uri(&super::on_disk(&report.project, src))?)
+            .entry(path_to_uri(&super::on_disk(&report.repo, src))?)
             .or_default()
             .push(TextEdit {
                 range: lines.range(e.span.start as usize, e.span.end as usize),
@@ -258,7 +258,7 @@ pub fn hover(view: &View<'_>, p: &HoverParams) -> Option<Hover> {
 /// On a Helm values file: the Applications that deploy it and, for the key under the cursor,
 /// the value each one gets and where it comes from (Helm precedence, resolved by the model).
 fn values_hover(report: &Report, src: &SourceFile, steps: &[Step]) -> Option<String> {
-    let model = gitops_lint::model::Model::new(&report.project, report.config.settings());
+    let model = gitops_lint::model::Model::new(&report.repo, report.config.settings());
     let keys: Option<Vec<&str>> = steps
         .iter()
         .map(|s| match s {
@@ -280,7 +280,7 @@ fn values_hover(report: &Report, src: &SourceFile, steps: &[Step]) -> Option<Str
                     None => line.push_str(": a mapping or list"),
                 }
                 if let Some(span) = v.span() {
-                    let from = report.project.source(span.file);
+                    let from = report.repo.source(span.file);
                     let at = from.line_col(span.start as usize);
                     line.push_str(&format!(", from `{}:{}`", from.path, at.line));
                 }
@@ -428,15 +428,15 @@ pub fn definition(view: &View<'_>, p: &GotoDefinitionParams) -> Option<GotoDefin
 
 /// The AppProject named `name`: its `metadata.name`.
 fn app_project(report: &Report, name: &str) -> Option<Location> {
-    report.project.docs.iter().find_map(|d| {
+    report.repo.docs.iter().find_map(|d| {
         let kind = schema_path::map_get(&d.root, "kind")?.as_str()?;
         let meta = schema_path::map_get(&d.root, "metadata")?;
         let node = schema_path::map_get(meta, "name")?;
         (kind == "AppProject" && node.as_str() == Some(name)).then(|| {
-            let src = report.project.source(d.file);
+            let src = report.repo.source(d.file);
             let lines = Lines::new(src.text());
             Some(Location {
-                uri: path_to_uri(&super::on_disk(&report.project, src))?,
+                uri: path_to_uri(&super::on_disk(&report.repo, src))?,
                 range: lines.range(node.span.start as usize, node.span.end as usize),
             })
         })?

@@ -234,7 +234,7 @@ fn spawn_worker(events: mpsc::Sender<Event>) -> mpsc::Sender<LintJob> {
                             .map(|(p, t)| (p.as_str(), t.as_str()))
                             .collect();
                         let mut report = engine::check_texts(&files, Default::default());
-                        report.project.root = root.clone();
+                        report.repo.root = root.clone();
                         Ok(report)
                     }
                 };

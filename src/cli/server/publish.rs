@@ -91,19 +91,19 @@ pub(super) fn severity(s: Severity) -> DiagnosticSeverity {
 
 /// A report's findings as LSP diagnostics, by file.
 pub(super) fn diagnostics_by_file(report: &Report) -> BTreeMap<Uri, Vec<lsp_types::Diagnostic>> {
-    let project = &report.project;
+    let repo = &report.repo;
     let mut out: BTreeMap<Uri, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
     let mut lines: HashMap<gitops_lint::source::FileId, Lines<'_>> = HashMap::new();
     let mut range_of = |span: gitops_lint::source::Span| {
-        let file = project.source(span.file);
+        let file = repo.source(span.file);
         let l = lines
             .entry(span.file)
             .or_insert_with(|| Lines::new(file.text()));
         l.range(span.start as usize, span.end as usize)
     };
     for d in &report.diagnostics {
-        let file = project.source(d.span.file);
-        let Some(uri) = path_to_uri(&on_disk(project, file)) else {
+        let file = repo.source(d.span.file);
+        let Some(uri) = path_to_uri(&on_disk(repo, file)) else {
             continue;
         };
         let range = range_of(d.span);
@@ -111,7 +111,7 @@ pub(super) fn diagnostics_by_file(report: &Report) -> BTreeMap<Uri, Vec<lsp_type
             .labels
             .iter()
             .filter_map(|label| {
-                let uri = path_to_uri(&on_disk(project, project.source(label.span.file)))?;
+                let uri = path_to_uri(&on_disk(repo, repo.source(label.span.file)))?;
                 Some(lsp_types::DiagnosticRelatedInformation {
                     location: lsp_types::Location {
                         uri,

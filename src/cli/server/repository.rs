@@ -78,12 +78,12 @@ pub(super) fn is_no_repository(root: &Path) -> bool {
 
 /// Where a report's file is on disk: a file checked alone has its path relative to the root.
 pub(super) fn on_disk(
-    project: &gitops_lint::model::Repository,
+    repo: &gitops_lint::model::Repository,
     file: &gitops_lint::source::SourceFile,
 ) -> PathBuf {
     let abs = file.abs();
     if abs.is_relative() {
-        project.root.join(abs)
+        repo.root.join(abs)
     } else {
         abs.into_owned()
     }

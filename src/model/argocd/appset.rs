@@ -32,7 +32,7 @@ pub struct Expansion {
 
 /// What expansion needs to know about the repository.
 pub struct RepoView<'a> {
-    pub project: &'a Repository,
+    pub repo: &'a Repository,
     /// Every folder of the repository (`""` is the root).
     pub dirs: &'a rustc_hash::FxHashSet<String>,
     /// Whether a `repoURL` is this repository: `Some(false)` for another one, `None` when
@@ -257,7 +257,7 @@ impl Ctx<'_> {
             }
         }
         if let Some(files) = v.get("files") {
-            let project = self.repo.project;
+            let repo = self.repo.repo;
             for f in files.items() {
                 let Some(p) = f.get_str("path") else {
                     continue;
@@ -268,12 +268,12 @@ impl Ctx<'_> {
                 let Some(g) = glob(p) else {
                     continue;
                 };
-                for file in project.sources.files() {
+                for file in repo.sources.files() {
                     if !g.is_match(&file.path) {
                         continue;
                     }
-                    for doc in project.file_docs(file.id) {
-                        let items: Vec<J> = match project.tree(doc).to_json() {
+                    for doc in repo.file_docs(file.id) {
+                        let items: Vec<J> = match repo.tree(doc).to_json() {
                             J::Array(a) => a,
                             o @ J::Object(_) => vec![o],
                             _ => continue,

@@ -38,7 +38,7 @@ pub fn deployed<'p>(
     source: usize,
     src: &ResolvedSource,
 ) -> Vec<Deployed<'p>> {
-    let project = model.project;
+    let repo = model.repo;
     let mut out = Vec::new();
     let object = |d: &'p Document, rendered: Option<&'p RenderedMeta>| {
         let (Some(kind), Some(api_version)) = (d.k8s_kind(), d.api_version()) else {
@@ -54,7 +54,7 @@ pub fn deployed<'p>(
     match (src.kind, &src.location) {
         (SourceKind::Directory | SourceKind::Kustomize, _) => {
             for &f in &src.files {
-                for d in project.file_docs(f) {
+                for d in repo.file_docs(f) {
                     if matches!(d.kind, DocKind::K8sObject) {
                         out.extend(object(d, None));
                     }
@@ -78,7 +78,7 @@ pub fn kustomizations<'m>(model: &'m Model<'_>, src: &ResolvedSource) -> Vec<&'m
 }
 
 /// The chart name and dependency names of an in-repository Helm chart source.
-pub fn chart_names<'p>(project: &'p Repository, src: &ResolvedSource) -> Vec<(&'p str, Span)> {
+pub fn chart_names<'p>(repo: &'p Repository, src: &ResolvedSource) -> Vec<(&'p str, Span)> {
     let (SourceKind::Helm, Location::InRepo(dir)) = (src.kind, &src.location) else {
         return Vec::new();
     };
@@ -87,11 +87,11 @@ pub fn chart_names<'p>(project: &'p Repository, src: &ResolvedSource) -> Vec<(&'
     } else {
         format!("{dir}/Chart.yaml")
     };
-    let Some(file) = project.file_by_path(&path) else {
+    let Some(file) = repo.file_by_path(&path) else {
         return Vec::new();
     };
     let mut out = Vec::new();
-    for d in project.file_docs(file.id) {
+    for d in repo.file_docs(file.id) {
         if let Some(n) = d.root.get("name").filter(|n| n.as_str().is_some()) {
             out.push((n.as_str().unwrap_or(""), n.span));
         }

@@ -70,7 +70,7 @@ pub fn templated_field(root: &Node) -> Option<&Node> {
             .filter_map(move |k| m.get(k))
     });
     let spec = root.get("spec");
-    let project = spec.and_then(|s| s.get("project"));
+    let repo = spec.and_then(|s| s.get("project"));
     let sources = spec.into_iter().flat_map(|s| {
         s.get("source")
             .into_iter()
@@ -90,7 +90,7 @@ pub fn templated_field(root: &Node) -> Option<&Node> {
                 .filter_map(move |k| d.get(k))
         });
     metadata
-        .chain(project)
+        .chain(repo)
         .chain(coords)
         .chain(dest)
         .find(is_template)

@@ -40,7 +40,7 @@ pub fn app_project_name(project: Option<&Field>) -> Option<&str> {
 pub fn projects<'m>(model: &'m Model<'_>) -> BTreeMap<&'m str, Vec<&'m Document>> {
     let mut out: BTreeMap<&str, Vec<&Document>> = BTreeMap::new();
     let rendered = &model.argocd().rendered_projects;
-    for d in model.project.docs_of(DocKind::AppProject).chain(rendered) {
+    for d in model.repo.docs_of(DocKind::AppProject).chain(rendered) {
         if let Some(name) = d.name() {
             out.entry(name).or_default().push(d);
         }
@@ -51,9 +51,9 @@ pub fn projects<'m>(model: &'m Model<'_>) -> BTreeMap<&'m str, Vec<&'m Document>
 /// The namespaces the Argo CD control plane may run in: those the AppProjects state (Argo CD
 /// reads AppProjects only from its own namespace). Empty when no AppProject states one (they are
 /// applied with `-n`): the control plane's namespace is then unknown.
-pub fn controller_namespaces(project: &Repository) -> Vec<&str> {
+pub fn controller_namespaces(repo: &Repository) -> Vec<&str> {
     let mut out = Vec::new();
-    for d in project.docs_of(DocKind::AppProject) {
+    for d in repo.docs_of(DocKind::AppProject) {
         if let Some(ns) = d.namespace() {
             if !out.contains(&ns) {
                 out.push(ns);
@@ -163,11 +163,10 @@ impl Clusters {
 /// written): their `sourceRepos` and `destinations` are not known. Projects one
 /// kustomization patches are read patched and checked.
 pub fn patched_projects(model: &Model<'_>) -> HashSet<(FileId, usize)> {
-    let project = model.project;
-    project
-        .ambiguously_patched
+    let repo = model.repo;
+    repo.ambiguously_patched
         .iter()
-        .filter_map(|&i| project.docs.get(i))
+        .filter_map(|&i| repo.docs.get(i))
         .filter(|d| d.kind == DocKind::AppProject)
         .map(|d| (d.file, d.index))
         .collect()
@@ -176,9 +175,9 @@ pub fn patched_projects(model: &Model<'_>) -> HashSet<(FileId, usize)> {
 /// True when the ApplicationSet that generates `app` has a `templatePatch` (a Go template the
 /// model does not evaluate) that mentions `key`: the generated value may differ.
 #[must_use]
-pub fn template_patched(project: &Repository, app: &App, key: &str) -> bool {
+pub fn template_patched(repo: &Repository, app: &App, key: &str) -> bool {
     app.appset.is_some()
-        && project.docs[app.doc]
+        && repo.docs[app.doc]
             .root
             .path(&["spec", "templatePatch"])
             .and_then(Node::scalar_text)
@@ -190,7 +189,7 @@ pub fn template_patched(project: &Repository, app: &App, key: &str) -> bool {
 /// projects their label selector matches; the selector is not evaluated here, so callers merge
 /// their allow entries (not their denials) into every project: that can only hide findings.
 pub fn global_projects<'p>(model: &Model<'p>) -> Vec<&'p Document> {
-    let project = model.project;
+    let repo = model.repo;
     let mut names: Vec<String> = Vec::new();
     for cm in model.k8s().named("", "ConfigMap", ARGOCD_CM) {
         let d = cm.doc;
@@ -210,8 +209,7 @@ pub fn global_projects<'p>(model: &Model<'p>) -> Vec<&'p Document> {
             }
         }
     }
-    project
-        .docs_of(DocKind::AppProject)
+    repo.docs_of(DocKind::AppProject)
         .filter(|d| d.name().is_some_and(|n| names.iter().any(|x| x == n)))
         .collect()
 }

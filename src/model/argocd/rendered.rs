@@ -113,7 +113,7 @@ fn same_release(a: &helm::Release, b: &helm::Release) -> bool {
 
 /// Renders every live Application's in-repository Helm sources.
 #[must_use]
-pub fn build(project: &Repository, argo: &ArgoModel, budget: &helm::RenderBudget) -> RenderedObjects {
+pub fn build(repo: &Repository, argo: &ArgoModel, budget: &helm::RenderBudget) -> RenderedObjects {
     // Distinct renderings: same chart folder, release and effective values.
     let mut jobs: Vec<Job<'_>> = Vec::new();
     let mut by_dir: HashMap<&str, Vec<usize>> = HashMap::new();
@@ -146,7 +146,7 @@ pub fn build(project: &Repository, argo: &ArgoModel, budget: &helm::RenderBudget
     let dirs: Vec<&str> = by_dir.keys().copied().collect();
     let charts: HashMap<&str, Chart> = dirs
         .par_iter()
-        .filter_map(|d| Some((*d, helm::load(project, d).ok()?)))
+        .filter_map(|d| Some((*d, helm::load(repo, d).ok()?)))
         .collect();
     // The renderings of one chart folder run in one task, so its templates are parsed once.
     let groups: Vec<&Vec<usize>> = by_dir.values().collect();
@@ -177,7 +177,7 @@ pub fn build(project: &Repository, argo: &ArgoModel, budget: &helm::RenderBudget
                 // app-of-apps charts report it (`argocd/not-rendered`).
                 match helm::render_with(chart, job.vals, job.release, &mut parsed, budget) {
                     Ok(r) => {
-                        let docs = helm::documents(&r, &project.sources, job.anchor)
+                        let docs = helm::documents(&r, &repo.sources, job.anchor)
                             .into_iter()
                             .filter(|d| read_by_rules(&d.root, &job.release.namespace))
                             .collect();
@@ -288,9 +288,9 @@ pub fn build(project: &Repository, argo: &ArgoModel, budget: &helm::RenderBudget
                         .iter()
                         .map(|i| {
                             let mut i = i.clone();
-                            i.label = match project.sources.templates().get(
+                            i.label = match repo.sources.templates().get(
                                 (i.written.file.0 as usize)
-                                    .wrapping_sub(project.sources.files().len()),
+                                    .wrapping_sub(repo.sources.files().len()),
                             ) {
                                 Some(t) => format!(
                                     "rendered from `{}:{}` by Application `{}`",

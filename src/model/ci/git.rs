@@ -299,13 +299,13 @@ impl<'a> GitTrace<'a> {
             return Target::This;
         }
         // `.../projects/<id>/repository/commits`: name the project.
-        let project = url
+        let repo = url
             .split("projects/")
             .nth(1)
             .and_then(|r| r.split('/').next())
             .filter(|p| !p.is_empty())
             .map(str::to_string);
-        project.map_or_else(
+        repo.map_or_else(
             || Target::Other(paths::without_credentials(&url)),
             Target::Repository,
         )

@@ -61,9 +61,8 @@ impl GithubStep {
 
 /// Every workflow document of the repository.
 #[must_use]
-pub fn workflows(project: &Repository) -> Vec<GithubWorkflow> {
-    project
-        .docs
+pub fn workflows(repo: &Repository) -> Vec<GithubWorkflow> {
+    repo.docs
         .iter()
         .enumerate()
         .filter(|(_, d)| d.kind == DocKind::GithubWorkflow)
@@ -141,11 +140,11 @@ mod tests {
 
     #[test]
     fn steps_carry_their_environment_and_working_directory() {
-        let project = crate::model::ci::test_project(&[(
+        let repo = crate::model::Repository::in_memory(&[(
             ".github/workflows/bump.yml",
             "on: push\nenv: {A: wf, B: wf}\ndefaults: {run: {working-directory: wf-dir}}\njobs:\n  bump:\n    env: {B: job}\n    defaults: {run: {working-directory: job-dir}}\n    steps:\n      - uses: actions/checkout@v4\n        with: {token: '${{ secrets.PAT }}'}\n      - run: git push\n        env: {C: step}\n        working-directory: step-dir\n      - run: make\n  other:\n    steps: []\n",
         )]);
-        let wfs = workflows(&project);
+        let wfs = workflows(&repo);
         assert_eq!(wfs.len(), 1);
         let jobs = &wfs[0].jobs;
         assert_eq!(jobs.len(), 2);
@@ -164,7 +163,7 @@ mod tests {
         assert_eq!(steps[1].working_directory.as_deref(), Some("step-dir"));
         assert_eq!(steps[2].working_directory.as_deref(), Some("job-dir"));
         let run = steps[1].run.as_ref().expect("a run step");
-        assert_eq!(project.source(run.span.file).slice(run.span), "git push");
-        assert_eq!(project.source(jobs[0].key.file).slice(jobs[0].key), "bump");
+        assert_eq!(repo.source(run.span.file).slice(run.span), "git push");
+        assert_eq!(repo.source(jobs[0].key.file).slice(jobs[0].key), "bump");
     }
 }

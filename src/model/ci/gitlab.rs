@@ -73,35 +73,35 @@ impl GitlabJob {
 /// Every pipeline of the repository: one per GitLab CI file that no other GitLab CI file
 /// includes (an included `*gitlab-ci.yml` is part of the pipeline that includes it).
 #[must_use]
-pub fn pipelines(project: &Repository) -> Vec<GitlabPipeline> {
+pub fn pipelines(repo: &Repository) -> Vec<GitlabPipeline> {
     let mut included = HashSet::new();
-    for d in project.docs_of(DocKind::GitlabCi) {
+    for d in repo.docs_of(DocKind::GitlabCi) {
         for inc in local_includes(&d.root) {
             included.extend(
-                resolve_include(project, &inc)
+                resolve_include(repo, &inc)
                     .into_iter()
                     .filter(|f| *f != d.file),
             );
         }
     }
-    let mut roots: Vec<FileId> = project
+    let mut roots: Vec<FileId> = repo
         .docs_of(DocKind::GitlabCi)
         .map(|d| d.file)
         .filter(|f| !included.contains(f))
         .collect();
     roots.dedup();
-    roots.into_iter().map(|r| pipeline(project, r)).collect()
+    roots.into_iter().map(|r| pipeline(repo, r)).collect()
 }
 
 /// The pipeline that starts from `root`.
-fn pipeline(project: &Repository, root: FileId) -> GitlabPipeline {
+fn pipeline(repo: &Repository, root: FileId) -> GitlabPipeline {
     let mut files = Vec::new();
-    collect_files(project, root, &mut files, &mut HashSet::new(), 0);
+    collect_files(repo, root, &mut files, &mut HashSet::new(), 0);
     // Included files first: the including file's keys win.
     let layers: Vec<&Node> = files
         .iter()
         .rev()
-        .flat_map(|f| project.file_docs(*f))
+        .flat_map(|f| repo.file_docs(*f))
         .map(|d| &*d.root)
         .filter(|r| r.as_map().is_some())
         .collect();
@@ -135,7 +135,7 @@ pub fn local_includes(root: &Node) -> Vec<String> {
 }
 
 fn collect_files(
-    project: &Repository,
+    repo: &Repository,
     file: FileId,
     files: &mut Vec<FileId>,
     seen: &mut HashSet<FileId>,
@@ -145,29 +145,25 @@ fn collect_files(
         return;
     }
     files.push(file);
-    let includes: Vec<String> = project
+    let includes: Vec<String> = repo
         .file_docs(file)
         .iter()
         .flat_map(|d| local_includes(&d.root))
         .collect();
     for inc in includes {
-        for f in resolve_include(project, &inc) {
-            collect_files(project, f, files, seen, depth + 1);
+        for f in resolve_include(repo, &inc) {
+            collect_files(repo, f, files, seen, depth + 1);
         }
     }
 }
 
 /// Files matching a local include: a repository-relative path, or a glob with `*`.
-fn resolve_include(project: &Repository, path: &str) -> Vec<FileId> {
+fn resolve_include(repo: &Repository, path: &str) -> Vec<FileId> {
     let Some(path) = paths::join("", path) else {
         return Vec::new();
     };
     if !path.contains('*') {
-        return project
-            .file_by_path(&path)
-            .map(|f| f.id)
-            .into_iter()
-            .collect();
+        return repo.file_by_path(&path).map(|f| f.id).into_iter().collect();
     }
     let Ok(glob) = globset::GlobBuilder::new(&path)
         .literal_separator(true)
@@ -176,8 +172,7 @@ fn resolve_include(project: &Repository, path: &str) -> Vec<FileId> {
     else {
         return Vec::new();
     };
-    project
-        .sources
+    repo.sources
         .files()
         .iter()
         .filter(|f| glob.is_match(&f.path))
@@ -365,7 +360,7 @@ mod tests {
 
     #[test]
     fn includes_extends_anchors_and_references_assemble_one_pipeline() {
-        let project = crate::model::ci::test_project(&[
+        let repo = crate::model::Repository::in_memory(&[
             (
                 ".gitlab-ci.yml",
                 "include:\n  - local: /ci/templates.yml\n  - 'ci/jobs/*.yml'\n  - remote: https://example.com/x.yml\nvariables:\n  REGISTRY: registry.example.com\n.setup: &setup\n  - echo setup\ndeploy:\n  extends: .deploy\n  before_script: *setup\n  variables:\n    ENV: prod\n",
@@ -377,13 +372,13 @@ mod tests {
             ("ci/jobs/lint.yml", "lint:\n  script: [make lint]\n"),
             ("ci/jobs/nested/skip.yml", "skipped:\n  script: [x]\n"),
         ]);
-        let pipelines = pipelines(&project);
+        let pipelines = pipelines(&repo);
         assert_eq!(pipelines.len(), 1);
         let p = &pipelines[0];
         let paths: Vec<&str> = p
             .files
             .iter()
-            .map(|f| project.source(*f).path.as_str())
+            .map(|f| repo.source(*f).path.as_str())
             .collect();
         // `*` does not cross `/`.
         assert_eq!(
@@ -403,14 +398,14 @@ mod tests {
         assert_eq!(var(deploy, "REGISTRY"), Some("registry.example.com"));
         // Spans point into the file that wrote each line.
         let base = deploy.scripts[1].span;
-        assert_eq!(project.source(base.file).path, "ci/templates.yml");
-        assert_eq!(project.source(base.file).slice(base), "echo base");
-        assert_eq!(project.source(deploy.key.file).slice(deploy.key), "deploy");
+        assert_eq!(repo.source(base.file).path, "ci/templates.yml");
+        assert_eq!(repo.source(base.file).slice(base), "echo base");
+        assert_eq!(repo.source(deploy.key.file).slice(deploy.key), "deploy");
     }
 
     #[test]
     fn an_included_gitlab_ci_file_is_not_a_pipeline_of_its_own() {
-        let project = crate::model::ci::test_project(&[
+        let repo = crate::model::Repository::in_memory(&[
             (".gitlab-ci.yml", "include: 'sub/.gitlab-ci.yml'\n"),
             ("sub/.gitlab-ci.yml", "job:\n  script: [echo]\n"),
             (
@@ -418,10 +413,10 @@ mod tests {
                 "include: '../.gitlab-ci.yml'\nother: {script: [x]}\n",
             ),
         ]);
-        let pipelines = pipelines(&project);
+        let pipelines = pipelines(&repo);
         let roots: Vec<&str> = pipelines
             .iter()
-            .map(|p| project.source(p.root).path.as_str())
+            .map(|p| repo.source(p.root).path.as_str())
             .collect();
         // `../` leaves the root: not followed.
         assert_eq!(roots, [".gitlab-ci.yml", "other/.gitlab-ci.yml"]);
@@ -431,11 +426,11 @@ mod tests {
 
     #[test]
     fn inherit_and_cycles_are_bounded() {
-        let project = crate::model::ci::test_project(&[(
+        let repo = crate::model::Repository::in_memory(&[(
             ".gitlab-ci.yml",
             "include: '.gitlab-ci.yml'\nvariables: {A: a, B: b}\ndefault:\n  before_script: [echo d]\nj:\n  extends: j\n  inherit: {variables: [B], default: false}\n  script: !reference [j, script]\nk:\n  extends: [k2]\n  script: [ok]\nk2:\n  extends: k\n",
         )]);
-        let p = &pipelines(&project)[0];
+        let p = &pipelines(&repo)[0];
         let j = &p.jobs[0];
         assert!(j.scripts.is_empty());
         assert_eq!(var(j, "A"), None);

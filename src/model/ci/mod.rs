@@ -7,7 +7,7 @@
 //! - [`shell`]: the commands of a script; [`git`]: what a job does to Git repositories
 //!   (clones, commits, pushes and where they go).
 //!
-//! Script lines and variable values are the YAML nodes of the project (cloned, never
+//! Script lines and variable values are the YAML nodes of the repository (cloned, never
 //! re-serialised), so each keeps its span for findings and fixes. `ci/writeback-skip-ci` and
 //! the Rego `data.gitops.ci` view read this same structure.
 
@@ -32,12 +32,12 @@ pub struct CiModel {
     pub github: Vec<GithubWorkflow>,
 }
 
-/// Assembles the CI model of a project.
+/// Assembles the CI model of a repository.
 #[must_use]
-pub fn build(project: &Repository) -> CiModel {
+pub fn build(repo: &Repository) -> CiModel {
     CiModel {
-        gitlab: gitlab::pipelines(project),
-        github: github::workflows(project),
+        gitlab: gitlab::pipelines(repo),
+        github: github::workflows(repo),
     }
 }
 
@@ -48,35 +48,4 @@ pub fn variable_value(node: &Node) -> Option<&Node> {
         return Some(node);
     }
     node.get("value").filter(|v| v.as_scalar().is_some())
-}
-
-/// A project of in-memory files, for tests of the CI model and of what reads it.
-#[cfg(test)]
-pub(crate) fn test_project(files: &[(&str, &str)]) -> Repository {
-    use crate::model::{Document, classify};
-    use crate::source::{FileId, SourceDb, SourceFile};
-    let mut files = files.to_vec();
-    files.sort_unstable();
-    let mut sources = Vec::new();
-    let mut docs = Vec::new();
-    for (i, (path, text)) in files.into_iter().enumerate() {
-        let id = FileId(u32::try_from(i).expect("few files"));
-        for d in crate::yaml::parse(id, text).docs {
-            docs.push(Document {
-                file: id,
-                index: d.index,
-                span: d.span,
-                kind: classify(path, &d.root),
-                kept: None,
-                root: d.root.into(),
-            });
-        }
-        sources.push(SourceFile::new(
-            id,
-            path.to_string(),
-            std::path::PathBuf::from(path),
-            text.to_string(),
-        ));
-    }
-    Repository::new(std::path::PathBuf::from("."), SourceDb::new(sources), docs)
 }

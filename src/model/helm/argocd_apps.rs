@@ -165,7 +165,7 @@ pub fn chart(dir: &str, form: Form) -> Chart {
 /// Renders the chart with `values` (an Application's or kustomization's values for it): the
 /// Argo CD objects it writes, their nodes at the values nodes (see [`anchor_items`]).
 pub fn render_objects(
-    project: &Repository,
+    repo: &Repository,
     values: &Values,
     form: Form,
     release: &Release,
@@ -174,18 +174,18 @@ pub fn render_objects(
 ) -> Result<Vec<RenderedDoc>, RenderError> {
     let chart = chart(CHART, form);
     let rendered = render_with(&chart, values, release, &mut None, budget)?;
-    let mut docs: Vec<RenderedDoc> = documents(&rendered, &project.sources, anchor)
+    let mut docs: Vec<RenderedDoc> = documents(&rendered, &repo.sources, anchor)
         .into_iter()
         .filter(|d| crate::model::is_argocd_kind(crate::model::classify(&d.template, &d.root)))
         .collect();
-    anchor_items(project, &mut docs, anchor);
+    anchor_items(repo, &mut docs, anchor);
     Ok(docs)
 }
 
 /// The nodes the chart's templates write themselves (`apiVersion`, `kind`, `spec:`...) and a
 /// map item's name (its key) have no values node: they point at the item in the values (the
 /// key of a 2.x item, the `name` of a 1.x one) instead of `anchor`.
-pub fn anchor_items(project: &Repository, docs: &mut [RenderedDoc], anchor: Span) {
+pub fn anchor_items(repo: &Repository, docs: &mut [RenderedDoc], anchor: Span) {
     for d in docs.iter_mut().filter(|d| d.builtin.is_some()) {
         let Some(name) = d
             .root
@@ -195,7 +195,7 @@ pub fn anchor_items(project: &Repository, docs: &mut [RenderedDoc], anchor: Span
             continue;
         };
         let item = if name.0 == anchor {
-            first_span_other_than(&d.root, anchor).and_then(|leaf| key_span(project, leaf, &name.1))
+            first_span_other_than(&d.root, anchor).and_then(|leaf| key_span(repo, leaf, &name.1))
         } else {
             Some(name.0)
         };
@@ -237,7 +237,7 @@ fn replace_span(node: &mut Node, from: Span, to: Span) {
 }
 
 /// The key `name` under one of the chart's collections, in the values document holding `leaf`.
-fn key_span(project: &Repository, leaf: Span, name: &str) -> Option<Span> {
+fn key_span(repo: &Repository, leaf: Span, name: &str) -> Option<Span> {
     fn walk(node: &Node, leaf: Span, name: &str, parent: Option<&str>) -> Option<Span> {
         let holds = |n: &Node| n.span.start <= leaf.start && leaf.end <= n.span.end;
         match &node.value {
@@ -255,13 +255,12 @@ fn key_span(project: &Repository, leaf: Span, name: &str) -> Option<Span> {
             }),
         }
     }
-    if (leaf.file.0 as usize) >= project.sources.files().len() {
+    if (leaf.file.0 as usize) >= repo.sources.files().len() {
         return None;
     }
     // Only the document holding `leaf`: a values document's tree may be parsed again.
-    project
-        .file_docs(leaf.file)
+    repo.file_docs(leaf.file)
         .iter()
         .filter(|d| d.span.start <= leaf.start && leaf.end <= d.span.end.max(d.root.span.end))
-        .find_map(|d| walk(&project.tree(d), leaf, name, None))
+        .find_map(|d| walk(&repo.tree(d), leaf, name, None))
 }

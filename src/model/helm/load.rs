@@ -20,18 +20,18 @@ use crate::source::fs::{LINK_OUTSIDE, Root};
 use crate::yaml::Node;
 
 /// Reads the chart in `dir` (repository-relative).
-pub fn load(project: &Repository, dir: &str) -> Result<Chart, RenderError> {
-    load_at(project, dir, 0, &Cell::new(MAX_ARCHIVE_UNPACKED))
+pub fn load(repo: &Repository, dir: &str) -> Result<Chart, RenderError> {
+    load_at(repo, dir, 0, &Cell::new(MAX_ARCHIVE_UNPACKED))
 }
 
 /// The first document of the `Chart.yaml` (or `Chart.yml`) in `dir`.
 #[must_use]
-pub fn chart_yaml<'p>(project: &'p Repository, dir: &str) -> Option<&'p crate::model::Document> {
+pub fn chart_yaml<'p>(repo: &'p Repository, dir: &str) -> Option<&'p crate::model::Document> {
     ["Chart.yaml", "Chart.yml"]
         .iter()
         .filter_map(|n| join(dir, n))
-        .find_map(|p| project.file_by_path(&p))
-        .and_then(|f| project.file_docs(f.id).first())
+        .find_map(|p| repo.file_by_path(&p))
+        .and_then(|f| repo.file_docs(f.id).first())
 }
 
 /// Whether the chart in `dir` may hold a template: its own `templates/` or `crds/` files, a
@@ -39,19 +39,16 @@ pub fn chart_yaml<'p>(project: &'p Repository, dir: &str) -> Option<&'p crate::m
 /// render only from `charts/`). False only when loading it would give a chart that renders
 /// nothing.
 #[must_use]
-pub fn may_render(project: &Repository, dir: &str) -> bool {
+pub fn may_render(repo: &Repository, dir: &str) -> bool {
     let under = |sub: &str| join(dir, sub).unwrap_or_default();
-    if !project
-        .sources
-        .templates_under(&under("templates"))
-        .is_empty()
-        || files_under(project, &under("crds")).next().is_some()
-        || files_under(project, &under("charts")).next().is_some()
-        || (project.on_disk && project.root.join(dir).join("charts").exists())
+    if !repo.sources.templates_under(&under("templates")).is_empty()
+        || files_under(repo, &under("crds")).next().is_some()
+        || files_under(repo, &under("charts")).next().is_some()
+        || (repo.on_disk && repo.root.join(dir).join("charts").exists())
     {
         return true;
     }
-    chart_yaml(project, dir).is_none_or(|d| {
+    chart_yaml(repo, dir).is_none_or(|d| {
         d.root
             .get("dependencies")
             .into_iter()
@@ -78,7 +75,7 @@ fn is_link(path: &Path) -> bool {
 const LINK_OUT: &str = "a link to a place outside the repository: not read";
 
 fn load_at(
-    project: &Repository,
+    repo: &Repository,
     dir: &str,
     depth: usize,
     unpacked: &Cell<u64>,
@@ -96,9 +93,9 @@ fn load_at(
     let chart_yaml = ["Chart.yaml", "Chart.yml"]
         .iter()
         .filter_map(|n| join(dir, n))
-        .find_map(|p| project.file_by_path(&p))
+        .find_map(|p| repo.file_by_path(&p))
         .ok_or_else(|| fail("no Chart.yaml".into()))?;
-    let doc = project
+    let doc = repo
         .file_docs(chart_yaml.id)
         .first()
         .ok_or_else(|| fail("Chart.yaml has no document".into()))?;
@@ -109,9 +106,9 @@ fn load_at(
         .unwrap_or_else(|| dir.rsplit('/').next().unwrap_or(dir).to_string());
     let (metadata, dependencies) = metadata_and_dependencies(root, &name);
     let defaults = join(dir, "values.yaml")
-        .and_then(|p| project.file_by_path(&p))
-        .and_then(|f| project.file_docs(f.id).first())
-        .map_or(Values::empty_map(), |d| project.helm_values(d));
+        .and_then(|p| repo.file_by_path(&p))
+        .and_then(|f| repo.file_docs(f.id).first())
+        .map_or(Values::empty_map(), |d| repo.helm_values(d));
     // Templates were read with the repository (`SourceDb::templates`); `crds/` holds YAML.
     let rel_to_chart = |path: &str| -> String {
         if dir.is_empty() {
@@ -123,21 +120,21 @@ fn load_at(
         }
     };
     let templates_dir = join(dir, "templates").unwrap_or_default();
-    let templates: Vec<(String, String)> = project
+    let templates: Vec<(String, String)> = repo
         .sources
         .templates_under(&templates_dir)
         .iter()
         .map(|f| (rel_to_chart(&f.path), f.text().to_string()))
         .collect();
     let crds_dir = join(dir, "crds").unwrap_or_default();
-    let crds: Vec<(String, String)> = files_under(project, &crds_dir)
+    let crds: Vec<(String, String)> = files_under(repo, &crds_dir)
         .map(|f| (rel_to_chart(&f.path), f.text().to_string()))
         .collect();
     // `.Files`: read from the disk only when a template uses it; a chart with too many or too
     // large files just has none readable.
     let mut files = Vec::new();
-    let abs = project.root.join(dir);
-    if project.on_disk
+    let abs = repo.root.join(dir);
+    if repo.on_disk
         && templates.iter().any(|(_, t)| t.contains("Files"))
         && read_tree(&abs, ".", &mut files).is_err()
     {
@@ -160,9 +157,9 @@ fn load_at(
         doc.span.start as usize,
         doc.span.start as usize,
     );
-    let listing = if !project.on_disk {
+    let listing = if !repo.on_disk {
         None
-    } else if is_link(&charts_dir) && links_out_of(&project.root, &charts_dir) {
+    } else if is_link(&charts_dir) && links_out_of(&repo.root, &charts_dir) {
         unread.push(UnreadSubchart {
             path: join(dir, "charts").unwrap_or_default(),
             why: LINK_OUT.into(),
@@ -186,14 +183,14 @@ fn load_at(
                 continue;
             };
             let anchor = dependency_anchor(root, doc.span, &n);
-            if kind.is_symlink() && links_out_of(&project.root, &charts_dir.join(&n)) {
+            if kind.is_symlink() && links_out_of(&repo.root, &charts_dir.join(&n)) {
                 unread.push(UnreadSubchart {
                     path: sub,
                     why: LINK_OUT.into(),
                     at: anchor,
                 });
             } else if kind.is_dir() {
-                if let Ok(c) = load_at(project, &sub, depth + 1, unpacked) {
+                if let Ok(c) = load_at(repo, &sub, depth + 1, unpacked) {
                     subcharts.push(c);
                 }
             } else if n.ends_with(".tgz") {
@@ -237,11 +234,11 @@ fn load_at(
 
 /// Discovered (YAML) files under a folder, in path order.
 fn files_under<'p>(
-    project: &'p Repository,
+    repo: &'p Repository,
     dir: &str,
 ) -> impl Iterator<Item = &'p crate::source::SourceFile> {
     let prefix = format!("{dir}/");
-    let files = project.sources.files();
+    let files = repo.sources.files();
     let start = files.partition_point(|f| f.path.as_str() < prefix.as_str());
     files[start..]
         .iter()

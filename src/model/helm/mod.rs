@@ -9,7 +9,7 @@
 //!
 //! Templates are Go templates, not YAML, so discovery skips them: they are read with the
 //! repository as template sources (`SourceDb::templates`). `charts/*.tgz` archives and `.Files`
-//! are read here, from the disk under the root, confined to it, and only when the project is
+//! are read here, from the disk under the root, confined to it, and only when the repository is
 //! on disk.
 //!
 //! By job: `chart` (what a chart is, `Chart.yaml`), `load` (a chart folder), `archive`
@@ -63,8 +63,8 @@ pub const ARGO_CD_CHART: &str = "argo-cd";
 
 /// Whether the chart in `dir` is the argo-cd chart or depends on it (a wrapper chart).
 #[must_use]
-pub fn installs_argo_cd(project: &Repository, dir: &str) -> bool {
-    chart_yaml(project, dir).is_some_and(|d| is_or_wraps_argo_cd(&d.root))
+pub fn installs_argo_cd(repo: &Repository, dir: &str) -> bool {
+    chart_yaml(repo, dir).is_some_and(|d| is_or_wraps_argo_cd(&d.root))
 }
 
 /// Whether a `Chart.yaml` is the argo-cd chart's or lists it as a dependency.
@@ -135,7 +135,7 @@ pub struct NotRendered {
 /// Renders the chart in `dir` when its templates write Argo CD objects: `Ok(None)` when they do
 /// not, else the Argo CD documents it renders.
 pub fn render_argocd(
-    project: &Repository,
+    repo: &Repository,
     dir: &str,
     values: Option<&Values>,
     release: &Release,
@@ -143,10 +143,10 @@ pub fn render_argocd(
     budget: &RenderBudget,
 ) -> Result<Option<Vec<RenderedDoc>>, RenderError> {
     // Most charts an Application names hold no template: not loaded at all.
-    if !may_render(project, dir) {
+    if !may_render(repo, dir) {
         return Ok(None);
     }
-    let chart = load(project, dir)?;
+    let chart = load(repo, dir)?;
     let writes = |c: &Chart| c.templates.iter().any(|(_, t)| writes_argocd_kind(t));
     fn any_sub(c: &Chart, f: &dyn Fn(&Chart) -> bool) -> bool {
         f(c) || c.subcharts.iter().any(|s| any_sub(s, f))
@@ -169,7 +169,7 @@ pub fn render_argocd(
     let mut rendered = render_with(&chart, values, release, &mut None, budget)?;
     rendered.missing_is_unknown = missing_is_unknown;
     let prefix = format!("{dir}/");
-    let mut docs: Vec<RenderedDoc> = documents(&rendered, &project.sources, anchor)
+    let mut docs: Vec<RenderedDoc> = documents(&rendered, &repo.sources, anchor)
         .into_iter()
         .filter(|d| super::is_argocd_kind(super::classify(&d.template, &d.root)))
         .map(|mut d| {
@@ -179,7 +179,7 @@ pub fn render_argocd(
             d
         })
         .collect();
-    argocd_apps::anchor_items(project, &mut docs, anchor);
+    argocd_apps::anchor_items(repo, &mut docs, anchor);
     Ok(Some(docs))
 }
 

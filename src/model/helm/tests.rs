@@ -4,61 +4,8 @@ use std::path::Path;
 use super::archive::{MAX_ARCHIVE_UNPACKED, from_files, read_archive};
 use super::chart::MAX_TEMPLATE_BYTES;
 use super::*;
-use crate::model::{Document, classify};
-use crate::source::{FileId, SourceDb, SourceFile};
-use crate::yaml;
 
-/// Writes `files` under a temporary root and builds the project discovery would: YAML files
-/// outside `templates/` are parsed; templates are kept as template sources.
-fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Repository) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut sources = Vec::new();
-    let mut templates = Vec::new();
-    let mut docs = Vec::new();
-    let mut sorted = files.to_vec();
-    sorted.sort();
-    for (rel, text) in &sorted {
-        let abs = dir.path().join(rel);
-        std::fs::create_dir_all(abs.parent().unwrap()).unwrap();
-        std::fs::write(&abs, text).unwrap();
-    }
-    let yaml_count = sorted
-        .iter()
-        .filter(|(rel, _)| {
-            !rel.contains("templates/") && (rel.ends_with(".yaml") || rel.ends_with(".yml"))
-        })
-        .count();
-    for (rel, text) in sorted {
-        let abs = dir.path().join(rel);
-        if rel.contains("templates/") {
-            let id = FileId((yaml_count + templates.len()) as u32);
-            templates.push(SourceFile::new(id, rel.to_string(), abs, text.to_string()));
-            continue;
-        }
-        if !(rel.ends_with(".yaml") || rel.ends_with(".yml")) {
-            continue;
-        }
-        let id = FileId(sources.len() as u32);
-        for d in yaml::parse(id, text).docs {
-            docs.push(Document {
-                file: id,
-                index: d.index,
-                span: d.span,
-                kind: classify(rel, &d.root),
-                kept: None,
-                root: d.root.into(),
-            });
-        }
-        sources.push(SourceFile::new(id, rel.to_string(), abs, text.to_string()));
-    }
-    let mut p = Repository::new(
-        dir.path().to_path_buf(),
-        SourceDb::with_templates(sources, templates),
-        docs,
-    );
-    p.on_disk = true;
-    (dir, p)
-}
+use crate::source::FileId;
 
 const APPS_CHART: &[(&str, &str)] = &[
     (
@@ -90,7 +37,7 @@ fn defaults(p: &Repository, chart: &Chart) -> Values {
 
 #[test]
 fn renders_an_app_of_apps_chart_with_provenance() {
-    let (_dir, p) = project(APPS_CHART);
+    let (_dir, p) = Repository::on_disk(APPS_CHART);
     let chart = load(&p, "apps").unwrap();
     assert_eq!(chart.templates.len(), 3);
     let vals = defaults(&p, &chart);
@@ -126,7 +73,7 @@ fn renders_an_app_of_apps_chart_with_provenance() {
 
 #[test]
 fn subcharts_get_their_defaults_globals_and_conditions() {
-    let (_dir, p) = project(&[
+    let (_dir, p) = Repository::on_disk(&[
         (
             "c/Chart.yaml",
             "apiVersion: v2\nname: c\nversion: 1.0.0\ndependencies:\n  - name: sub\n    alias: first\n    condition: first.enabled\n  - name: sub\n    alias: second\n    condition: second.enabled\n",
@@ -173,7 +120,7 @@ fn subcharts_get_their_defaults_globals_and_conditions() {
 
 #[test]
 fn render_errors_name_the_template_line_and_function() {
-    let (_dir, p) = project(&[
+    let (_dir, p) = Repository::on_disk(&[
         ("c/Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.0.0\n"),
         ("c/templates/a.yaml", "a: 1\nb: {{ randAlphaNum 3 }}\n"),
     ]);
@@ -196,7 +143,7 @@ fn argocd_kinds_are_spotted_in_templates() {
 
 #[test]
 fn files_are_the_charts_other_files() {
-    let (_dir, p) = project(&[
+    let (_dir, p) = Repository::on_disk(&[
         ("c/Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.0.0\n"),
         ("c/config/app.conf", "a=1\nb=2\n"),
         ("c/config/other.txt", "x"),
@@ -247,7 +194,7 @@ fn argocd_apps_forms_follow_the_version() {
 #[test]
 fn argocd_apps_values_render_by_shape_with_values_spans() {
     let values = "applications:\n  - name: listed\n    project: default\n    destination: {namespace: a}\nprojects:\n  team:\n    description: the team\n  off: null\nitemTemplates:\n  - items:\n      - name: one\n    template:\n      apiVersion: argoproj.io/v1alpha1\n      kind: AppProject\n      metadata:\n        name: '{{ .name }}'\n";
-    let (_dir, p) = project(&[("values.yaml", values)]);
+    let (_dir, p) = Repository::on_disk(&[("values.yaml", values)]);
     let file = p.file_by_path("values.yaml").unwrap().id;
     let vals = Values::from_node(&p.file_docs(file)[0].root, None);
     let anchor = Span::new(file, 0, 0);
@@ -367,7 +314,7 @@ fn charts_linked_out_of_the_repository_are_not_read() {
     )
     .unwrap();
     let chart = "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: sub\n    version: 1.0.0\n";
-    let (dir, p) = project(&[("app/Chart.yaml", chart), ("other/Chart.yaml", chart)]);
+    let (dir, p) = Repository::on_disk(&[("app/Chart.yaml", chart), ("other/Chart.yaml", chart)]);
     std::os::unix::fs::symlink(outside.path(), dir.path().join("app/charts")).unwrap();
     std::fs::create_dir(dir.path().join("other/charts")).unwrap();
     std::os::unix::fs::symlink(
@@ -399,7 +346,7 @@ fn unread_values_are_dropped_once_applications_are_resolved() {
         )
     };
     let (plain_app, web_app) = (app("plain", "plain"), app("web", "web"));
-    let (_dir, p) = project(&[
+    let (_dir, p) = Repository::on_disk(&[
         ("apps/plain.yaml", &plain_app),
         ("apps/web.yaml", &web_app),
         (

@@ -507,9 +507,9 @@ impl KindScopes {
     /// Reads every `CustomResourceDefinition` of the repository (`spec.group`,
     /// `spec.names.kind`, `spec.scope`).
     #[must_use]
-    pub fn of(project: &Repository) -> KindScopes {
+    pub fn of(documents: &Repository) -> KindScopes {
         let mut repo: HashMap<(String, String), Option<Scope>> = HashMap::new();
-        for d in project.docs_of(DocKind::K8sObject) {
+        for d in documents.docs_of(DocKind::K8sObject) {
             if d.k8s_kind() != Some("CustomResourceDefinition")
                 || !d
                     .api_version()

@@ -262,13 +262,12 @@ pub fn namespaces_may_match(a: Option<&str>, b: Option<&str>) -> bool {
 mod tests {
     use super::*;
 
-    /// The object index of a leaked test project.
-    fn objects(project: &'static crate::model::Repository) -> Objects<'static> {
-        let graph = Box::leak(Box::new(crate::model::kustomize::build(project)));
-        let index = Box::leak(Box::new(index(&project.docs, graph, None)));
-        Objects::new(&project.docs, &[], index)
+    /// The object index of a leaked test repository.
+    fn objects(repo: &'static crate::model::Repository) -> Objects<'static> {
+        let graph = Box::leak(Box::new(crate::model::kustomize::build(repo)));
+        let index = Box::leak(Box::new(index(&repo.docs, graph, None)));
+        Objects::new(&repo.docs, &[], index)
     }
-    use crate::model::kustomize::tests::test_project;
 
     fn names(objs: impl Iterator<Item = Object<'static>>) -> Vec<String> {
         objs.map(|o| format!("{}/{}", o.namespace.unwrap_or("?"), o.name))
@@ -277,7 +276,7 @@ mod tests {
 
     #[test]
     fn objects_by_group_kind_namespace_and_name() {
-        let project = Box::leak(Box::new(test_project(&[
+        let repo = Box::leak(Box::new(crate::model::Repository::in_memory(&[
             (
                 "a.yaml",
                 "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: prod}\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\n",
@@ -292,7 +291,7 @@ mod tests {
                 "apiVersion: v1\nkind: Service\nmetadata: {name: api}\n",
             ),
         ])));
-        let objs = objects(project);
+        let objs = objects(repo);
         // Core group `""`, in document order; the Knative Service is another kind.
         assert_eq!(
             names(objs.of("", "Service")),
@@ -327,7 +326,7 @@ mod tests {
 
     #[test]
     fn a_kustomization_namespace_is_the_object_namespace() {
-        let project = Box::leak(Box::new(test_project(&[
+        let repo = Box::leak(Box::new(crate::model::Repository::in_memory(&[
             (
                 "kustomization.yaml",
                 "namespace: argocd\nresources: [svc.yaml]\n",
@@ -337,9 +336,9 @@ mod tests {
                 "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: other}\n",
             ),
         ])));
-        assert_eq!(names(objects(project).of("", "Service")), ["argocd/web"]);
+        assert_eq!(names(objects(repo).of("", "Service")), ["argocd/web"]);
         assert!(
-            objects(project)
+            objects(repo)
                 .find("", "Service", Some("other"), "web")
                 .next()
                 .is_none()
@@ -349,7 +348,7 @@ mod tests {
     #[test]
     fn unread_payloads_are_dropped_and_read_ones_kept() {
         let big = "x".repeat(UNREAD_PAYLOAD_BYTES);
-        let mut project = test_project(&[
+        let mut repo = crate::model::Repository::in_memory(&[
             (
                 "dash.yaml",
                 &format!(
@@ -375,12 +374,12 @@ mod tests {
                 ),
             ),
         ]);
-        let written = project.docs[2]
+        let written = repo.docs[2]
             .root
             .path(&["data", "dashboard.json"])
             .unwrap()
             .span;
-        let docs = &mut project.docs;
+        let docs = &mut repo.docs;
         let dropped: Vec<bool> = docs.iter_mut().map(drop_unread_payloads).collect();
         assert_eq!(
             dropped,

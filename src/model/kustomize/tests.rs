@@ -1,44 +1,15 @@
-//! Unit tests of the kustomization graph, and a small in-memory project for the model's tests.
+//! Unit tests of the kustomization graph.
 
 use super::*;
 
-/// A project of in-memory files, classified as the engine does, for the model's unit tests.
-pub(crate) fn test_project(files: &[(&str, &str)]) -> Repository {
-    use crate::source::{SourceDb, SourceFile};
-    let mut files = files.to_vec();
-    files.sort_unstable();
-    let mut sources = Vec::new();
-    let mut docs = Vec::new();
-    for (i, (path, text)) in files.iter().enumerate() {
-        let file = FileId(u32::try_from(i).unwrap_or(u32::MAX));
-        for d in crate::yaml::parse(file, text).docs {
-            docs.push(Document {
-                file,
-                index: d.index,
-                span: d.span,
-                kind: crate::model::classify(path, &d.root),
-                kept: None,
-                root: d.root.into(),
-            });
-        }
-        sources.push(SourceFile::new(
-            file,
-            (*path).to_string(),
-            std::path::PathBuf::from(path),
-            (*text).to_string(),
-        ));
-    }
-    Repository::new(std::path::PathBuf::from("."), SourceDb::new(sources), docs)
-}
-
-/// The graph of a test project (leaked: tests only).
-fn graph(project: &Repository) -> &'static Kustomizations {
-    Box::leak(Box::new(build(project)))
+/// The graph of a test repository (leaked: tests only).
+fn graph(repo: &Repository) -> &'static Kustomizations {
+    Box::leak(Box::new(build(repo)))
 }
 
 /// What a walk from the kustomization of `dir` meets: `>dir` entering, `dir:raw` entries.
-fn walk_from(project: &Repository, dir: &str) -> Vec<String> {
-    let graph = graph(project);
+fn walk_from(repo: &Repository, dir: &str) -> Vec<String> {
+    let graph = graph(repo);
     let mut seen = Vec::new();
     if let Some(start) = graph.in_dir(dir) {
         graph.walk(start, &mut |step| {
@@ -55,8 +26,8 @@ fn walk_from(project: &Repository, dir: &str) -> Vec<String> {
     seen
 }
 
-fn node<'p>(project: &'p Repository, dir: &str) -> &'p Kustomization {
-    let graph = graph(project);
+fn node<'p>(repo: &'p Repository, dir: &str) -> &'p Kustomization {
+    let graph = graph(repo);
     graph.node(graph.in_dir(dir).expect("a kustomization"))
 }
 
@@ -64,7 +35,7 @@ const KIND: &str = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomiza
 
 #[test]
 fn walks_in_kustomize_order_and_stops_at_cycles() {
-    let p = test_project(&[
+    let p = Repository::in_memory(&[
         (
             "a/kustomization.yaml",
             "resources: [../b, cm.yaml]\ncomponents: [../c]\n",
@@ -109,7 +80,7 @@ fn walks_in_kustomize_order_and_stops_at_cycles() {
 
 #[test]
 fn a_kustomization_that_includes_itself_is_entered_once() {
-    let p = test_project(&[("k/kustomization.yaml", "resources: [., ../k, './']\n")]);
+    let p = Repository::in_memory(&[("k/kustomization.yaml", "resources: [., ../k, './']\n")]);
     assert_eq!(
         walk_from(&p, "k"),
         [
@@ -126,7 +97,7 @@ fn a_kustomization_that_includes_itself_is_entered_once() {
 
 #[test]
 fn remote_and_escaping_paths_are_never_followed() {
-    let p = test_project(&[
+    let p = Repository::in_memory(&[
         (
             "apps/x/kustomization.yaml",
             "resources:\n  - https://github.com/org/repo//base?ref=v1\n  - github.com/org/repo/base\n  - ../../../outside\n  - ../../base\n  - missing\n",
@@ -160,7 +131,7 @@ fn remote_and_escaping_paths_are_never_followed() {
 
 #[test]
 fn the_folder_kustomization_is_the_one_kustomize_reads() {
-    let p = test_project(&[
+    let p = Repository::in_memory(&[
         ("a/Kustomization", "namespace: third\n"),
         ("a/kustomization.yml", "namespace: second\n"),
         ("a/kustomization.yaml", "namespace: first\n"),
@@ -185,7 +156,7 @@ fn every_kustomization_file_name_is_discovered() {
 
 #[test]
 fn a_base_included_twice_gets_each_namespace() {
-    let p = test_project(&[
+    let p = Repository::in_memory(&[
         ("base/kustomization.yaml", "resources: [cm.yaml]\n"),
         ("base/cm.yaml", "apiVersion: v1\nkind: ConfigMap\n"),
         (
@@ -255,7 +226,7 @@ patchesJson6902:
   - target: {version: v1, kind: ConfigMap, name: cm}
     path: ops.yaml
 ";
-    let p = test_project(&[
+    let p = Repository::in_memory(&[
         ("k/kustomization.yaml", k),
         (
             "k/smp.yaml",
@@ -360,7 +331,7 @@ images:
   - name: redis
     newTag: null
 ";
-    let p = test_project(&[("k/kustomization.yaml", k), ("k/values.yaml", "a: 1\n")]);
+    let p = Repository::in_memory(&[("k/kustomization.yaml", k), ("k/values.yaml", "a: 1\n")]);
     let node = node(&p, "k");
     assert_eq!(
         [&node.namespace, &node.name_prefix, &node.name_suffix]

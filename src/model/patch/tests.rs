@@ -3,11 +3,6 @@
 
 use super::*;
 use crate::model::DocKind;
-use crate::model::kustomize::tests::test_project;
-
-fn project(files: &[(&str, &str)]) -> Repository {
-    test_project(files)
-}
 
 fn doc<'p>(p: &'p Repository, kind: DocKind, name: &str) -> &'p Document {
     p.docs_of(kind)
@@ -37,7 +32,7 @@ spec:
 
 #[test]
 fn a_patched_value_keeps_the_patch_span() {
-    let p = project(&[
+    let p = Repository::in_memory(&[
         ("apps/app.yaml", APP),
         (
             "apps/kustomization.yaml",
@@ -67,7 +62,7 @@ fn a_patched_value_keeps_the_patch_span() {
 
 #[test]
 fn an_inline_json_patch_points_into_the_kustomization() {
-    let p = project(&[
+    let p = Repository::in_memory(&[
         ("app.yaml", APP),
         (
             "kustomization.yaml",
@@ -84,7 +79,7 @@ fn an_inline_json_patch_points_into_the_kustomization() {
 
 #[test]
 fn a_failing_json_patch_changes_nothing() {
-    let p = project(&[
+    let p = Repository::in_memory(&[
         ("app.yaml", APP),
         (
             "kustomization.yaml",
@@ -106,7 +101,7 @@ fn overlays_that_disagree_keep_the_document_as_written() {
         )
     };
     let (dev, prod) = (overlay("dev"), overlay("v1"));
-    let p = project(&[
+    let p = Repository::in_memory(&[
         ("base/app.yaml", APP),
         ("base/kustomization.yaml", "resources: [app.yaml]\n"),
         ("dev/kustomization.yaml", &dev),
@@ -173,6 +168,6 @@ fn a_folder_included_twice_at_every_level_stays_bounded() {
         .iter()
         .map(|(a, b)| (a.as_str(), b.as_str()))
         .collect();
-    let p = project(&files);
+    let p = Repository::in_memory(&files);
     assert_eq!(p.docs_of(DocKind::Application).count(), 1);
 }

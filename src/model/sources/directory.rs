@@ -10,7 +10,7 @@ use crate::source::FileId;
 /// `include` (when set) and neither matches `exclude`.
 #[must_use]
 pub fn directory_files(
-    project: &Repository,
+    repo: &Repository,
     dir: &str,
     recurse: bool,
     include: Option<&str>,
@@ -23,7 +23,7 @@ pub fn directory_files(
     } else {
         format!("{dir}/")
     };
-    let files = project.sources.files();
+    let files = repo.sources.files();
     let start = files.partition_point(|f| f.path.as_str() < prefix.as_str());
     let mut out = Vec::new();
     for f in &files[start..] {

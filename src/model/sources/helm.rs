@@ -9,7 +9,7 @@ pub const CHART_FILE_NAMES: [&str; 2] = ["Chart.yaml", "Chart.yml"];
 
 /// The default values file (`values.yaml`) of the chart in `dir`, when the repository has it.
 #[must_use]
-pub fn default_values(project: &Repository, dir: &str) -> Option<FileId> {
+pub fn default_values(repo: &Repository, dir: &str) -> Option<FileId> {
     let default = join(dir, "values.yaml").unwrap_or_default();
-    project.file_by_path(&default).map(|f| f.id)
+    repo.file_by_path(&default).map(|f| f.id)
 }

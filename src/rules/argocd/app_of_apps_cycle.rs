@@ -23,7 +23,7 @@ impl Rule for AppOfAppsCycle {
     }
 
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
-        let project = cx.project;
+        let repo = cx.repo;
         let model = cx.model.argocd();
         let mut out = Vec::new();
         for scc in strongly_connected(&model.manages) {
@@ -34,7 +34,7 @@ impl Rule for AppOfAppsCycle {
             let start = *scc.iter().next().unwrap_or(&0);
             let cycle = shortest_cycle(&model.manages, start, &scc);
             let name = |d: usize| {
-                let doc = &project.docs[d];
+                let doc = &repo.docs[d];
                 format!(
                     "{} `{}`",
                     doc.k8s_kind().unwrap_or("Application"),
@@ -42,7 +42,7 @@ impl Rule for AppOfAppsCycle {
                 )
             };
             let span_of = |d: usize| {
-                let doc = &project.docs[d];
+                let doc = &repo.docs[d];
                 doc.root
                     .path(&["metadata", "name"])
                     .map_or(doc.anchor_span(), |n| n.span)
@@ -50,7 +50,7 @@ impl Rule for AppOfAppsCycle {
             let chain: Vec<String> = cycle
                 .iter()
                 .chain(std::iter::once(&start))
-                .map(|&d| project.docs[d].name().unwrap_or("<unnamed>").to_string())
+                .map(|&d| repo.docs[d].name().unwrap_or("<unnamed>").to_string())
                 .collect();
             let mut f = Finding::new(
                 format!(

@@ -90,7 +90,7 @@ pub fn apps_with_projects<'m>(
             }
             let name = app_project_name(app.project.as_ref())?;
             let defs = projects.get(name)?;
-            if keys.iter().any(|k| template_patched(cx.project, app, k))
+            if keys.iter().any(|k| template_patched(cx.repo, app, k))
                 || defs.iter().any(|d| patched.contains(&(d.file, d.index)))
             {
                 return None;

@@ -214,7 +214,7 @@ mod tests {
             Config::default(),
         );
         let at = |span: crate::source::Span| {
-            let f = report.project.source(span.file);
+            let f = report.repo.source(span.file);
             let lc = f.line_col(span.start as usize);
             format!("{}:{}:{} `{}`", f.path, lc.line, lc.column, f.slice(span))
         };

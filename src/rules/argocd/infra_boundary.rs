@@ -104,7 +104,7 @@ impl Rule for InfraBoundary {
 
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         let model = cx.model.argocd();
-        let project = cx.project;
+        let repo = cx.repo;
         let conf = &cx.settings.argocd;
         let namespaces: Vec<&str> = match &conf.infra_namespaces {
             Some(list) => list.iter().map(String::as_str).collect(),
@@ -126,7 +126,7 @@ impl Rule for InfraBoundary {
                 .destination
                 .as_ref()
                 .and_then(|d| d.namespace.as_ref())
-                .filter(|_| !template_patched(project, app, "destination"))
+                .filter(|_| !template_patched(repo, app, "destination"))
                 .and_then(|ns| Some((concrete(ns)?, ns.span)))
                 .filter(|(v, _)| namespaces.contains(v));
             let mut source_reported = false;
@@ -141,7 +141,7 @@ impl Rule for InfraBoundary {
                         ));
                     }
                 }
-                for (name, span) in chart_names(project, src) {
+                for (name, span) in chart_names(repo, src) {
                     if is_infra_chart(name) {
                         found.push((format!("the infrastructure chart `{name}`"), span));
                     }

@@ -93,7 +93,7 @@ impl Rule for InsecureWithoutEdgeTls {
         }
         let service = cx.settings.argocd.server_service();
         let objs = cx.model.k8s();
-        let tunnels = tunnel_routes(cx.project, objs);
+        let tunnels = tunnel_routes(cx.repo, objs);
         let settings = find_insecure(cx, objs, service);
         let mut by_span: BTreeMap<Span, Vec<(&Insecure, Verdict)>> = BTreeMap::new();
         for s in &settings {
@@ -241,11 +241,11 @@ mod tests {
     fn edges(text: &str) -> Vec<Result<String, String>> {
         let report =
             crate::engine::check_texts(&[("x.yaml", text)], crate::config::Config::default());
-        let model = crate::model::Model::new(&report.project, report.config.settings());
+        let model = crate::model::Model::new(&report.repo, report.config.settings());
         let options = crate::rule::RuleOptions::new();
         let cx = Context::new(&model, &options);
         let objs = cx.model.k8s();
-        let tunnels = tunnel_routes(cx.project, objs);
+        let tunnels = tunnel_routes(cx.repo, objs);
         find_insecure(&cx, objs, "argocd-server")
             .iter()
             .flat_map(|s| candidates(&s.backend(), objs, &tunnels))

@@ -56,7 +56,7 @@ impl Rule for NotRendered {
         }
         // An Application or AppProject written as a Go template outside a chart's `templates/`.
         for kind in [DocKind::Application, DocKind::AppProject] {
-            for doc in cx.model.project.docs_of(kind) {
+            for doc in cx.model.repo.docs_of(kind) {
                 if let Some(node) = templated_field(&doc.root) {
                     let what = if kind == DocKind::Application {
                         "Application"

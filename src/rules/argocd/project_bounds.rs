@@ -89,7 +89,7 @@ impl Rule for ProjectBounds {
             if is_allowed(group, kind) {
                 continue;
             }
-            let scopes = scopes.get_or_insert_with(|| KindScopes::of(cx.project));
+            let scopes = scopes.get_or_insert_with(|| KindScopes::of(cx.repo));
             let shown = if group.is_empty() {
                 kind.to_string()
             } else {

@@ -38,13 +38,13 @@ impl Rule for Schema {
     // One pass over the documents with the set of files kustomize patches, computed once.
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         use rayon::prelude::*;
-        let patched = patched_paths(cx.project);
-        cx.project
+        let patched = patched_paths(cx.repo);
+        cx.repo
             .docs
             .par_iter()
             .filter(|d| META.applies_to.contains(&d.kind))
             .flat_map_iter(|doc| {
-                let path = &cx.project.source(doc.file).path;
+                let path = &cx.repo.source(doc.file).path;
                 let partial = is_patched(&patched, path);
                 // A values file loaded without its tree: parsed again only when it has a
                 // top-level key the values checks read (one loaded as image tags has none).
@@ -59,7 +59,7 @@ impl Rule for Schema {
                     }
                     Some(_) => {
                         let reparsed = Document {
-                            root: cx.project.tree(doc),
+                            root: cx.repo.tree(doc),
                             kept: None,
                             ..doc.clone()
                         };
@@ -106,7 +106,7 @@ fn check_document(doc: &Document, cx: &Context<'_>, partial: bool) -> Vec<Findin
     }
     strings::annotations(doc, version, &mut out);
     if let Some(kind) = kind {
-        let source = cx.project.source(doc.file);
+        let source = cx.repo.source(doc.file);
         let template_patch = kind == "ApplicationSet"
             && doc
                 .root
@@ -156,7 +156,7 @@ fn is_patched(patched: &[String], path: &str) -> bool {
 /// Repository paths (files or folders) that a kustomization with patches lists as resources,
 /// and its own folder: Argo CD sees their objects only after patching, so they may lack
 /// required fields. `""` (the root) matches every file.
-fn patched_paths(project: &crate::model::Repository) -> Vec<String> {
+fn patched_paths(repo: &crate::model::Repository) -> Vec<String> {
     const PATCH_KEYS: [&str; 4] = [
         "patches",
         "patchesStrategicMerge",
@@ -164,11 +164,11 @@ fn patched_paths(project: &crate::model::Repository) -> Vec<String> {
         "replacements",
     ];
     let mut out = Vec::new();
-    for k in project.docs_of(DocKind::Kustomization) {
+    for k in repo.docs_of(DocKind::Kustomization) {
         if !PATCH_KEYS.iter().any(|key| k.root.get(key).is_some()) {
             continue;
         }
-        let path = &project.source(k.file).path;
+        let path = &repo.source(k.file).path;
         let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
         // Files below it too: a resource commented out of the list is still written to be
         // patched.

@@ -63,7 +63,7 @@ impl Rule for SelfManaged {
 
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         let model = cx.model.argocd();
-        let project = cx.project;
+        let repo = cx.repo;
         let mut items = Vec::new();
         for (i, app) in model.apps.iter().enumerate() {
             if !app.live {
@@ -80,7 +80,7 @@ impl Rule for SelfManaged {
                         ));
                     }
                 }
-                for (name, span) in chart_names(project, src) {
+                for (name, span) in chart_names(repo, src) {
                     if name == CHART {
                         found.push((format!("the `{CHART}` chart"), span));
                     }

@@ -38,7 +38,7 @@ impl Rule for SourceOutOfProject {
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         let model = cx.model.argocd();
         let globals = global_projects(cx.model);
-        let controller_ns = controller_namespaces(cx.project);
+        let controller_ns = controller_namespaces(cx.repo);
         let mut items = Vec::new();
         // Each project's repositories (with the global projects'), normalised once.
         let mut repos_of: HashMap<*const Document, appproject::SourceRepos> = HashMap::new();
@@ -92,7 +92,7 @@ impl Rule for SourceOutOfProject {
                 items.push((i, f));
             }
             // Applications outside the control plane's namespace need `sourceNamespaces`.
-            let doc = &cx.project.docs[app.doc];
+            let doc = &cx.repo.docs[app.doc];
             let Some(ns_node) = doc
                 .root
                 .path(&["metadata", "namespace"])

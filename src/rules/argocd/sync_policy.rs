@@ -60,12 +60,12 @@ impl Rule for SyncPolicy {
         };
         // A kustomize patch set part of this spec: an edit here would be overridden or land
         // at offsets of another file.
-        let patched = cx.project.is_transformed(doc)
+        let patched = cx.repo.is_transformed(doc)
             && spec_entry
                 .value
                 .descendants()
                 .any(|n| n.span.file != doc.file);
-        let source = Some(cx.project.source(doc.file)).filter(|_| !patched);
+        let source = Some(cx.repo.source(doc.file)).filter(|_| !patched);
         check_spec(source, &spec_entry.key, &spec_entry.value, what, name)
             .map(|mut f| {
                 // Unusual layouts (explicit `? key` entries, odd indentation) can defeat the

@@ -37,7 +37,7 @@ impl Rule for UnknownProject {
             let Some(field) = &app.project else {
                 continue;
             };
-            if template_patched(cx.project, app, "project") {
+            if template_patched(cx.repo, app, "project") {
                 continue;
             }
             let Some(name) = concrete(field) else {

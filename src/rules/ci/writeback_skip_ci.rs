@@ -56,9 +56,9 @@ impl Rule for WritebackSkipCi {
     }
 
     fn check(&self, doc: &Document, cx: &Context<'_>) -> Vec<Finding> {
-        let project = cx.project;
+        let repo = cx.repo;
         // Each file is analysed once, from its first document.
-        if project
+        if repo
             .file_docs(doc.file)
             .first()
             .is_some_and(|d| d.index != doc.index)
@@ -77,7 +77,7 @@ impl Rule for WritebackSkipCi {
         let ci = cx.model.ci();
         let judge = |github: bool, name: &str, key: Span, trace: GitTrace<'_>| {
             Job {
-                project,
+                repo,
                 github,
                 always,
                 other_repositories,
@@ -101,8 +101,7 @@ impl Rule for WritebackSkipCi {
             }
             DocKind::GithubWorkflow => {
                 let workflows = ci.github.iter().filter(|w| {
-                    w.file == doc.file
-                        && project.docs.get(w.doc).map(|d| d.index) == Some(doc.index)
+                    w.file == doc.file && repo.docs.get(w.doc).map(|d| d.index) == Some(doc.index)
                 });
                 for job in workflows.flat_map(|w| &w.jobs) {
                     let trace = git::github(job, &this_repo);
@@ -117,7 +116,7 @@ impl Rule for WritebackSkipCi {
 
 /// One job's Git activity, to judge.
 struct Job<'a> {
-    project: &'a Repository,
+    repo: &'a Repository,
     github: bool,
     /// `require_skip_ci: always`.
     always: bool,
@@ -140,7 +139,7 @@ enum Verdict {
 
 impl<'a> Job<'a> {
     fn text(&self, file: FileId) -> &'a str {
-        self.project.source(file).text()
+        self.repo.source(file).text()
     }
 
     /// The byte offsets of a scalar's text in its file, computed once per scalar.

@@ -19,10 +19,10 @@ impl<'p> Resolver<'p> {
             return v.clone();
         }
         let v = self
-            .project
+            .repo
             .file_docs(file)
             .first()
-            .map_or(Values::empty_map(), |d| match self.project.helm_values(d) {
+            .map_or(Values::empty_map(), |d| match self.repo.helm_values(d) {
                 Values::Null => Values::empty_map(),
                 v => v,
             });
@@ -51,7 +51,7 @@ impl<'p> Resolver<'p> {
             },
         };
         let first_tags = first
-            .and_then(|f| self.project.file_docs(f).first())
+            .and_then(|f| self.repo.file_docs(f).first())
             .and_then(crate::model::Document::kept_image_tags);
         if let Some(tags) = first_tags.filter(|_| !whole) {
             if rest.iter().all(|l| {
@@ -152,7 +152,7 @@ impl<'p> Resolver<'p> {
                 );
                 continue;
             };
-            match self.project.file_by_path(&rel) {
+            match self.repo.file_by_path(&rel) {
                 Some(f) => {
                     files.push(f.id);
                     layers.push(ValuesLayer::File(f.id));
@@ -251,7 +251,7 @@ impl<'p> Resolver<'p> {
             return None;
         }
         let root = &parsed.docs.first()?.root;
-        let file_text = &self.project.source(node.span.file).text();
+        let file_text = &self.repo.source(node.span.file).text();
         match block_offsets(file_text, node, text) {
             Some(map) => {
                 let mut root = root.clone();

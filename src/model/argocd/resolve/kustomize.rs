@@ -17,7 +17,7 @@ impl<'p> Resolver<'p> {
     /// Follows the kustomization in `dir` and what it includes: the files it reads, the image
     /// tags it sets, and `Missing` records for entries that are not in the repository.
     pub(super) fn kustomize(&mut self, app: usize, dir: &str, k: &mut Kustomized) {
-        let project = self.project;
+        let repo = self.repo;
         let graph = self.graph;
         let Some(start) = graph.in_dir(dir) else {
             return;
@@ -59,10 +59,10 @@ impl<'p> Resolver<'p> {
                     ),
                     Reference::File(f) => k.files.push(*f),
                     Reference::Other(rel) if self.dir_exists(rel) => {
-                        if !(project.on_disk
+                        if !(repo.on_disk
                             && KUSTOMIZATION_FILE_NAMES
                                 .iter()
-                                .any(|n| project.root.join(rel).join(n).is_file()))
+                                .any(|n| repo.root.join(rel).join(n).is_file()))
                         {
                             self.missing(
                                 app,
@@ -176,7 +176,7 @@ impl<'p> Resolver<'p> {
         let Some(doc) = k.doc else {
             return Vec::new();
         };
-        let root = &self.project.docs[doc].root;
+        let root = &self.repo.docs[doc].root;
         let mut out = Vec::new();
         for hc in root.get("helmCharts").into_iter().flat_map(Node::items) {
             let (Some(name), repo) = (hc.get("name"), hc.get_str("repo")) else {
@@ -187,7 +187,7 @@ impl<'p> Resolver<'p> {
             }
             let file_values = |r: &mut Self, rel: &str| -> Values {
                 join(&k.dir, rel)
-                    .and_then(|p| r.project.file_by_path(&p))
+                    .and_then(|p| r.repo.file_by_path(&p))
                     .map(|f| f.id)
                     .map_or(Values::empty_map(), |id| r.values_of(id))
             };

@@ -11,7 +11,7 @@ use crate::model::paths::join;
 impl<'p> Resolver<'p> {
     /// App-of-apps edges and liveness.
     pub(super) fn liveness(&mut self) {
-        let project = self.project;
+        let repo = self.repo;
         let mut manages: HashMap<usize, BTreeSet<usize>> = HashMap::new();
         for app in &self.model.apps {
             for s in &app.sources {
@@ -19,17 +19,17 @@ impl<'p> Resolver<'p> {
                     continue;
                 }
                 for &f in &s.files {
-                    let range = project.file_doc_range(f);
+                    let range = repo.file_doc_range(f);
                     for i in range {
-                        if is_argocd_kind(project.docs[i].kind) {
+                        if is_argocd_kind(repo.docs[i].kind) {
                             manages.entry(app.doc).or_default().insert(i);
                         }
                     }
                 }
             }
         }
-        let argo_docs: Vec<usize> = (0..project.docs.len())
-            .filter(|&i| is_argocd_kind(project.docs[i].kind))
+        let argo_docs: Vec<usize> = (0..repo.docs.len())
+            .filter(|&i| is_argocd_kind(repo.docs[i].kind))
             .collect();
         let live: HashSet<usize> = if self.opts.roots.is_empty() {
             let mut managed_by_other: FxHashSet<usize> = FxHashSet::default();
@@ -48,7 +48,7 @@ impl<'p> Resolver<'p> {
             let mut live = HashSet::new();
             let mut stack: Vec<usize> = argo_docs
                 .into_iter()
-                .filter(|&i| roots.contains(&project.source(project.docs[i].file).path))
+                .filter(|&i| roots.contains(&repo.source(repo.docs[i].file).path))
                 .collect();
             self.model.roots.clone_from(&stack);
             while let Some(d) = stack.pop() {

@@ -218,8 +218,8 @@ pub struct AppInput<'p> {
 
 /// Builds the model.
 #[must_use]
-pub fn resolve(project: &Repository, graph: &Kustomizations, opts: &ResolveOptions) -> ArgoModel {
-    let mut r = Resolver::new(project, graph, opts);
+pub fn resolve(repo: &Repository, graph: &Kustomizations, opts: &ResolveOptions) -> ArgoModel {
+    let mut r = Resolver::new(repo, graph, opts);
     let inputs = r.inputs();
     r.model.apps.reserve_exact(inputs.len());
     r.infer_repo(&inputs);
@@ -255,20 +255,20 @@ pub fn resolve(project: &Repository, graph: &Kustomizations, opts: &ResolveOptio
 /// the argo-cd chart or a wrapper of it (`argocd/insecure-without-edge-tls` reads those).
 /// Judged once per folder with a `Chart.yaml`, on all threads (`charts/` is looked up on
 /// disk); any other folder keeps its values.
-fn charts_with_unread_values(project: &Repository) -> FxHashSet<String> {
+fn charts_with_unread_values(repo: &Repository) -> FxHashSet<String> {
     use rayon::prelude::*;
-    let dirs: Vec<&str> = project
+    let dirs: Vec<&str> = repo
         .docs_of(DocKind::HelmChart)
-        .map(|d| paths::parent(&project.source(d.file).path))
+        .map(|d| paths::parent(&repo.source(d.file).path))
         .collect();
     dirs.into_par_iter()
-        .filter(|dir| !helm::may_render(project, dir) && !helm::installs_argo_cd(project, dir))
+        .filter(|dir| !helm::may_render(repo, dir) && !helm::installs_argo_cd(repo, dir))
         .map(str::to_string)
         .collect()
 }
 
 struct Resolver<'p> {
-    project: &'p Repository,
+    repo: &'p Repository,
     /// The kustomization graph of the repository.
     graph: &'p Kustomizations,
     opts: &'p ResolveOptions,
@@ -314,10 +314,10 @@ struct PendingRender {
 }
 
 impl<'p> Resolver<'p> {
-    fn new(project: &'p Repository, graph: &'p Kustomizations, opts: &'p ResolveOptions) -> Self {
+    fn new(repo: &'p Repository, graph: &'p Kustomizations, opts: &'p ResolveOptions) -> Self {
         let mut dirs = FxHashSet::default();
         dirs.insert(String::new());
-        for f in project.sources.files() {
+        for f in repo.sources.files() {
             let mut p = paths::parent(&f.path);
             // Most files share their folder with the previous one: no allocation then.
             while !p.is_empty() && !dirs.contains(p) {
@@ -330,7 +330,7 @@ impl<'p> Resolver<'p> {
                 Some(opts.repo_urls.iter().map(|u| normalize_url(u)).collect()),
                 RepoIdentity::Configured(opts.repo_urls.clone()),
             )
-        } else if let Some(origin) = &project.git_origin {
+        } else if let Some(origin) = &repo.git_origin {
             (
                 Some(std::iter::once(normalize_url(origin)).collect()),
                 RepoIdentity::Origin(origin.clone()),
@@ -339,7 +339,7 @@ impl<'p> Resolver<'p> {
             (None, RepoIdentity::Inferred)
         };
         Resolver {
-            project,
+            repo,
             graph,
             opts,
             this_repo,
@@ -347,7 +347,7 @@ impl<'p> Resolver<'p> {
             dirs,
             values_cache: FxHashMap::default(),
             unread_values: if opts.drop_unread_values {
-                charts_with_unread_values(project)
+                charts_with_unread_values(repo)
             } else {
                 FxHashSet::default()
             },
@@ -365,14 +365,14 @@ impl<'p> Resolver<'p> {
         if self.dirs.contains(rel) {
             return true;
         }
-        self.project.on_disk && self.project.root.join(rel).is_dir()
+        self.repo.on_disk && self.repo.root.join(rel).is_dir()
     }
 
     fn file_exists(&self, rel: &str) -> bool {
-        if self.project.file_by_path(rel).is_some() {
+        if self.repo.file_by_path(rel).is_some() {
             return true;
         }
-        self.project.on_disk && self.project.root.join(rel).is_file()
+        self.repo.on_disk && self.repo.root.join(rel).is_file()
     }
 
     fn missing(&mut self, app: usize, span: Span, message: String) {

@@ -66,7 +66,7 @@ impl<'p> Resolver<'p> {
     /// them, and rendered Applications are resolved in turn.
     pub(super) fn render_charts(&mut self) {
         const MAX_RENDERS: usize = 1000;
-        let project = self.project;
+        let repo = self.repo;
         let mut rendered_dirs: FxHashSet<String> = FxHashSet::default();
         let mut standalone_kustomizations: FxHashSet<String> = FxHashSet::default();
         // (manager document, chart folder): rendered once. An Application rendered from a chart
@@ -79,17 +79,17 @@ impl<'p> Resolver<'p> {
             if pending.is_empty() {
                 // Charts of this repository that no Application renders: installed by hand
                 // (`argocd app create --path apps`), they are roots themselves.
-                let standalone: Vec<(usize, String, Span)> = project
+                let standalone: Vec<(usize, String, Span)> = repo
                     .docs_of(DocKind::HelmChart)
                     .filter_map(|d| {
-                        let path = &project.source(d.file).path;
+                        let path = &repo.source(d.file).path;
                         let dir = paths::parent(path).to_string();
                         // A subchart sits in `charts/` of a folder with its own Chart.yaml.
                         let above = paths::parent(paths::parent(&dir));
                         let is_sub = paths::parent(&dir).rsplit('/').next() == Some("charts")
                             && join(above, "Chart.yaml")
-                                .is_some_and(|p| project.file_by_path(&p).is_some());
-                        let idx = project.file_doc_range(d.file).start;
+                                .is_some_and(|p| repo.file_by_path(&p).is_some());
+                        let idx = repo.file_doc_range(d.file).start;
                         let anchor = d.root.get("name").map_or(d.span, |n| n.span);
                         (!is_sub && !rendered_dirs.contains(&dir)).then_some((idx, dir, anchor))
                     })
@@ -118,7 +118,7 @@ impl<'p> Resolver<'p> {
                     }
                     done.insert((doc, k.dir.clone()));
                     for c in self.kustomize_argocd_apps(k) {
-                        let manager = format!("kustomization `{}`", project.source(k.file).path);
+                        let manager = format!("kustomization `{}`", repo.source(k.file).path);
                         let release = helm::Release::new(
                             &c.release,
                             c.namespace.as_deref().unwrap_or("default"),
@@ -192,7 +192,7 @@ impl<'p> Resolver<'p> {
                     return Vec::new();
                 }
                 let budget = &self.opts.render_budget;
-                let r = helm::render_argocd(self.project, dir, values, release, anchor, budget);
+                let r = helm::render_argocd(self.repo, dir, values, release, anchor, budget);
                 (dir, values.is_none(), r)
             }
             Target::ArgocdApps {
@@ -202,15 +202,9 @@ impl<'p> Resolver<'p> {
                 standalone,
             } => {
                 let budget = &self.opts.render_budget;
-                let r = argocd_apps::render_objects(
-                    self.project,
-                    values,
-                    form,
-                    release,
-                    anchor,
-                    budget,
-                )
-                .map(Some);
+                let r =
+                    argocd_apps::render_objects(self.repo, values, form, release, anchor, budget)
+                        .map(Some);
                 (dir, standalone, r)
             }
         };
@@ -295,7 +289,7 @@ impl<'p> Resolver<'p> {
         };
         let is_here = |url: &str| self.known_here(url);
         let view = appset::RepoView {
-            project: self.project,
+            repo: self.repo,
             dirs: &self.dirs,
             is_here: &is_here,
         };

@@ -182,7 +182,7 @@ impl<'p> Resolver<'p> {
         out.kind = self.source_kind(src, &dir);
         match out.kind {
             SourceKind::Helm => {
-                let defaults = default_values(self.project, &dir);
+                let defaults = default_values(self.repo, &dir);
                 out.files.extend(defaults);
                 let mut layers = Vec::new();
                 let complete = match src.get("helm") {
@@ -243,7 +243,7 @@ impl<'p> Resolver<'p> {
             .unwrap_or(false);
         let include = directory.and_then(|d| d.get_str("include"));
         let exclude = directory.and_then(|d| d.get_str("exclude"));
-        directory_files(self.project, dir, recurse, include, exclude)
+        directory_files(self.repo, dir, recurse, include, exclude)
     }
 }
 

@@ -89,7 +89,7 @@ pub fn service_of_origin(url: &str, default_ns: Option<&str>) -> Option<(String,
 
 /// Every tunnel route of the repository.
 #[must_use]
-pub fn tunnel_routes(project: &Repository, objs: Objects<'_>) -> Vec<TunnelRoute> {
+pub fn tunnel_routes(repo: &Repository, objs: Objects<'_>) -> Vec<TunnelRoute> {
     let mut out = Vec::new();
     for cm in objs.of("", "ConfigMap") {
         for data in ["data", "stringData"]
@@ -106,7 +106,7 @@ pub fn tunnel_routes(project: &Repository, objs: Objects<'_>) -> Vec<TunnelRoute
                 );
                 // Read here, not per ConfigMap: most ConfigMaps' texts are released after the
                 // load (see `SourceFile::release_text`).
-                let text = project.source(cm.doc.file).text();
+                let text = repo.source(cm.doc.file).text();
                 for root in parse_embedded(text, &e.value) {
                     cloudflared_config(&root, &via, cm.namespace, &mut out);
                 }
@@ -146,7 +146,7 @@ pub fn tunnel_routes(project: &Repository, objs: Objects<'_>) -> Vec<TunnelRoute
             }
         }
     }
-    for doc in project.docs.iter().filter(|d| {
+    for doc in repo.docs.iter().filter(|d| {
         matches!(
             d.kind,
             DocKind::HelmValues
@@ -155,7 +155,7 @@ pub fn tunnel_routes(project: &Repository, objs: Objects<'_>) -> Vec<TunnelRoute
                 | DocKind::Kustomization
         )
     }) {
-        let source = project.source(doc.file);
+        let source = repo.source(doc.file);
         // A released values file was seen to hold none (see `text_may_hold_routes`): its
         // text is not read again.
         if source.text_was_released() || !text_may_hold_routes(source.text()) {

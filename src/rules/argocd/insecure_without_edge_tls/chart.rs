@@ -150,11 +150,11 @@ pub(super) fn argo_cd_values<'v>(chart: &Node, values: &'v Values) -> Option<&'v
 /// argo-cd chart values that Applications deploy, and those of in-repository wrapper charts no
 /// Application deploys (installed by another tool).
 pub(super) fn chart_values(cx: &Context<'_>, service: &str, out: &mut Vec<Insecure>) {
-    let project = cx.project;
+    let repo = cx.repo;
     let model = cx.model.argocd();
     let mut deployed_dirs: HashSet<&str> = HashSet::new();
     for (a, app) in model.apps.iter().enumerate().filter(|(_, a)| a.live) {
-        let doc = &project.docs[app.doc];
+        let doc = &repo.docs[app.doc];
         let spec = crate::model::argocd::application_specs(doc)
             .into_iter()
             .next();
@@ -188,7 +188,7 @@ pub(super) fn chart_values(cx: &Context<'_>, service: &str, out: &mut Vec<Insecu
                     Some(values)
                 }
                 (SourceKind::Helm, Location::InRepo(dir)) => {
-                    helm::chart_yaml(project, dir).and_then(|c| argo_cd_values(&c.root, values))
+                    helm::chart_yaml(repo, dir).and_then(|c| argo_cd_values(&c.root, values))
                 }
                 _ => None,
             };
@@ -228,27 +228,27 @@ pub(super) fn chart_values(cx: &Context<'_>, service: &str, out: &mut Vec<Insecu
         }
     }
     // Wrapper charts nothing in the repository deploys: their values files as they are.
-    for chart in project.docs_of(DocKind::HelmChart) {
+    for chart in repo.docs_of(DocKind::HelmChart) {
         if !helm::is_or_wraps_argo_cd(&chart.root) {
             continue;
         }
-        let dir = paths::parent(&project.source(chart.file).path);
+        let dir = paths::parent(&repo.source(chart.file).path);
         if deployed_dirs.contains(dir) {
             continue;
         }
         let release = chart.root.get_str("name").unwrap_or(ARGO_CD_CHART);
-        for f in directory_files(project, dir, false, None, None)
+        for f in directory_files(repo, dir, false, None, None)
             .into_iter()
-            .map(|id| project.source(id))
+            .map(|id| repo.source(id))
         {
             let name = f.path.rsplit('/').next().unwrap_or("");
             if !is_values_file_name(name) {
                 continue;
             }
-            let Some(doc) = project.file_docs(f.id).first() else {
+            let Some(doc) = repo.file_docs(f.id).first() else {
                 continue;
             };
-            let values = project.helm_values(doc);
+            let values = repo.helm_values(doc);
             let Some(root) = argo_cd_values(&chart.root, &values) else {
                 continue;
             };
@@ -267,7 +267,7 @@ pub(super) fn chart_values(cx: &Context<'_>, service: &str, out: &mut Vec<Insecu
 
 /// kustomize `helmCharts:` inflating the argo-cd chart.
 pub(super) fn kustomize_helm_charts(
-    project: &Repository,
+    repo: &Repository,
     k: &Kustomization,
     service: &str,
     out: &mut Vec<Insecure>,
@@ -279,11 +279,11 @@ pub(super) fn kustomize_helm_charts(
         let mut values = Values::empty_map();
         let mut origin = "kustomize helmCharts `argo-cd`".to_string();
         if let Some((_, Reference::File(f))) = &hc.values_file {
-            if let Some(d) = project.file_docs(*f).first() {
-                values.merge(project.helm_values(d));
+            if let Some(d) = repo.file_docs(*f).first() {
+                values.merge(repo.helm_values(d));
                 origin = format!(
                     "values file `{}` of kustomize helmCharts `argo-cd`",
-                    project.source(*f).path
+                    repo.source(*f).path
                 );
             }
         }

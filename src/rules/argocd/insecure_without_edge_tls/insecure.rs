@@ -12,7 +12,7 @@ use crate::source::Span;
 use crate::yaml::Node;
 
 pub(super) fn find_insecure(cx: &Context<'_>, objs: Objects<'_>, service: &str) -> Vec<Insecure> {
-    let project = cx.project;
+    let repo = cx.repo;
     let mut out = Vec::new();
     let plain = |span: Span, what: String, namespace: Option<String>| Insecure {
         span,
@@ -95,7 +95,7 @@ pub(super) fn find_insecure(cx: &Context<'_>, objs: Objects<'_>, service: &str) 
                 }
             }
         }
-        kustomize_helm_charts(project, k, service, &mut out);
+        kustomize_helm_charts(repo, k, service, &mut out);
         kustomize_patches(k, service, &mut |span, what, ns| {
             out.push(plain(span, what, ns));
         });
@@ -111,7 +111,7 @@ fn rendered_context(cx: &Context<'_>, o: &Object<'_>) -> Option<((Span, String),
     let rendered = cx.model.rendered();
     let meta = rendered
         .meta
-        .get(o.doc_index.checked_sub(cx.project.docs.len())?)?;
+        .get(o.doc_index.checked_sub(cx.repo.docs.len())?)?;
     let services = rendered
         .of_source(meta.app, meta.source)
         .iter()
