@@ -3,14 +3,14 @@
 //! `data.gitops` view both read.
 //!
 //! Folders by domain: the deployer (`argocd/`), Kubernetes objects and the routes to them
-//! (`k8s/`), source resolution any deployer reuses (`sources/`), Helm (`helm/`, `values.rs`),
-//! kustomize (`kustomize.rs`, `patch.rs`) and CI (`ci/`).
+//! (`k8s/`), source resolution any deployer reuses (`sources/`), Helm (`helm/`), kustomize
+//! (`kustomize.rs`, `patch.rs`) and CI (`ci/`). The repository with kustomize applied is
+//! [`Repository`] (`repository.rs`), over the documents of `crate::repo`.
 //!
 //! The seam between deployers: each builds its own fact of what it deploys from this
 //! repository. Argo CD's is [`Model::argocd`] (`argocd::resolve`), and what it renders is
 //! [`Model::rendered`]. A second deployer (Flux) would add its own resolver beside it, say a
-//! `flux/` folder that reuses `sources/`, `helm/` and `kustomize.rs`, with a `OnceLock` field and
-//! a method here.
+//! `flux/` folder that reuses `sources/`, `helm/` and `kustomize.rs`, and one line in `facts!`.
 
 pub mod argocd;
 pub mod ci;
@@ -40,12 +40,59 @@ pub struct Model<'p> {
     pub settings: Settings,
     /// Whether sources drop the effective values nothing reads once their image tags are read.
     drop_unread_values: bool,
-    argocd: OnceLock<argocd::resolve::ArgoModel>,
-    ci: OnceLock<ci::CiModel>,
-    k8s: OnceLock<k8s::K8sIndex>,
-    rendered: OnceLock<argocd::rendered::RenderedObjects>,
+    facts: Facts,
     /// What the run's chart renderings may spend, over the resolver's and [`Model::rendered`].
     render_budget: std::sync::Arc<helm::RenderBudget>,
+}
+
+/// Declares the facts: for each, its accessor on [`Model`], its type, and how it is built from
+/// the model on first use. A new fact is its domain module plus one line in `facts!` below.
+macro_rules! facts {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty = $build:expr;)*) => {
+        /// One `OnceLock` per fact.
+        #[derive(Default)]
+        struct Facts {
+            $($name: OnceLock<$ty>,)*
+        }
+
+        impl Facts {
+            /// The facts built, owned and detached from the repository.
+            fn into_owned(self) -> impl Send + 'static {
+                ($(self.$name,)*)
+            }
+        }
+
+        impl<'p> Model<'p> {
+            $(
+                $(#[$doc])*
+                pub fn $name(&self) -> &$ty {
+                    self.facts.$name.get_or_init(|| ($build)(self))
+                }
+            )*
+        }
+    };
+}
+
+facts! {
+    /// The Argo CD reachability model.
+    argocd: argocd::resolve::ArgoModel = |m: &Model<'_>| {
+        let opts = argocd::resolve::ResolveOptions {
+            repo_urls: m.settings.repo_urls.clone(),
+            roots: m.settings.argocd.roots.clone(),
+            drop_unread_values: m.drop_unread_values,
+            render_budget: m.render_budget.clone(),
+        };
+        argocd::resolve::resolve(m.repo, m.kustomize(), &opts)
+    };
+    /// The Kubernetes objects live Applications deploy from this repository's Helm charts,
+    /// rendered on first use.
+    rendered: argocd::rendered::RenderedObjects =
+        |m: &Model<'_>| argocd::rendered::build(m.repo, m.argocd(), &m.render_budget);
+    /// The index behind [`Model::k8s`].
+    k8s_index: k8s::K8sIndex =
+        |m: &Model<'_>| k8s::index(&m.repo.docs, m.kustomize(), Some(m.rendered()));
+    /// The assembled CI pipelines (GitLab) and workflows (GitHub).
+    ci: ci::CiModel = |m: &Model<'_>| ci::build(m.repo);
 }
 
 impl<'p> Model<'p> {
@@ -55,10 +102,7 @@ impl<'p> Model<'p> {
             repo,
             settings,
             drop_unread_values: false,
-            argocd: OnceLock::new(),
-            ci: OnceLock::new(),
-            k8s: OnceLock::new(),
-            rendered: OnceLock::new(),
+            facts: Facts::default(),
             render_budget: std::sync::Arc::default(),
         }
     }
@@ -74,20 +118,7 @@ impl<'p> Model<'p> {
         self
     }
 
-    /// The Argo CD reachability model.
-    pub fn argocd(&self) -> &argocd::resolve::ArgoModel {
-        self.argocd.get_or_init(|| {
-            let opts = argocd::resolve::ResolveOptions {
-                repo_urls: self.settings.repo_urls.clone(),
-                roots: self.settings.argocd.roots.clone(),
-                drop_unread_values: self.drop_unread_values,
-                render_budget: self.render_budget.clone(),
-            };
-            argocd::resolve::resolve(self.repo, self.kustomize(), &opts)
-        })
-    }
-
-    /// The kustomization graph.
+    /// The kustomization graph, read once with the [`Repository`].
     pub fn kustomize(&self) -> &kustomize::Kustomizations {
         &self.repo.kustomize
     }
@@ -95,29 +126,13 @@ impl<'p> Model<'p> {
     /// Every Kubernetes object, by group, kind, namespace and name: the repository's manifests
     /// and the objects live Applications render from its charts.
     pub fn k8s(&self) -> k8s::Objects<'_> {
-        let rendered = self.rendered();
-        let index = self
-            .k8s
-            .get_or_init(|| k8s::index(&self.repo.docs, self.kustomize(), Some(rendered)));
-        k8s::Objects::new(&self.repo.docs, &rendered.docs, index)
-    }
-
-    /// The Kubernetes objects live Applications deploy from this repository's Helm charts,
-    /// rendered on first use.
-    pub fn rendered(&self) -> &argocd::rendered::RenderedObjects {
-        self.rendered
-            .get_or_init(|| argocd::rendered::build(self.repo, self.argocd(), &self.render_budget))
-    }
-
-    /// The assembled CI pipelines (GitLab) and workflows (GitHub).
-    pub fn ci(&self) -> &ci::CiModel {
-        self.ci.get_or_init(|| ci::build(self.repo))
+        k8s::Objects::new(&self.repo.docs, &self.rendered().docs, self.k8s_index())
     }
 
     /// The facts built during the run, owned and detached from the repository, so that the
     /// caller can choose where to free them (many small allocations).
     #[must_use]
     pub fn into_facts(self) -> impl Send + 'static {
-        (self.argocd, self.ci, self.k8s, self.rendered)
+        self.facts.into_owned()
     }
 }
