@@ -2,56 +2,21 @@
 //! trait every rule implements, Rust or Rego. This sits below `rules/` and `policy/` (both
 //! implement [`Rule`]) and below `registry` and `config` (both read [`RuleMeta`]).
 
+mod options;
+
 use std::collections::BTreeMap;
 
 use crate::diagnostic::{Finding, Severity};
 use crate::model::{DocKind, Document, Model, Repository, Settings};
 use crate::source::FileId;
+pub(crate) use options::rule_options;
+pub use options::{OptionKind, OptionValue, Options, RuleOption, SetOption, TypedOptions};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum FixAvailability {
     None,
     Sometimes,
     Always,
-}
-
-/// The kinds of value an option takes, in a rule's `options` or a config row.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum OptionKind {
-    Bool,
-    String,
-    StringList,
-}
-
-impl OptionKind {
-    #[must_use]
-    pub fn accepts(self, v: &serde_json::Value) -> bool {
-        match self {
-            OptionKind::Bool => v.is_boolean(),
-            OptionKind::String => v.is_string(),
-            OptionKind::StringList => v
-                .as_array()
-                .is_some_and(|a| a.iter().all(serde_json::Value::is_string)),
-        }
-    }
-
-    #[must_use]
-    pub fn describe(self) -> &'static str {
-        match self {
-            OptionKind::Bool => "true or false",
-            OptionKind::String => "a string",
-            OptionKind::StringList => "a list of strings",
-        }
-    }
-}
-
-/// A rule option accepted in `.gitops-lint.yaml` under `rules: {<id>: {<name>: ...}}`.
-#[derive(Debug)]
-pub struct RuleOption {
-    pub name: &'static str,
-    pub kind: OptionKind,
-    /// One line; shown by `explain`, `init` and the docs.
-    pub doc: &'static str,
 }
 
 #[derive(Debug)]
@@ -64,13 +29,35 @@ pub struct RuleMeta {
     pub fix: FixAvailability,
     /// Document kinds `check` is called for.
     pub applies_to: &'static [DocKind],
+    /// The options under `rules.<id>`: a Rust rule's `Options::DECLARED` ([`rule_options!`]),
+    /// a Rego rule's `meta.options`.
     pub options: &'static [RuleOption],
     /// Markdown: What it does / Why is this bad? / Example / Options.
     pub docs: &'static str,
 }
 
-/// Each rule's configured options, by rule id (validated against its [`RuleMeta::options`]).
-pub type RuleOptions = BTreeMap<String, serde_json::Map<String, serde_json::Value>>;
+/// Every rule's configured options: typed, as configuration parsing filled them, and as
+/// written under `rules.<id>` (JSON), for the Rego rules (`data.gitops_lint.options`) and the
+/// language server's memo keys.
+#[derive(Clone, Debug, Default)]
+pub struct RuleOptions {
+    /// By rule id: the `rules.<id>` options as written (validated against its
+    /// [`RuleMeta::options`]).
+    pub json: BTreeMap<String, serde_json::Map<String, serde_json::Value>>,
+    pub typed: TypedOptions,
+}
+
+impl RuleOptions {
+    /// The options written for `rule` (empty when none).
+    #[must_use]
+    pub fn json_of(&self, rule: &str) -> &serde_json::Map<String, serde_json::Value> {
+        static EMPTY: std::sync::OnceLock<serde_json::Map<String, serde_json::Value>> =
+            std::sync::OnceLock::new();
+        self.json
+            .get(rule)
+            .unwrap_or_else(|| EMPTY.get_or_init(serde_json::Map::new))
+    }
+}
 
 /// Read-only view handed to every rule: the repository and the facts computed from it once
 /// per run, the model settings and the rules' options.
@@ -78,17 +65,17 @@ pub struct Context<'a> {
     pub model: &'a Model<'a>,
     pub repo: &'a Repository,
     pub settings: &'a Settings,
-    pub options: &'a RuleOptions,
+    pub rule_options: &'a RuleOptions,
 }
 
 impl<'a> Context<'a> {
     #[must_use]
-    pub fn new(model: &'a Model<'a>, options: &'a RuleOptions) -> Self {
+    pub fn new(model: &'a Model<'a>, rule_options: &'a RuleOptions) -> Self {
         Context {
             model,
             repo: model.repo,
             settings: &model.settings,
-            options,
+            rule_options,
         }
     }
 
@@ -97,22 +84,11 @@ impl<'a> Context<'a> {
         self.repo.source(doc.file).text()
     }
 
-    /// The options given for `rule` (empty when none).
+    /// A rule's options ([`rule_options!`]), as configuration parsing filled them at load:
+    /// checked by name ("did you mean") and type there, at their defaults when unset.
     #[must_use]
-    /// A rule's options as its own type: a struct of the options it declares
-    /// ([`RuleMeta::options`]), `#[serde(default)]`, which configuration parsing has already
-    /// checked by name ("did you mean") and kind. An option that does not fit gives the default.
-    pub fn options_as<T: serde::de::DeserializeOwned + Default>(&self, rule: &str) -> T {
-        serde_json::from_value(serde_json::Value::Object(self.options(rule).clone()))
-            .unwrap_or_default()
-    }
-
-    pub fn options(&self, rule: &str) -> &serde_json::Map<String, serde_json::Value> {
-        static EMPTY: std::sync::OnceLock<serde_json::Map<String, serde_json::Value>> =
-            std::sync::OnceLock::new();
-        self.options
-            .get(rule)
-            .unwrap_or_else(|| EMPTY.get_or_init(serde_json::Map::new))
+    pub fn options<T: Options>(&self) -> &T {
+        self.rule_options.typed.get::<T>()
     }
 }
 

@@ -7,10 +7,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Severity, did_you_mean};
-use crate::model::{ArgocdSettings, CiSettings, EdgeTls, Settings};
+use crate::model::{ArgocdSettings, Settings};
+use crate::rules::argocd::insecure_without_edge_tls::EdgeTls;
 
 mod rows;
-use crate::rule::{RuleMeta, RuleOptions};
+use crate::rule::{RuleMeta, RuleOptions, TypedOptions};
 use crate::source::FileId;
 use crate::source::fs::{Reach, Root};
 use crate::yaml::{self, Node};
@@ -42,11 +43,12 @@ pub struct Config {
     pub repo_urls: Vec<String>,
     /// Folders or files of Rego policies (conftest style), relative to the config file.
     pub policies: Vec<String>,
-    /// The `argocd:` section.
+    /// The `argocd:` section's keys the model reads.
     pub argocd: ArgocdSettings,
-    /// The `ci:` section.
-    pub ci: CiSettings,
     pub rules: BTreeMap<String, RuleConfig>,
+    /// The rules' typed options: their `rules.<id>` options and the keys of the `argocd:` and
+    /// `ci:` sections that one rule reads.
+    pub options: TypedOptions,
     /// `select`: report only these rules (ids or groups such as `argocd/`); `None`: all.
     pub select: Option<Vec<String>>,
     /// `extend-select`: rules reported in addition to `select`.
@@ -131,7 +133,6 @@ impl Config {
         Settings {
             repo_urls: self.repo_urls.clone(),
             argocd: self.argocd.clone(),
-            ci: self.ci.clone(),
             config_file: self
                 .path
                 .as_ref()
@@ -140,14 +141,18 @@ impl Config {
         }
     }
 
-    /// Every rule's options, by rule id.
+    /// Every rule's options.
     #[must_use]
     pub fn rule_options(&self) -> RuleOptions {
-        self.rules
-            .iter()
-            .filter(|(_, r)| !r.options.is_empty())
-            .map(|(id, r)| (id.clone(), r.options.clone()))
-            .collect()
+        RuleOptions {
+            json: self
+                .rules
+                .iter()
+                .filter(|(_, r)| !r.options.is_empty())
+                .map(|(id, r)| (id.clone(), r.options.clone()))
+                .collect(),
+            typed: self.options.clone(),
+        }
     }
 }
 
@@ -418,7 +423,7 @@ fn parse_rules<'n>(
             ));
             continue;
         };
-        match rule_config(meta, &r.value) {
+        match rule_config(meta, &r.value, &mut config.options) {
             Ok(rc) => {
                 config.rules.insert(id.to_string(), rc);
             }
@@ -504,7 +509,12 @@ pub(crate) fn edge_tls(value: &Node) -> Result<Option<EdgeTls>, FieldError<'_>> 
     }
 }
 
-fn rule_config<'n>(meta: &RuleMeta, value: &'n Node) -> Result<RuleConfig, FieldError<'n>> {
+/// A rule's level and options; a Rust rule's options are set in `typed` too.
+fn rule_config<'n>(
+    meta: &RuleMeta,
+    value: &'n Node,
+    typed: &mut TypedOptions,
+) -> Result<RuleConfig, FieldError<'n>> {
     if let Some(s) = value.scalar_text().filter(|_| !value.is_null()) {
         return Ok(RuleConfig {
             level: Some(parse_level(s).ok_or_else(|| level_error(value, s))?),
@@ -539,7 +549,11 @@ fn rule_config<'n>(meta: &RuleMeta, value: &'n Node) -> Result<RuleConfig, Field
             ));
         };
         let json = e.value.to_json();
-        if !opt.kind.accepts(&json) {
+        let fits = match opt.set {
+            Some(set) => set(typed, &json),
+            None => opt.kind.accepts(&json),
+        };
+        if !fits {
             return Err((
                 &e.value,
                 format!(

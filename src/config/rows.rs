@@ -1,11 +1,17 @@
 //! The configuration's keys, declared as rows: name, what it takes, its `init` value and one
-//! line of docs. Parsing, "did you mean" and the `init` template are generated from them.
+//! line of docs. Parsing, "did you mean" and the `init` template are generated from them. A key
+//! of a section that only one rule reads sets that rule's typed options ([`rule`]); the rule
+//! names the key in its options struct.
 
 use std::path::Path;
 
 use super::{Config, FieldError, edge_tls};
-use crate::model::OtherRepositories;
-use crate::rule::RuleMeta;
+use crate::rule::{Options, RuleMeta};
+use crate::rules::argocd::{
+    infra_boundary, insecure_without_edge_tls, project_bounds, schema, self_managed,
+    unknown_project,
+};
+use crate::rules::ci::writeback_skip_ci::{self, OtherRepositories};
 use crate::yaml::Node;
 
 /// Where a value is read: its dotted name (for messages) and the config file's folder.
@@ -34,6 +40,11 @@ pub struct Section {
     pub key: &'static str,
     pub doc: &'static str,
     pub rows: &'static [Row],
+}
+
+/// The options of the rule that reads a section's key, to set it.
+fn rule<T: Options>(config: &mut Config) -> &mut T {
+    config.options.get_mut::<T>()
 }
 
 /// A list of strings, or the message "`name` must be `what`" at the offending node.
@@ -220,7 +231,7 @@ const CI: &[Row] = &[Row {
     set: |c, n, f| {
         // `off` is a YAML 1.1 boolean: read the scalar's text, as rule levels are.
         let text = n.scalar_text().filter(|_| !n.is_null());
-        c.ci.other_repositories = match text {
+        rule::<writeback_skip_ci::Options>(c).other_repositories = match text {
             Some("error") => OtherRepositories::Error,
             Some("warning") => OtherRepositories::Warning,
             Some("off") => OtherRepositories::Off,
@@ -251,7 +262,8 @@ const ARGOCD: &[Row] = &[
         doc: "AppProjects created outside this repository (argocd/unknown-project).",
         init: "[]",
         set: |c, n, f| {
-            c.argocd.external_projects = list(n, f, "a list of AppProject names")?;
+            rule::<unknown_project::Options>(c).external_projects =
+                list(n, f, "a list of AppProject names")?;
             Ok(())
         },
     },
@@ -260,7 +272,7 @@ const ARGOCD: &[Row] = &[
         doc: "Cluster-scoped kinds a project may whitelist, `group/Kind` (argocd/project-bounds).",
         init: "[Namespace]",
         set: |c, n, f| {
-            c.argocd.cluster_resources_allowed =
+            rule::<project_bounds::Options>(c).cluster_resources_allowed =
                 Some(list(n, f, "a list of `group/Kind` strings")?);
             Ok(())
         },
@@ -270,7 +282,7 @@ const ARGOCD: &[Row] = &[
         doc: "Folders holding Argo CD's own installation (argocd/self-managed).",
         init: "[]",
         set: |c, n, f| {
-            c.argocd.self_paths = list(n, f, "a list of paths")?;
+            rule::<self_managed::Options>(c).self_paths = list(n, f, "a list of paths")?;
             Ok(())
         },
     },
@@ -279,7 +291,8 @@ const ARGOCD: &[Row] = &[
         doc: "Namespaces of the infrastructure (argocd/infra-boundary).",
         init: "[kube-system, kube-public, kube-node-lease, cert-manager, cilium, rook-ceph, metallb-system, ingress-nginx, gateway-system]",
         set: |c, n, f| {
-            c.argocd.infra_namespaces = Some(list(n, f, "a list of namespaces")?);
+            rule::<infra_boundary::Options>(c).infra_namespaces =
+                Some(list(n, f, "a list of namespaces")?);
             Ok(())
         },
     },
@@ -288,7 +301,8 @@ const ARGOCD: &[Row] = &[
         doc: "Helm charts and OLM packages of the infrastructure (argocd/infra-boundary). Unset: well-known operators and add-ons (see `gitops-lint explain argocd/infra-boundary`); a list replaces them.",
         init: "# [cert-manager, ...]",
         set: |c, n, f| {
-            c.argocd.infra_charts = Some(list(n, f, "a list of chart names")?);
+            rule::<infra_boundary::Options>(c).infra_charts =
+                Some(list(n, f, "a list of chart names")?);
             Ok(())
         },
     },
@@ -297,7 +311,7 @@ const ARGOCD: &[Row] = &[
         doc: "Folders or files of the infrastructure (argocd/infra-boundary).",
         init: "[]",
         set: |c, n, f| {
-            c.argocd.infra_paths = list(n, f, "a list of paths")?;
+            rule::<infra_boundary::Options>(c).infra_paths = list(n, f, "a list of paths")?;
             Ok(())
         },
     },
@@ -314,7 +328,7 @@ const ARGOCD: &[Row] = &[
                     Some("e.g. `server_service: argocd-server`".into()),
                 ));
             };
-            c.argocd.server_service = Some(name.to_string());
+            rule::<insecure_without_edge_tls::Options>(c).server_service = Some(name.to_string());
             Ok(())
         },
     },
@@ -337,7 +351,7 @@ const ARGOCD: &[Row] = &[
                     Some("e.g. `version: \"3.1\"`".into()),
                 ));
             };
-            c.argocd.version = Some(version);
+            rule::<schema::Options>(c).version = Some(version);
             Ok(())
         },
     },
@@ -346,7 +360,7 @@ const ARGOCD: &[Row] = &[
         doc: "Where TLS in front of argocd-server ends: `{mode: repository}` (proved from the manifests) or `{mode: external, reason: \"...\"}` (a load balancer or tunnel outside the repository).",
         init: "{mode: repository}",
         set: |c, n, _| {
-            c.argocd.edge_tls = edge_tls(n)?;
+            rule::<insecure_without_edge_tls::Options>(c).edge_tls = edge_tls(n)?;
             Ok(())
         },
     },

@@ -82,18 +82,22 @@ pub(super) fn run_rules(
         Some(_) => rules
             .iter()
             .map(|r| {
-                let options = serde_json::Value::Object(cx.options(r.meta().id).clone());
+                let options = serde_json::Value::Object(options.json_of(r.meta().id).clone());
                 r.document_memo_key().map(|k| format!("{k} {options}"))
             })
             .collect(),
         None => vec![None; rules.len()],
     };
-    let memo_key = memo_keys
+    let mut memo_key = memo_keys
         .iter()
         .flatten()
         .map(String::as_str)
         .collect::<Vec<_>>()
         .join("\n");
+    if !memo_key.is_empty() {
+        // Options set by a configuration section are in the typed options only.
+        memo_key.push_str(&format!("\n{:?}", options.typed));
+    }
     let kept: &[Option<cache::FileMemo>] = match &memo {
         Some((_, reuse)) if reuse.key == memo_key => &reuse.files,
         _ => &[],

@@ -31,7 +31,7 @@ pub use crate::repo::{
     classify, is_argocd_kind, is_kustomization_kind, is_values_file_name,
 };
 pub use repository::Repository;
-pub use settings::{ArgocdSettings, CiSettings, EdgeTls, OtherRepositories, Settings};
+pub use settings::{ArgocdSettings, Settings};
 
 /// The repository and the facts computed from it, each built on first use, once per run, and
 /// shared by every rule (they run in parallel) and by the Rego `data.gitops` view.

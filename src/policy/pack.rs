@@ -168,6 +168,7 @@ fn build() -> Result<Pack, String> {
                 name: leak(o.name),
                 kind,
                 doc: leak(o.doc),
+                set: None,
             });
         }
         if !m.paths.is_empty() && !options.iter().any(|o| o.name == "paths") {
@@ -182,6 +183,7 @@ fn build() -> Result<Pack, String> {
                         .collect::<Vec<_>>()
                         .join(", ")
                 )),
+                set: None,
             });
         }
         let md_path = file.replace(".rego", ".md");

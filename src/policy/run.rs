@@ -693,7 +693,7 @@ pub fn rules(
     }
     let mut options_data = serde_json::Map::new();
     for r in &pack_rules {
-        if let Some(o) = options.get(r.meta.id).filter(|o| !o.is_empty()) {
+        if let Some(o) = options.json.get(r.meta.id).filter(|o| !o.is_empty()) {
             options_data.insert(r.meta.id.to_string(), serde_json::Value::Object(o.clone()));
         }
     }
@@ -729,6 +729,7 @@ pub fn rules(
         match r.scope {
             Scope::Document => {
                 let configured: Option<Vec<String>> = options
+                    .json
                     .get(r.meta.id)
                     .and_then(|o| o.get("paths"))
                     .and_then(|v| serde_json::from_value(v.clone()).ok());

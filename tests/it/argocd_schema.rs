@@ -91,14 +91,16 @@ fn corpus_findings_are_the_judged_ones() {
 fn argocd_version_setting() {
     use gitops_lint::config;
     use gitops_lint::registry as rules;
+    use gitops_lint::rules::argocd::schema;
     let metas = rules::all_meta();
     let path = Path::new(".gitops-lint.yaml");
     let c = config::parse(path, "argocd:\n  version: v2.14.11\n", &metas).unwrap();
-    let v = c.argocd.version.unwrap();
+    let version = |c: &config::Config| c.options.get::<schema::Options>().version;
+    let v = version(&c).unwrap();
     assert_eq!((v.major, v.minor), (2, 14));
     // Unquoted, `3.10` would be the float 3.1: the text as written is what counts.
     let c = config::parse(path, "argocd:\n  version: 3.10\n", &metas).unwrap();
-    assert_eq!(c.argocd.version.unwrap().minor, 10);
+    assert_eq!(version(&c).unwrap().minor, 10);
     for bad in ["banana", "[3]", "1.8", "4.0"] {
         let text = format!("argocd:\n  version: {bad}\n");
         let e = config::parse(path, &text, &metas).unwrap_err();

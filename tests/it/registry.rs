@@ -147,6 +147,7 @@ fn starter_config_parses_and_names_every_rule() {
 
 #[test]
 fn config_errors_point_at_the_line_with_a_suggestion() {
+    use gitops_lint::rules::argocd::{infra_boundary, insecure_without_edge_tls, unknown_project};
     let metas = rules::all_meta();
     let path = std::path::Path::new("c.yaml");
     let e = config::parse(path, "rules:\n  argocd/sync-polcy: error\n", &metas).unwrap_err();
@@ -186,11 +187,15 @@ fn config_errors_point_at_the_line_with_a_suggestion() {
     )
     .unwrap();
     assert_eq!(
-        bounds.argocd.external_projects,
+        bounds
+            .options
+            .get::<unknown_project::Options>()
+            .external_projects,
         vec!["platform".to_string()]
     );
-    assert_eq!(bounds.argocd.infra_namespaces, Some(Vec::new()));
-    assert_eq!(bounds.argocd.infra_charts, Some(vec!["cilium".to_string()]));
+    let infra = bounds.options.get::<infra_boundary::Options>();
+    assert_eq!(infra.infra_namespaces, Some(Vec::new()));
+    assert_eq!(infra.infra_charts, Some(vec!["cilium".to_string()]));
     let roots = config::parse(path, "argocd:\n  roots: [bootstrap/root.yaml]\n", &metas).unwrap();
     assert_eq!(roots.argocd.roots, vec!["bootstrap/root.yaml".to_string()]);
     // `argocd.server_service` and `argocd.edge_tls`.
@@ -200,14 +205,19 @@ fn config_errors_point_at_the_line_with_a_suggestion() {
         &metas,
     )
     .unwrap();
-    assert_eq!(c.argocd.server_service(), "argocd-web");
+    let edge = |c: &config::Config| {
+        c.options
+            .get::<insecure_without_edge_tls::Options>()
+            .clone()
+    };
+    assert_eq!(edge(&c).server_service(), "argocd-web");
     assert_eq!(
-        c.argocd.edge_tls.map(|e| e.reason).as_deref(),
+        edge(&c).edge_tls.map(|e| e.reason).as_deref(),
         Some("tunnel")
     );
     let c = config::parse(path, "argocd:\n  edge_tls: {mode: repository}\n", &metas).unwrap();
-    assert!(c.argocd.edge_tls.is_none());
-    assert_eq!(c.argocd.server_service(), "argocd-server");
+    assert!(edge(&c).edge_tls.is_none());
+    assert_eq!(edge(&c).server_service(), "argocd-server");
     let e = config::parse(path, "argocd:\n  edge_tl: {mode: external}\n", &metas).unwrap_err();
     assert_eq!(e.help.as_deref(), Some("did you mean `edge_tls`?"));
     let e = config::parse(

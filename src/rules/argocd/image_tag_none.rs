@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 
 use crate::diagnostic::{Finding, Severity};
-use crate::rule::OptionKind;
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta, RuleOption};
+use crate::rule::rule_options;
+use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::source::Span;
 
 pub struct ImageTagNone;
@@ -15,20 +15,17 @@ static META: RuleMeta = RuleMeta {
     default_severity: Severity::Error,
     fix: FixAvailability::None,
     applies_to: &[],
-    options: &[RuleOption {
-        name: "placeholders",
-        kind: OptionKind::StringList,
-        doc: "tags that mean \"no image yet\", compared case-insensitively (default: [\"none\"])",
-    }],
+    options: Options::DECLARED,
     docs: include_str!("image_tag_none.md"),
 };
 
-/// The options of [`META`].
-#[derive(serde::Deserialize, Default)]
-#[serde(default)]
-struct Options {
-    /// Tags that mean "no image yet" (default `none`), compared without case.
-    placeholders: Option<Vec<String>>,
+rule_options! {
+    /// The options of [`META`].
+    pub struct Options {
+        /// Tags that mean "no image yet" (default `none`), compared without case.
+        pub placeholders: Option<Vec<String>> =>
+            "tags that mean \"no image yet\", compared case-insensitively (default: [\"none\"])",
+    }
 }
 
 impl Rule for ImageTagNone {
@@ -38,13 +35,10 @@ impl Rule for ImageTagNone {
 
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         let model = cx.model.argocd();
-        let options: Options = cx.options_as(META.id);
-        let placeholders: Vec<String> = options
-            .placeholders
-            .unwrap_or_else(|| vec!["none".to_string()])
-            .iter()
-            .map(|p| p.to_lowercase())
-            .collect();
+        let placeholders: Vec<String> = match &cx.options::<Options>().placeholders {
+            Some(list) => list.iter().map(|p| p.to_lowercase()).collect(),
+            None => vec!["none".to_string()],
+        };
         // One finding per node that sets a placeholder; a label per Application deploying it.
         let mut by_span: BTreeMap<Span, (&str, &str, Vec<usize>)> = BTreeMap::new();
         for t in &model.tags {

@@ -7,6 +7,7 @@ use crate::model::argocd::deployed::{chart_names, deployed, kustomizations};
 use crate::model::argocd::projects::{concrete, template_patched};
 use crate::model::argocd::resolve::{Location, SourceKind};
 use crate::model::k8s::kinds;
+use crate::rule::rule_options;
 use crate::rules::argocd::bounds;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::source::Span;
@@ -20,9 +21,23 @@ static META: RuleMeta = RuleMeta {
     default_severity: Severity::Warning,
     fix: FixAvailability::None,
     applies_to: &[],
-    options: &[],
+    options: Options::DECLARED,
     docs: include_str!("infra_boundary.md"),
 };
+
+rule_options! {
+    /// The `argocd:` section's keys of this rule.
+    pub struct Options {
+        /// `argocd.infra_namespaces`: namespaces of the infrastructure; `None`:
+        /// [`DEFAULT_NAMESPACES`].
+        pub infra_namespaces: Option<Vec<String>>,
+        /// `argocd.infra_charts`: Helm charts and OLM packages of the infrastructure; `None`:
+        /// [`DEFAULT_CHARTS`].
+        pub infra_charts: Option<Vec<String>>,
+        /// `argocd.infra_paths`: folders or files of the infrastructure.
+        pub infra_paths: Vec<String>,
+    }
+}
 
 pub const DEFAULT_NAMESPACES: &[&str] = &[
     "kube-system",
@@ -105,7 +120,7 @@ impl Rule for InfraBoundary {
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         let model = cx.model.argocd();
         let repo = cx.repo;
-        let conf = &cx.settings.argocd;
+        let conf = cx.options::<Options>();
         let namespaces: Vec<&str> = match &conf.infra_namespaces {
             Some(list) => list.iter().map(String::as_str).collect(),
             None => DEFAULT_NAMESPACES.to_vec(),

@@ -20,6 +20,7 @@ use crate::model::helm::values::Values;
 use crate::model::k8s::Objects;
 use crate::model::k8s::routes::tunnels::{TunnelRoute, tunnel_routes};
 use crate::model::k8s::routes::{Backend, Candidate, GATEWAY_API, candidates};
+use crate::rule::rule_options;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::source::Span;
 use crate::yaml::Node;
@@ -33,9 +34,35 @@ static META: RuleMeta = RuleMeta {
     default_severity: Severity::Error,
     fix: FixAvailability::None,
     applies_to: &[],
-    options: &[],
+    options: Options::DECLARED,
     docs: include_str!("insecure_without_edge_tls.md"),
 };
+
+rule_options! {
+    /// The `argocd:` section's keys of this rule.
+    pub struct Options {
+        /// `argocd.server_service`: the Service of argocd-server (default `argocd-server`).
+        pub server_service: Option<String>,
+        /// `argocd.edge_tls`: where TLS in front of argocd-server is terminated.
+        pub edge_tls: Option<EdgeTls>,
+    }
+}
+
+/// `argocd.edge_tls: {mode: external, reason: "..."}`: TLS in front of argocd-server is
+/// terminated outside the repository (a cloud load balancer, a tunnel).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EdgeTls {
+    /// Why plain HTTP to argocd-server is safe; printed in `--format text`.
+    pub reason: String,
+}
+
+impl Options {
+    /// The Service name of argocd-server.
+    #[must_use]
+    pub fn server_service(&self) -> &str {
+        self.server_service.as_deref().unwrap_or("argocd-server")
+    }
+}
 
 /// One place that makes argocd-server serve plain HTTP.
 struct Insecure {
@@ -72,7 +99,7 @@ impl Rule for InsecureWithoutEdgeTls {
     /// `argocd.edge_tls: {mode: external}` replaces the check by a declaration: say so, with
     /// its reason, every time.
     fn notes(&self, cx: &Context<'_>) -> Vec<String> {
-        let Some(edge) = &cx.settings.argocd.edge_tls else {
+        let Some(edge) = &cx.options::<Options>().edge_tls else {
             return Vec::new();
         };
         let file = cx
@@ -88,10 +115,11 @@ impl Rule for InsecureWithoutEdgeTls {
 
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         // TLS ends outside the repository: the note above says so.
-        if cx.settings.argocd.edge_tls.is_some() {
+        let options = cx.options::<Options>();
+        if options.edge_tls.is_some() {
             return Vec::new();
         }
-        let service = cx.settings.argocd.server_service();
+        let service = options.server_service();
         let objs = cx.model.k8s();
         let tunnels = tunnel_routes(cx.repo, objs);
         let settings = find_insecure(cx, objs, service);
@@ -242,7 +270,7 @@ mod tests {
         let report =
             crate::engine::check_texts(&[("x.yaml", text)], crate::config::Config::default());
         let model = crate::model::Model::new(&report.repo, report.config.settings());
-        let options = crate::rule::RuleOptions::new();
+        let options = crate::rule::RuleOptions::default();
         let cx = Context::new(&model, &options);
         let objs = cx.model.k8s();
         let tunnels = tunnel_routes(cx.repo, objs);

@@ -5,6 +5,7 @@ use crate::model::DocKind;
 use crate::model::argocd::appproject::filepath_match;
 use crate::model::argocd::projects::project_destinations;
 use crate::model::k8s::kinds::{KindScopes, Reach};
+use crate::rule::rule_options;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::yaml::Node;
 
@@ -16,9 +17,18 @@ static META: RuleMeta = RuleMeta {
     default_severity: Severity::Warning,
     fix: FixAvailability::None,
     applies_to: &[DocKind::AppProject],
-    options: &[],
+    options: Options::DECLARED,
     docs: include_str!("project_bounds.md"),
 };
+
+rule_options! {
+    /// The `argocd:` section's key of this rule.
+    pub struct Options {
+        /// `argocd.cluster_resources_allowed`: cluster-scoped kinds a project may whitelist, as
+        /// `group/Kind` or `Kind` (core group); `None`: only `Namespace`.
+        pub cluster_resources_allowed: Option<Vec<String>>,
+    }
+}
 
 /// `group/Kind` (or `Kind` for the core group) as `(group, kind)`.
 fn parse_allowed(s: &str) -> (&str, &str) {
@@ -66,8 +76,7 @@ impl Rule for ProjectBounds {
         }
         let default_allowed = vec!["Namespace".to_string()];
         let allowed = cx
-            .settings
-            .argocd
+            .options::<Options>()
             .cluster_resources_allowed
             .as_ref()
             .unwrap_or(&default_allowed);

@@ -6,8 +6,9 @@ mod walk;
 
 use crate::diagnostic::Finding;
 use crate::fix::{Applicability, Edit, Fix};
-use crate::model::argocd::schema::{Shape, schema};
+use crate::model::argocd::schema::{Shape, Version, schema};
 use crate::model::{DocKind, Document, KeptValues, VALUES_KEYS_READ_WHOLE};
+use crate::rule::rule_options;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::yaml::{Node, ScalarStyle};
 
@@ -26,9 +27,18 @@ static META: RuleMeta = RuleMeta {
         DocKind::HelmValues,
         DocKind::Other,
     ],
-    options: &[],
+    options: Options::DECLARED,
     docs: include_str!("schema.md"),
 };
+
+rule_options! {
+    /// The `argocd:` section's key of this rule.
+    pub struct Options {
+        /// `argocd.version`: the Argo CD release the repository targets; `None`: the latest
+        /// modelled release.
+        pub version: Option<Version>,
+    }
+}
 
 impl Rule for Schema {
     fn meta(&self) -> &'static RuleMeta {
@@ -77,8 +87,7 @@ impl Rule for Schema {
 fn check_document(doc: &Document, cx: &Context<'_>, partial: bool) -> Vec<Finding> {
     let schema = schema();
     let version = schema.clamp(
-        cx.settings
-            .argocd
+        cx.options::<Options>()
             .version
             .unwrap_or_else(|| schema.latest()),
     );

@@ -8,6 +8,7 @@ use crate::model::argocd::resolve::{Location, SourceKind};
 use crate::model::k8s::kinds;
 use crate::model::kustomize::EntryField;
 use crate::model::template::is_unknown;
+use crate::rule::rule_options;
 use crate::rules::argocd::bounds;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::source::Span;
@@ -21,9 +22,17 @@ static META: RuleMeta = RuleMeta {
     default_severity: Severity::Error,
     fix: FixAvailability::None,
     applies_to: &[],
-    options: &[],
+    options: Options::DECLARED,
     docs: include_str!("self_managed.md"),
 };
+
+rule_options! {
+    /// The `argocd:` section's key of this rule.
+    pub struct Options {
+        /// `argocd.self_paths`: folders or files holding Argo CD's own installation.
+        pub self_paths: Vec<String>,
+    }
+}
 
 /// Workloads and configuration of an Argo CD installation.
 const COMPONENTS: &[&str] = &[
@@ -87,8 +96,7 @@ impl Rule for SelfManaged {
                 }
                 if let Location::InRepo(dir) = &src.location {
                     if let Some(p) = cx
-                        .settings
-                        .argocd
+                        .options::<Options>()
                         .self_paths
                         .iter()
                         .find(|p| bounds::under(dir, p))

@@ -3,6 +3,7 @@
 use crate::diagnostic::did_you_mean;
 use crate::diagnostic::{Finding, Severity};
 use crate::model::argocd::projects::{concrete, projects, template_patched};
+use crate::rule::rule_options;
 use crate::rules::argocd::bounds;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 
@@ -14,9 +15,17 @@ static META: RuleMeta = RuleMeta {
     default_severity: Severity::Error,
     fix: FixAvailability::None,
     applies_to: &[],
-    options: &[],
+    options: Options::DECLARED,
     docs: include_str!("unknown_project.md"),
 };
+
+rule_options! {
+    /// The `argocd:` section's key of this rule.
+    pub struct Options {
+        /// `argocd.external_projects`: AppProjects created outside this repository.
+        pub external_projects: Vec<String>,
+    }
+}
 
 impl Rule for UnknownProject {
     fn meta(&self) -> &'static RuleMeta {
@@ -26,7 +35,7 @@ impl Rule for UnknownProject {
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         let model = cx.model.argocd();
         let projects = projects(cx.model);
-        let external = &cx.settings.argocd.external_projects;
+        let external = &cx.options::<Options>().external_projects;
         let mut known: Vec<&str> = projects.keys().copied().collect();
         known.extend(external.iter().map(String::as_str));
         let mut items = Vec::new();

@@ -13,8 +13,8 @@ use crate::model::Repository;
 use crate::model::ci::git::{self, Cred, Event, EventKind, GitTrace, MessageSource, Site, Target};
 use crate::model::paths;
 use crate::model::{DocKind, Document};
-use crate::rule::OptionKind;
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta, RuleOption};
+use crate::rule::rule_options;
+use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 use crate::source::{FileId, Span};
 use crate::yaml::{Node, locate};
 use rustc_hash::FxHashMap;
@@ -31,23 +31,43 @@ static META: RuleMeta = RuleMeta {
     default_severity: Severity::Error,
     fix: FixAvailability::Sometimes,
     applies_to: &[DocKind::GitlabCi, DocKind::GithubWorkflow],
-    options: &[RuleOption {
-        name: "require_skip_ci",
-        kind: OptionKind::String,
-        doc: "`auto` (default) skips GitHub pushes made with the default `GITHUB_TOKEN`, which start no workflow; `always` reports them too",
-    }],
+    options: Options::DECLARED,
     docs: include_str!("writeback_skip_ci.md"),
 };
 
 /// What is appended to a message.
 const SKIP: &str = " [skip ci]";
 
-/// The options of this rule's [`RuleMeta`].
-#[derive(serde::Deserialize, Default)]
-#[serde(default)]
-struct Options {
-    /// `always`: every write-back needs `[skip ci]`, whatever repository it pushes to.
-    require_skip_ci: Option<String>,
+rule_options! {
+    /// The options of this rule's [`RuleMeta`], and the `ci:` section.
+    pub struct Options {
+        /// `always`: every write-back needs `[skip ci]`, whatever repository it pushes to.
+        pub require_skip_ci: Option<String> =>
+            "`auto` (default) skips GitHub pushes made with the default `GITHUB_TOKEN`, which start no workflow; `always` reports them too",
+        /// `ci.other_repositories`: how a write-back to another repository without `[skip ci]`
+        /// is reported. A loop in this repository is always an error.
+        pub other_repositories: OtherRepositories,
+    }
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum OtherRepositories {
+    Error,
+    #[default]
+    Warning,
+    Off,
+}
+
+impl Options {
+    /// The severity of a write-back to another repository; `None` when it is `off`.
+    #[must_use]
+    pub fn other_repositories(&self) -> Option<Severity> {
+        match self.other_repositories {
+            OtherRepositories::Error => Some(Severity::Error),
+            OtherRepositories::Warning => Some(Severity::Warning),
+            OtherRepositories::Off => None,
+        }
+    }
 }
 
 impl Rule for WritebackSkipCi {
@@ -65,7 +85,7 @@ impl Rule for WritebackSkipCi {
         {
             return Vec::new();
         }
-        let options: Options = cx.options_as(ID);
+        let options = cx.options::<Options>();
         let always = options.require_skip_ci.as_deref() == Some("always");
         let this_repo: Vec<String> = cx
             .settings
@@ -73,7 +93,7 @@ impl Rule for WritebackSkipCi {
             .iter()
             .map(|u| paths::normalize_url(u))
             .collect();
-        let other_repositories = cx.settings.ci.other_repositories();
+        let other_repositories = options.other_repositories();
         let ci = cx.model.ci();
         let judge = |github: bool, name: &str, key: Span, trace: GitTrace<'_>| {
             Job {
