@@ -219,3 +219,52 @@ macro_rules! rule_options {
     };
 }
 pub(crate) use rule_options;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    rule_options! {
+        struct Example {
+            list: Option<Vec<String>> => "a list",
+            flag: bool => "a flag",
+            /// A section's key: not under `rules.<id>`.
+            section_key: Vec<String>,
+        }
+    }
+
+    #[test]
+    fn the_struct_declares_its_options_and_their_kinds() {
+        let declared: Vec<(&str, OptionKind, &str)> = Example::DECLARED
+            .iter()
+            .map(|o| (o.name, o.kind, o.doc))
+            .collect();
+        assert_eq!(
+            declared,
+            [
+                ("list", OptionKind::StringList, "a list"),
+                ("flag", OptionKind::Bool, "a flag")
+            ]
+        );
+    }
+
+    #[test]
+    fn options_are_set_by_their_kind_and_read_typed() {
+        let mut typed = TypedOptions::default();
+        assert!(typed.get::<Example>().list.is_none());
+        let set = |typed: &mut TypedOptions, name: &str, json: serde_json::Value| {
+            let option = Example::DECLARED.iter().find(|o| o.name == name).unwrap();
+            (option.set.unwrap())(typed, &json)
+        };
+        assert!(set(&mut typed, "list", serde_json::json!(["a", "b"])));
+        assert!(!set(&mut typed, "flag", serde_json::json!("yes")));
+        assert!(!set(&mut typed, "list", serde_json::json!(["a", 1])));
+        assert!(set(&mut typed, "flag", serde_json::json!(true)));
+        typed.get_mut::<Example>().section_key.push("x".into());
+        let example = typed.clone();
+        let example = example.get::<Example>();
+        assert_eq!(example.list.as_deref(), Some(&["a".into(), "b".into()][..]));
+        assert!(example.flag);
+        assert_eq!(example.section_key, ["x"]);
+    }
+}

@@ -174,3 +174,135 @@ fn fail_on_namespace_and_data_come_from_the_configuration() {
     );
     assert!(err.contains("data path `nowhere` does not exist"), "{err}");
 }
+
+/// Every option a rule declares (Rust or Rego) is read from `rules.<id>` as its rule reads it:
+/// as written for a Rego rule (`data.gitops_lint.options`), typed for a Rust rule (what its
+/// `cx.options::<Options>()` returns). A value of another type is an error at the value; a
+/// misspelt name is one at the name, with a "did you mean".
+#[test]
+fn every_rule_option_round_trips_and_a_wrong_type_or_name_is_located() {
+    use gitops_lint::rule::OptionKind;
+    let metas = gitops_lint::registry::all_meta();
+    let path = Path::new(".gitops-lint.yaml");
+    let parse = |text: &str| gitops_lint::config::parse(path, text, &metas);
+    let mut typed_options = 0;
+    for m in &metas {
+        for o in m.options {
+            let (yaml, json, debug) = match o.kind {
+                OptionKind::Bool => ("true", serde_json::json!(true), "true"),
+                OptionKind::String => (
+                    "round-trip",
+                    serde_json::json!("round-trip"),
+                    "\"round-trip\"",
+                ),
+                OptionKind::StringList => (
+                    "[round-trip]",
+                    serde_json::json!(["round-trip"]),
+                    "[\"round-trip\"]",
+                ),
+            };
+            let at = format!("rules:\n  {}:\n    {}: ", m.id, o.name);
+            let c = parse(&format!("{at}{yaml}\n")).unwrap_or_else(|e| panic!("{}: {e}", m.id));
+            let options = c.rule_options();
+            assert_eq!(options.json_of(m.id).get(o.name), Some(&json), "{}", m.id);
+            if o.set.is_some() {
+                typed_options += 1;
+                let typed = format!("{:?}", options.typed);
+                assert!(
+                    typed.contains(&format!("{}: Some({debug})", o.name))
+                        || typed.contains(&format!("{}: {debug}", o.name)),
+                    "`{}` of `{}` is not in the typed options: {typed}",
+                    o.name,
+                    m.id
+                );
+            }
+            let wrong = match o.kind {
+                OptionKind::StringList => "{a: 1}",
+                _ => "[1, 2]",
+            };
+            let e = parse(&format!("{at}{wrong}\n")).unwrap_err();
+            assert_eq!(
+                e.span.map(|s| s.0),
+                Some(at.len()),
+                "{}: {}",
+                m.id,
+                e.message
+            );
+            assert_eq!(
+                e.message,
+                format!(
+                    "option `{}` of `{}` must be {}",
+                    o.name,
+                    m.id,
+                    o.kind.describe()
+                )
+            );
+            let misspelt = &o.name[..o.name.len() - 1];
+            let e = parse(&format!("rules:\n  {}:\n    {misspelt}: {yaml}\n", m.id)).unwrap_err();
+            assert_eq!(e.span.map(|s| s.0), Some(at.len() - o.name.len() - 2));
+            assert_eq!(
+                e.message,
+                format!("unknown option `{misspelt}` for rule `{}`", m.id)
+            );
+            assert_eq!(
+                e.help,
+                Some(format!("did you mean `{}`?", o.name)),
+                "{}",
+                m.id
+            );
+        }
+    }
+    assert!(typed_options >= 2, "the Rust rules' options were not seen");
+}
+
+/// A Rust rule's option, set in the configuration, changes what the rule reports.
+#[test]
+fn a_typed_option_is_what_the_rule_reads() {
+    use gitops_lint::rules::argocd::image_tag_none;
+    let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: charts/web\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: web\n";
+    let files = [
+        ("argocd/web.yaml", app),
+        (
+            "charts/web/Chart.yaml",
+            "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+        ),
+        (
+            "charts/web/values.yaml",
+            "image:\n  repository: nginx\n  tag: changeme\n",
+        ),
+    ];
+    let metas = gitops_lint::registry::all_meta();
+    let found = |config: gitops_lint::config::Config| {
+        gitops_lint::engine::check_texts(&files, config)
+            .diagnostics
+            .iter()
+            .filter(|d| d.rule == "argocd/image-tag-none")
+            .map(|d| d.message.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        found(gitops_lint::config::Config::default()),
+        Vec::<String>::new()
+    );
+    let config = gitops_lint::config::parse(
+        Path::new(".gitops-lint.yaml"),
+        "rules:\n  argocd/image-tag-none:\n    placeholders: [none, ChangeMe]\n",
+        &metas,
+    )
+    .unwrap();
+    assert_eq!(
+        config
+            .options
+            .get::<image_tag_none::Options>()
+            .placeholders
+            .as_deref(),
+        Some(&["none".to_string(), "ChangeMe".to_string()][..])
+    );
+    assert_eq!(
+        found(config),
+        vec![
+            "`image.tag` is the placeholder `changeme`, and Application `web` deploys it"
+                .to_string()
+        ]
+    );
+}

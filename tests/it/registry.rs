@@ -147,7 +147,9 @@ fn starter_config_parses_and_names_every_rule() {
 
 #[test]
 fn config_errors_point_at_the_line_with_a_suggestion() {
-    use gitops_lint::rules::argocd::{infra_boundary, insecure_without_edge_tls, unknown_project};
+    use gitops_lint::rules::argocd::{
+        infra_boundary, insecure_without_edge_tls, project_bounds, self_managed, unknown_project,
+    };
     let metas = rules::all_meta();
     let path = std::path::Path::new("c.yaml");
     let e = config::parse(path, "rules:\n  argocd/sync-polcy: error\n", &metas).unwrap_err();
@@ -196,6 +198,18 @@ fn config_errors_point_at_the_line_with_a_suggestion() {
     let infra = bounds.options.get::<infra_boundary::Options>();
     assert_eq!(infra.infra_namespaces, Some(Vec::new()));
     assert_eq!(infra.infra_charts, Some(vec!["cilium".to_string()]));
+    assert_eq!(infra.infra_paths, vec!["infra".to_string()]);
+    assert_eq!(
+        bounds
+            .options
+            .get::<project_bounds::Options>()
+            .cluster_resources_allowed,
+        Some(vec!["Namespace".to_string()])
+    );
+    assert_eq!(
+        bounds.options.get::<self_managed::Options>().self_paths,
+        vec!["platform/argocd".to_string()]
+    );
     let roots = config::parse(path, "argocd:\n  roots: [bootstrap/root.yaml]\n", &metas).unwrap();
     assert_eq!(roots.argocd.roots, vec!["bootstrap/root.yaml".to_string()]);
     // `argocd.server_service` and `argocd.edge_tls`.
