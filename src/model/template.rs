@@ -113,6 +113,8 @@ fn unknown() -> String {
 /// A Go template rendered as Argo CD renders it; `None` where Argo CD reports an error (a parse
 /// or execution error, a bad option).
 fn render_go(text: &str, params: &Params, options: &[String]) -> Option<String> {
+    // A template's `set` may make a map hold itself: freed when this returns.
+    let _maps = gotmpl::MapScope::new();
     let mut templates = gotmpl::Templates::argocd();
     for option in options {
         templates.option(option).ok()?;

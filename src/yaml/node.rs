@@ -383,6 +383,13 @@ impl Node {
     /// Converts to JSON the way sigs.k8s.io/yaml does (YAML 1.1 scalars, keys as strings).
     #[must_use]
     pub fn to_json(&self) -> serde_json::Value {
+        self.to_json_keyed(false)
+    }
+
+    /// [`Node::to_json`]; `in_key` inside a non-scalar key, whose own non-scalar keys then
+    /// become `"?"`: a key is JSON text in a string, and each level of keys in keys would
+    /// escape the text below it again, doubling it (a 300-byte file made gigabytes).
+    fn to_json_keyed(&self, in_key: bool) -> serde_json::Value {
         use serde_json::Value as J;
         match &self.value {
             Value::Scalar(_) => match self.resolve() {
@@ -393,15 +400,16 @@ impl Node {
                     .map_or_else(|| J::String(f.to_string()), J::Number),
                 Some(Resolved::Str(s)) => J::String(s.to_string()),
             },
-            Value::Seq(items) => J::Array(items.iter().map(Node::to_json).collect()),
+            Value::Seq(items) => J::Array(items.iter().map(|n| n.to_json_keyed(in_key)).collect()),
             Value::Map(entries) => {
                 let mut map = serde_json::Map::new();
                 for e in entries {
                     let key = match e.key.scalar_text() {
                         Some(k) => k.to_string(),
-                        None => e.key.to_json().to_string(),
+                        None if in_key => "?".to_string(),
+                        None => e.key.to_json_keyed(true).to_string(),
                     };
-                    map.insert(key, e.value.to_json());
+                    map.insert(key, e.value.to_json_keyed(in_key));
                 }
                 J::Object(map)
             }

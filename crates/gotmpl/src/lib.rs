@@ -45,7 +45,7 @@ pub fn call_function(name: &str, args: Vec<Value>) -> Result<Value, String> {
     }
 }
 pub use text::{Origin, Segment, Source, Text, TextBuf};
-pub use value::{MapRef, Object, Value, format_float_g};
+pub use value::{MapRef, MapScope, Object, Value, format_float_g};
 
 /// Evaluation limits: rendering stops with an [`ErrorKind::Budget`] error past any of them.
 #[derive(Clone, Copy, Debug)]

@@ -55,7 +55,9 @@ impl Value {
 
     #[must_use]
     pub fn map(m: BTreeMap<String, Value>) -> Value {
-        Value::Map(Rc::new(RefCell::new(m)))
+        let map = Rc::new(RefCell::new(m));
+        MapScope::track(&map);
+        Value::Map(map)
     }
 
     #[must_use]
@@ -401,5 +403,80 @@ mod tests {
         assert_eq!(format_float_g(0.0001), "0.0001");
         assert_eq!(format_float_g(0.00001), "1e-05");
         assert_eq!(format_float_g(1234567.0), "1.234567e+06");
+    }
+}
+
+/// A map as its scope tracks it: without keeping it alive.
+type WeakMap = std::rc::Weak<RefCell<BTreeMap<String, Value>>>;
+
+thread_local! {
+    /// The maps made on this thread while a [`MapScope`] is open (see there).
+    static SCOPED_MAPS: RefCell<Option<Vec<WeakMap>>> = const { RefCell::new(None) };
+}
+
+/// Frees, when dropped, the maps made on this thread since it was opened, cycles included.
+///
+/// Maps are shared and mutable (`set`, `unset`, `merge` change them in place, as in Go), so a
+/// template can make a map that holds itself (`set $d "self" $d`) or two that hold each other.
+/// Go's collector frees those; reference counts never do. A caller opens a scope around
+/// everything that uses one render's values (Helm: every template of a chart, which share
+/// `.Values`) and drops it when none of them is used any more: the maps still alive then are
+/// emptied, which breaks every cycle. Scopes nest; a map made outside any scope is not tracked.
+#[must_use = "the maps are freed when the scope is dropped"]
+pub struct MapScope {
+    /// How many maps were tracked when the scope opened.
+    mark: usize,
+    /// Whether this scope opened the thread's list (the outermost one).
+    outermost: bool,
+}
+
+impl MapScope {
+    pub fn new() -> Self {
+        SCOPED_MAPS.with(|maps| {
+            let mut maps = maps.borrow_mut();
+            let outermost = maps.is_none();
+            let list = maps.get_or_insert_with(Vec::new);
+            MapScope {
+                mark: list.len(),
+                outermost,
+            }
+        })
+    }
+
+    fn track(map: &Rc<RefCell<BTreeMap<String, Value>>>) {
+        SCOPED_MAPS.with(|maps| {
+            if let Some(list) = maps.borrow_mut().as_mut() {
+                list.push(Rc::downgrade(map));
+            }
+        });
+    }
+}
+
+impl Default for MapScope {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for MapScope {
+    fn drop(&mut self) {
+        let made = SCOPED_MAPS.with(|maps| {
+            let mut maps = maps.borrow_mut();
+            let made = maps
+                .as_mut()
+                .map(|list| list.split_off(self.mark.min(list.len())))
+                .unwrap_or_default();
+            if self.outermost {
+                *maps = None;
+            }
+            made
+        });
+        // Emptied after the list is released: a map's values may hold other tracked maps.
+        for weak in made {
+            if let Some(map) = weak.upgrade() {
+                let values = map.try_borrow_mut().map(|mut m| std::mem::take(&mut *m));
+                drop(values);
+            }
+        }
     }
 }

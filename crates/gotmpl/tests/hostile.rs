@@ -206,3 +206,46 @@ fn a_yaml_alias_bomb_in_from_yaml_is_refused() {
     let out = render(&t, "").unwrap();
     assert!(out.contains("excessive aliasing"), "{out}");
 }
+
+/// A map that holds itself, or two that hold each other, are freed when the scope they were
+/// made in closes: without it, reference counts would leak them on every rendering.
+#[test]
+fn maps_in_a_cycle_are_freed_with_their_scope() {
+    use gotmpl::{MapScope, Value};
+    let weak = {
+        let _maps = MapScope::new();
+        let a = Value::empty_map();
+        let b = Value::empty_map();
+        let (Value::Map(ra), Value::Map(rb)) = (&a, &b) else {
+            unreachable!("empty_map is a map")
+        };
+        ra.borrow_mut().insert("self".into(), a.clone());
+        ra.borrow_mut().insert("b".into(), b.clone());
+        rb.borrow_mut().insert("a".into(), a.clone());
+        let weak = (std::rc::Rc::downgrade(ra), std::rc::Rc::downgrade(rb));
+        drop((a, b));
+        assert!(weak.0.upgrade().is_some(), "the cycle outlives its values");
+        weak
+    };
+    assert!(weak.0.upgrade().is_none() && weak.1.upgrade().is_none());
+}
+
+/// The same through a template: `set` makes `$d` hold itself, and the rendering still ends
+/// (printing a map that holds itself is bounded) with the map freed by the scope.
+#[test]
+fn a_template_that_makes_a_map_hold_itself_renders_and_frees_it() {
+    use gotmpl::{Limits, MapScope, Templates, Value};
+    for _ in 0..3 {
+        let _maps = MapScope::new();
+        let mut set = Templates::helm();
+        set.add(
+            "t",
+            r#"{{ $d := dict "k" 1 }}{{ $_ := set $d "self" $d }}{{ len $d }}"#,
+        )
+        .unwrap();
+        let out = set
+            .render("t", &Value::empty_map(), &Limits::default())
+            .unwrap();
+        assert_eq!(out.text, "2");
+    }
+}

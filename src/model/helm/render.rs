@@ -101,6 +101,9 @@ pub fn render_with(
     if budget.is_spent() {
         return Err(RenderError::budget_spent(&chart.dir));
     }
+    // The chart's templates share `.Values`, and a template's `set` may make a map hold
+    // itself: every map of this rendering is freed when it returns.
+    let _maps = gotmpl::MapScope::new();
     let mut out = Rendered::default();
     let top = to_value(values, &mut out.origins);
     coalesce_deps(chart, &top, &top, &mut out.origins);
