@@ -14,7 +14,8 @@ use super::cache::{self, ParseCache};
 use super::scope::Scope;
 use super::timer::{Timer, add_elapsed};
 use crate::config::{Config, Level};
-use crate::diagnostic::Finding;
+use crate::diagnostic::{Finding, Label};
+use crate::model::deployed::DeployedDoc;
 use crate::model::{Document, Model, Repository};
 use crate::registry;
 use crate::rule::{Checked, Context, Emitted, Failure, Rule};
@@ -127,12 +128,19 @@ pub(super) fn run_rules(
         };
         rayon::join(build_model, || pass.run()).1
     };
-    timer.mark("rules: documents");
     let Passed {
         mut raw,
         fresh,
-        failed,
+        mut failed,
     } = passed;
+    // The model is built by now: the documents the deployers make go through the same rules.
+    // A panic in the model's builder leaves it unbuilt: the first repository rule that reads
+    // it reports it.
+    if let Ok(deployed) = catch_unwind(AssertUnwindSafe(|| pass.deployed(&model.deployed().docs))) {
+        raw.extend(deployed.raw);
+        failed.extend(deployed.failed);
+    }
+    timer.mark("rules: documents");
     if let Some((cache, reuse)) = &memo {
         // A failure (a time-out above all) is not a result to keep.
         let reusable = failed.is_empty()
@@ -218,7 +226,7 @@ impl DocumentPass<'_> {
             .docs
             .par_iter()
             .enumerate()
-            .map(|(i, d)| self.document(i, d))
+            .map(|(i, d)| self.document(d, !self.repo.transformed.contains(&i)))
             .collect();
         let mut passed = Passed::default();
         if self.memoizing {
@@ -234,9 +242,35 @@ impl DocumentPass<'_> {
         passed
     }
 
+    /// The deployed documents no file holds (see [`crate::model::deployed`]), offered to the
+    /// same rules. Their findings land where the values came from, labelled with where the
+    /// document was made, and carry no fix: the text there is not the document.
+    fn deployed(&self, deployed: &[DeployedDoc]) -> Passed {
+        let per_doc: Vec<DocChecked> = deployed
+            .par_iter()
+            .map(|d| {
+                let mut checked = self.document(&d.doc, false);
+                for emitted in &mut checked.found {
+                    emitted.finding.fix = None;
+                    emitted.finding.labels.push(Label {
+                        span: d.origin_span,
+                        message: d.origin.clone(),
+                    });
+                }
+                checked
+            })
+            .collect();
+        let mut passed = Passed::default();
+        for checked in per_doc {
+            passed.raw.extend(checked.found);
+            passed.failed.extend(checked.failed);
+        }
+        passed
+    }
+
     /// A document's findings and failures, and those of the rules with a memo key when
-    /// computed here for a document as parsed (to keep for the next run).
-    fn document(&self, i: usize, doc: &Document) -> DocChecked {
+    /// computed here for a document `as_parsed` (to keep for the next run; reused only then).
+    fn document(&self, doc: &Document, as_parsed: bool) -> DocChecked {
         let cx = self.cx;
         let check = |rule: &&dyn Rule| {
             if !rule.applies(doc, cx) {
@@ -247,7 +281,6 @@ impl DocumentPass<'_> {
                 Err(p) => vec![panic_finding(rule.meta().id, doc.anchor_span(), &p)].into(),
             }
         };
-        let as_parsed = !self.repo.transformed.contains(&i);
         let reused = self
             .kept
             .get(doc.file.0 as usize)

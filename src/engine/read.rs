@@ -209,6 +209,7 @@ fn parse_text(id: FileId, rel: &str, text: &str) -> (Vec<Document>, Vec<(&'stati
             root: std::sync::Arc::new(d.root),
             kind,
             kept: None,
+            rendered: false,
         });
     }
     (docs, findings)

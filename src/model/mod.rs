@@ -14,6 +14,7 @@
 
 pub mod argocd;
 pub mod ci;
+pub mod deployed;
 pub mod helm;
 pub mod k8s;
 pub mod kustomize;
@@ -93,6 +94,8 @@ facts! {
         |m: &Model<'_>| k8s::index(&m.repo.docs, m.kustomize(), Some(m.rendered()));
     /// The assembled CI pipelines (GitLab) and workflows (GitHub).
     ci: ci::CiModel = |m: &Model<'_>| ci::build(m.repo);
+    /// What the deployers apply that no file holds as it is applied (rendered Argo CD objects).
+    deployed: deployed::Deployed = |m: &Model<'_>| deployed::build(m.repo, m.argocd());
 }
 
 impl<'p> Model<'p> {

@@ -141,6 +141,10 @@ pub struct Document {
     /// What a Helm values document keeps of itself when its tree is not kept: `root` is then
     /// an empty map, and the repository's `tree` parses the tree again (see `engine::load_text`).
     pub kept: Option<KeptValues>,
+    /// Made by a deployer's tool (a Helm render), not written: its nodes' spans point where
+    /// each value came from (a values line, else the document that deploys it), so no file's
+    /// text holds it as it is and nothing may edit it as text.
+    pub rendered: bool,
 }
 
 /// What a Helm values document whose tree was dropped keeps.

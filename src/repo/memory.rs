@@ -78,6 +78,7 @@ pub fn parse_documents(file: FileId, rel: &str, text: &str) -> Vec<Document> {
             span: d.span,
             kind: classify(rel, &d.root),
             kept: None,
+            rendered: false,
             root: d.root.into(),
         })
         .collect()

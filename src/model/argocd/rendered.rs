@@ -267,6 +267,7 @@ pub fn build(repo: &Repository, argo: &ArgoModel, budget: &helm::RenderBudget) -
                     root: std::sync::Arc::new(root),
                     kind: DocKind::K8sObject,
                     kept: None,
+                    rendered: true,
                 });
                 let written = out.docs[out.docs.len() - 1]
                     .root

@@ -71,6 +71,7 @@ impl Rule for Schema {
                         let reparsed = Document {
                             root: cx.repo.tree(doc),
                             kept: None,
+                            rendered: false,
                             ..doc.clone()
                         };
                         check_document(&reparsed, cx, partial)

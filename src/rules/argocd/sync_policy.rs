@@ -58,9 +58,10 @@ impl Rule for SyncPolicy {
                     .with_help(HELP),
             ];
         };
-        // A kustomize patch set part of this spec: an edit here would be overridden or land
-        // at offsets of another file.
-        let patched = cx.repo.is_transformed(doc)
+        // A kustomize patch set part of this spec, or a chart rendered it: an edit here would
+        // be overridden or land at offsets of another file.
+        let patched = doc.rendered
+            || cx.repo.is_transformed(doc)
             && spec_entry
                 .value
                 .descendants()

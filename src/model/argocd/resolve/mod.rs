@@ -240,6 +240,7 @@ pub fn resolve(repo: &Repository, graph: &Kustomizations, opts: &ResolveOptions)
             root: o.root.clone().into(),
             kind: DocKind::AppProject,
             kept: None,
+            rendered: true,
         })
         .collect();
     // Findings of dead Applications do not matter.

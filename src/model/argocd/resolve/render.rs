@@ -286,6 +286,7 @@ impl<'p> Resolver<'p> {
             root: object.root.clone().into(),
             kind: DocKind::ApplicationSet,
             kept: None,
+            rendered: true,
         };
         let is_here = |url: &str| self.known_here(url);
         let view = appset::RepoView {

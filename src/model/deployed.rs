@@ -1,0 +1,87 @@
+//! The deployed view: documents the deployers apply that no file holds as they are applied.
+//! Today these are the Argo CD objects that live Applications render from this repository's
+//! Helm charts (app-of-apps charts and `argocd-apps` values). The engine offers them to every
+//! per-document rule and policy after the written documents (see `engine::dispatch`), so an
+//! Application a chart writes is judged like one written by hand.
+
+use super::argocd::resolve::ArgoModel;
+use super::{DocKind, Document, Repository};
+use crate::source::Span;
+
+/// What the deployers apply beyond the written documents.
+#[derive(Default)]
+pub struct Deployed {
+    pub docs: Vec<DeployedDoc>,
+}
+
+/// One deployed document and where it comes from.
+pub struct DeployedDoc {
+    /// The document, [`Document::rendered`]: its nodes point at the values lines that set
+    /// them, else at the document that deploys it.
+    pub doc: Document,
+    /// "Application `web`, rendered from `templates/apps.yaml:12` by Application `root`": it
+    /// names the object, since one finding at a template line stands for every object
+    /// rendered there.
+    pub origin: String,
+    /// Where it was made: the template line when the template is one of the repository's
+    /// files, else the deploying document's anchor.
+    pub origin_span: Span,
+}
+
+/// The deployed view of the repository, from what Argo CD's resolver rendered.
+#[must_use]
+pub fn build(repo: &Repository, argocd: &ArgoModel) -> Deployed {
+    let docs = argocd
+        .rendered
+        .iter()
+        .filter(|o| {
+            matches!(
+                o.kind,
+                DocKind::Application | DocKind::ApplicationSet | DocKind::AppProject
+            ) && !o.standalone
+                && argocd.live.contains(&o.manager_doc)
+        })
+        .map(|o| {
+            let template = if o.chart_dir.is_empty() {
+                o.template.clone()
+            } else {
+                format!("{}/{}", o.chart_dir, o.template)
+            };
+            let origin_span = repo
+                .sources
+                .template_by_path(&template)
+                .filter(|_| o.builtin.is_none() && o.line >= 1)
+                .and_then(|f| {
+                    let text = f.text();
+                    (o.line <= f.lines().line_count()).then(|| {
+                        let r = f.lines().line_range(text, o.line - 1);
+                        Span::new(f.id, r.start, r.end)
+                    })
+                })
+                .or_else(|| repo.docs.get(o.manager_doc).map(Document::anchor_span))
+                .unwrap_or(o.root.span);
+            DeployedDoc {
+                doc: Document {
+                    file: o.root.span.file,
+                    index: 0,
+                    span: o.root.span,
+                    root: o.root.clone().into(),
+                    kind: o.kind,
+                    kept: None,
+                    rendered: true,
+                },
+                origin: format!("{} `{}`, {}", kind_name(o.kind), o.name, o.label()),
+                origin_span,
+            }
+        })
+        .collect();
+    Deployed { docs }
+}
+
+fn kind_name(kind: DocKind) -> &'static str {
+    match kind {
+        DocKind::ApplicationSet => "ApplicationSet",
+        DocKind::AppProject => "AppProject",
+        _ => "Application",
+    }
+}
