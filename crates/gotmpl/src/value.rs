@@ -206,12 +206,12 @@ fn take_items(v: &mut Value, out: &mut Vec<Value>) {
                 }
             }
         }
-        Value::Map(m) => {
-            if let Some(cell) = Rc::get_mut(m) {
-                let map = cell.get_mut();
-                if map.values().any(owns_items) {
-                    out.extend(std::mem::take(map).into_values());
-                }
+        // The last strong reference, not `Rc::get_mut`: a `MapScope` holds weak ones.
+        Value::Map(m) if Rc::strong_count(m) == 1 => {
+            if let Ok(mut map) = m.try_borrow_mut()
+                && map.values().any(owns_items)
+            {
+                out.extend(std::mem::take(&mut *map).into_values());
             }
         }
         _ => {}

@@ -62,10 +62,10 @@ impl Rule for SyncPolicy {
         // be overridden or land at offsets of another file.
         let patched = doc.rendered
             || cx.repo.is_transformed(doc)
-            && spec_entry
-                .value
-                .descendants()
-                .any(|n| n.span.file != doc.file);
+                && spec_entry
+                    .value
+                    .descendants()
+                    .any(|n| n.span.file != doc.file);
         let source = Some(cx.repo.source(doc.file)).filter(|_| !patched);
         check_spec(source, &spec_entry.key, &spec_entry.value, what, name)
             .map(|mut f| {
