@@ -6,7 +6,7 @@
 
 Each case is generated in a temporary folder at its base size times each scale, and the binary
 runs once per size and format, under `timeout` and an 8 GB address-space limit (`prlimit`),
-with its output counted and thrown away. A time that grows ten times for ten times the input is
+with its output counted as it comes and thrown away, and its peak RSS taken from `wait4`. A time that grows ten times for ten times the input is
 linear; a hundred times is quadratic. Cases (base sizes are those of issue #32):
 
 - dup_keys: one file of 100,000 repeated keys (`a: 1`), text and JSON;
@@ -21,7 +21,9 @@ linear; a hundred times is quadratic. Cases (base sizes are those of issue #32):
 
 `graph` has as many edges as the repository has (Application, managed object) pairs: in the
 `graph` case, every Application manages every other, so ten times the Applications is a
-hundred times the edges, and its JSON lists each of them. The text prints each object once.
+hundred times the edges. The model shares the folder's file list and managed set, and the text
+and JSON give each once (JSON `file_sets` and `manage_sets`), so the output grows with the
+Applications; DOT draws every edge.
 """
 import argparse
 import os
@@ -112,21 +114,26 @@ CASES = {
 
 
 def run(binary, args, repo, timeout):
-    cmd = ["prlimit", "--as=8000000000", binary, *args, repo]
+    cmd = ["timeout", str(timeout), "prlimit", "--as=8000000000", binary, *args, repo]
     start = time.perf_counter()
     try:
-        p = subprocess.run(
-            ["timeout", str(timeout), *cmd],
+        p = subprocess.Popen(
+            cmd,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             env={**os.environ, "NO_COLOR": "1"},
-            check=False,
         )
     except OSError as e:
         sys.exit(f"cannot run {binary}: {e}")
+    size = 0
+    while chunk := p.stdout.read(1 << 20):
+        size += len(chunk)
+    # `wait4` gives the child's peak RSS, its own children's included (Linux: kilobytes).
+    _, wait_status, usage = os.wait4(p.pid, 0)
     elapsed = time.perf_counter() - start
-    status = "timeout" if p.returncode == 124 else f"exit {p.returncode}"
-    return elapsed, len(p.stdout), status
+    code = os.waitstatus_to_exitcode(wait_status)
+    status = "timeout" if code == 124 else f"exit {code}"
+    return elapsed, size, usage.ru_maxrss / 1024, status
 
 
 def main():
@@ -136,7 +143,10 @@ def main():
     ap.add_argument("--case", nargs="+", choices=sorted(CASES), default=sorted(CASES))
     ap.add_argument("--timeout", type=int, default=120)
     args = ap.parse_args()
-    print(f"{'case':<16}{'command':<24}{'scale':>6}{'seconds':>10}{'output MB':>11}  status")
+    print(
+        f"{'case':<16}{'command':<24}{'scale':>6}{'seconds':>10}{'RSS MiB':>9}"
+        f"{'output MB':>11}  status"
+    )
     for name in args.case:
         generate, commands = CASES[name]
         for scale in args.scale:
@@ -144,9 +154,9 @@ def main():
             try:
                 generate(repo, scale)
                 for command in commands:
-                    secs, size, status = run(args.bin, command, repo, args.timeout)
+                    secs, size, rss, status = run(args.bin, command, repo, args.timeout)
                     print(
-                        f"{name:<16}{' '.join(command):<24}{scale:>6g}{secs:>10.2f}"
+                        f"{name:<16}{' '.join(command):<24}{scale:>6g}{secs:>10.2f}{rss:>9.0f}"
                         f"{size / 1e6:>11.2f}  {status}",
                         flush=True,
                     )

@@ -1,10 +1,16 @@
 //! `gitops-lint graph`: the reachability model as text, Graphviz DOT or JSON.
 //! Roots → Applications (and ApplicationSets) → sources → files, plus app-of-apps edges.
+//!
+//! Sources that read the same files share one list, and objects that manage the same objects
+//! share one set (as the model does), so the graph of thousands of Applications of one folder
+//! holds each list once. The text and JSON give a list that many share once and refer to it.
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::fmt::Write as _;
+use std::rc::Rc;
 
 use serde::Serialize;
+use serde::ser::{SerializeStruct as _, Serializer};
 
 use crate::model::DocKind;
 use crate::model::Repository;
@@ -12,6 +18,11 @@ use crate::model::argocd::resolve::{ArgoModel, Location, RepoIdentity, ResolvedS
 use crate::model::argocd::templated_field;
 use crate::model::is_argocd_kind;
 use crate::report::escape::escape;
+
+/// In JSON, a file list of more than this many files that more than this many sources read,
+/// and a set of more than this many objects that more than this many objects manage, are
+/// given once (`file_sets`, `manage_sets`) and referred to by index.
+const FOLD_AT: usize = 20;
 
 #[derive(Serialize)]
 struct Graph<'a> {
@@ -21,6 +32,14 @@ struct Graph<'a> {
     /// Files and charts holding Argo CD objects that could not be rendered, so are not here.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     not_rendered: Vec<NotRenderedOut>,
+    /// File lists many sources read (see [`FOLD_AT`]): a source whose `files_set` is `k`
+    /// reads `file_sets[k]`, and its own `files` is empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    file_sets: Vec<Rc<[&'a str]>>,
+    /// Sets many objects manage: an object whose `manages_set` is `k` manages the objects of
+    /// `manage_sets[k]` other than itself, and its own `manages` is empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    manage_sets: Vec<&'a [usize]>,
 }
 
 #[derive(Serialize)]
@@ -56,11 +75,45 @@ struct Object<'a> {
     /// Applications this object is or generates.
     applications: Vec<AppOut<'a>>,
     /// Ids of the Argo CD objects it manages (app-of-apps).
-    manages: Vec<usize>,
+    manages: ManagesOut<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    manages_set: Option<usize>,
     /// ApplicationSets and AppProjects it renders from charts (its rendered Applications are
     /// in `applications`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     renders: Vec<RenderedOut>,
+}
+
+/// The objects an object manages: the model's set (shared), less the object itself.
+struct ManagesOut<'a> {
+    set: &'a [usize],
+    /// The object's own id.
+    own: usize,
+    /// Which of the graph's distinct sets it is.
+    index: usize,
+    /// Given once in JSON's `manage_sets`.
+    folded: bool,
+}
+
+impl<'a> ManagesOut<'a> {
+    fn iter(&self) -> impl Iterator<Item = usize> + 'a {
+        let own = self.own;
+        self.set.iter().copied().filter(move |&d| d != own)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.set.iter().all(|&d| d == self.own)
+    }
+}
+
+impl Serialize for ManagesOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.folded {
+            serializer.collect_seq(std::iter::empty::<usize>())
+        } else {
+            serializer.collect_seq(self.iter())
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -75,14 +128,95 @@ struct AppOut<'a> {
     sources: Vec<SourceOut<'a>>,
 }
 
-#[derive(Serialize)]
 struct SourceOut<'a> {
-    #[serde(rename = "repoURL")]
     repo_url: Option<String>,
     kind: &'static str,
     location: String,
-    /// Borrowed: thousands of Applications may read the same folder.
-    files: Vec<&'a str>,
+    /// Shared: thousands of Applications may read the same folder.
+    files: Rc<[&'a str]>,
+    /// Which of the graph's distinct file lists it is.
+    list: usize,
+    /// Its index in JSON's `file_sets`, when it is given once there.
+    files_set: Option<usize>,
+}
+
+impl Serialize for SourceOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("SourceOut", 5)?;
+        s.serialize_field("repoURL", &self.repo_url)?;
+        s.serialize_field("kind", self.kind)?;
+        s.serialize_field("location", &self.location)?;
+        match self.files_set {
+            Some(k) => {
+                s.serialize_field("files", &[] as &[&str])?;
+                s.serialize_field("files_set", &k)?;
+            }
+            None => s.serialize_field("files", &*self.files)?,
+        }
+        s.end()
+    }
+}
+
+/// The distinct file lists and managed sets of a graph, each made once however many sources or
+/// objects share it: looked up by the model's shared allocation, then by content.
+#[derive(Default)]
+struct Distinct<'a> {
+    list_of: HashMap<*const crate::source::FileId, usize>,
+    list_by_content: HashMap<Rc<[&'a str]>, usize>,
+    lists: Vec<Rc<[&'a str]>>,
+    /// How many sources read each list.
+    list_readers: Vec<usize>,
+    set_of: HashMap<*const usize, usize>,
+    set_by_content: HashMap<&'a [usize], usize>,
+    sets: Vec<&'a [usize]>,
+    /// How many objects manage each set.
+    set_holders: Vec<usize>,
+}
+
+impl<'a> Distinct<'a> {
+    /// The source's files as shown: each once (a chart's `values.yaml` may be listed twice).
+    fn list(&mut self, repo: &'a Repository, s: &ResolvedSource) -> usize {
+        let k = match self.list_of.get(&s.files.as_ptr()) {
+            Some(&k) => k,
+            None => {
+                let mut listed = HashSet::new();
+                let files: Rc<[&'a str]> = s
+                    .files
+                    .iter()
+                    .filter(|f| listed.insert(**f))
+                    .map(|f| repo.source(*f).path.as_str())
+                    .collect();
+                let next = self.lists.len();
+                let k = *self.list_by_content.entry(files.clone()).or_insert(next);
+                if k == next {
+                    self.lists.push(files);
+                    self.list_readers.push(0);
+                }
+                self.list_of.insert(s.files.as_ptr(), k);
+                k
+            }
+        };
+        self.list_readers[k] += 1;
+        k
+    }
+
+    fn set(&mut self, set: &'a [usize]) -> usize {
+        let k = match self.set_of.get(&set.as_ptr()) {
+            Some(&k) => k,
+            None => {
+                let next = self.sets.len();
+                let k = *self.set_by_content.entry(set).or_insert(next);
+                if k == next {
+                    self.sets.push(set);
+                    self.set_holders.push(0);
+                }
+                self.set_of.insert(set.as_ptr(), k);
+                k
+            }
+        };
+        self.set_holders[k] += 1;
+        k
+    }
 }
 
 fn kind_name(k: DocKind) -> &'static str {
@@ -126,6 +260,7 @@ fn build<'a>(repo: &'a Repository, model: &'a ArgoModel) -> Graph<'a> {
     for o in &model.rendered {
         rendered_by.entry(o.manager_doc).or_default().push(o);
     }
+    let mut distinct = Distinct::default();
     for (i, doc) in repo.docs.iter().enumerate() {
         let rendered = rendered_by.get(&i).map_or(&[][..], Vec::as_slice);
         // A chart no Application installs appears when it renders Argo CD objects.
@@ -147,19 +282,16 @@ fn build<'a>(repo: &'a Repository, model: &'a ArgoModel) -> Graph<'a> {
                 sources: a
                     .sources
                     .iter()
-                    .map(|s| SourceOut {
-                        repo_url: s.repo_url.clone(),
-                        kind: s.kind.as_str(),
-                        location: location(s),
-                        files: {
-                            // A value file listed twice (chart `values.yaml`) is shown once.
-                            let mut listed = std::collections::HashSet::new();
-                            s.files
-                                .iter()
-                                .filter(|f| listed.insert(**f))
-                                .map(|f| repo.source(*f).path.as_str())
-                                .collect()
-                        },
+                    .map(|s| {
+                        let list = distinct.list(repo, s);
+                        SourceOut {
+                            repo_url: s.repo_url.clone(),
+                            kind: s.kind.as_str(),
+                            location: location(s),
+                            files: distinct.lists[list].clone(),
+                            list,
+                            files_set: None,
+                        }
                     })
                     .collect(),
             })
@@ -183,11 +315,13 @@ fn build<'a>(repo: &'a Repository, model: &'a ArgoModel) -> Graph<'a> {
             })
             .collect();
         let live = model.live.contains(&i);
-        let manages: Vec<usize> = model
-            .manages
-            .get(&i)
-            .map(|s| s.iter().copied().filter(|&d| d != i).collect())
-            .unwrap_or_default();
+        let set = model.manages.get(&i).map_or(&[][..], |s| &s[..]);
+        let manages = ManagesOut {
+            set,
+            own: i,
+            index: distinct.set(set),
+            folded: false,
+        };
         objects.push(Object {
             id: i,
             kind: kind_name(doc.kind),
@@ -211,15 +345,54 @@ fn build<'a>(repo: &'a Repository, model: &'a ArgoModel) -> Graph<'a> {
             live,
             applications,
             manages,
+            manages_set: None,
             renders,
         });
     }
+    let (file_sets, manage_sets) = fold(&mut objects, &distinct);
     Graph {
         repository,
         roots: model.roots.clone(),
         objects,
         not_rendered: not_rendered(repo, model),
+        file_sets,
+        manage_sets,
     }
+}
+
+/// Marks the lists and sets that JSON gives once (see [`FOLD_AT`]) and returns them, numbered
+/// in the order they first appear.
+fn fold<'a>(
+    objects: &mut [Object<'a>],
+    distinct: &Distinct<'a>,
+) -> (Vec<Rc<[&'a str]>>, Vec<&'a [usize]>) {
+    let mut file_sets = Vec::new();
+    let mut list_number: HashMap<usize, usize> = HashMap::new();
+    let mut manage_sets = Vec::new();
+    let mut set_number: HashMap<usize, usize> = HashMap::new();
+    for o in objects {
+        for s in o.applications.iter_mut().flat_map(|a| a.sources.iter_mut()) {
+            if s.files.len() > FOLD_AT && distinct.list_readers[s.list] > FOLD_AT {
+                let next = file_sets.len();
+                let k = *list_number.entry(s.list).or_insert(next);
+                if k == next {
+                    file_sets.push(s.files.clone());
+                }
+                s.files_set = Some(k);
+            }
+        }
+        let m = &mut o.manages;
+        if m.set.len() > FOLD_AT && distinct.set_holders[m.index] > FOLD_AT {
+            let next = manage_sets.len();
+            let k = *set_number.entry(m.index).or_insert(next);
+            if k == next {
+                manage_sets.push(m.set);
+            }
+            m.folded = true;
+            o.manages_set = Some(k);
+        }
+    }
+    (file_sets, manage_sets)
 }
 
 /// Charts that write Argo CD objects but failed to render, and Argo CD objects written as
@@ -294,6 +467,7 @@ pub fn text(repo: &Repository, model: &ArgoModel) -> String {
         deferred: VecDeque::new(),
         deferred_ids: HashSet::new(),
         file_lists: HashMap::new(),
+        walked: HashMap::new(),
         out: format!("repository: {}\n", escape(&g.repository)),
     };
     if g.roots.is_empty() {
@@ -366,8 +540,12 @@ struct TextTree<'g> {
     /// Objects managed deeper than [`MAX_DEPTH`], printed after the current trees.
     deferred: VecDeque<usize>,
     deferred_ids: HashSet<usize>,
-    /// Long file lists already printed, with the Application whose source listed them.
-    file_lists: HashMap<&'g [&'g str], &'g str>,
+    /// Long file lists already printed (by [`SourceOut::list`]), with the Application whose
+    /// source listed them.
+    file_lists: HashMap<usize, &'g str>,
+    /// Large managed sets already walked (by [`ManagesOut::index`]), with the object whose
+    /// set it is.
+    walked: HashMap<usize, &'g Object<'g>>,
     out: String,
 }
 
@@ -402,10 +580,13 @@ impl<'g> TextTree<'g> {
         }
         self.line(o, depth, label, "");
         self.details(o, depth);
+        if self.walked_elsewhere(o, depth) {
+            return;
+        }
         let mut stack = vec![Frame::new(o, depth)];
         while let Some(top) = stack.last_mut() {
             let (o, depth) = (top.object, top.depth);
-            let Some(&m) = o.manages.get(top.next) else {
+            let Some(&m) = o.manages.set.get(top.next) else {
                 let (above, below) = (top.more_above, top.more_below);
                 stack.pop();
                 let pad = "  ".repeat(depth + 1);
@@ -421,6 +602,9 @@ impl<'g> TextTree<'g> {
                 continue;
             };
             top.next += 1;
+            if m == o.id {
+                continue;
+            }
             let Some(child) = self.object(m) else {
                 continue;
             };
@@ -446,9 +630,36 @@ impl<'g> TextTree<'g> {
                 self.seen.insert(m);
                 self.line(child, depth + 1, "manages ", "");
                 self.details(child, depth + 1);
-                stack.push(Frame::new(child, depth + 1));
+                if !self.walked_elsewhere(child, depth + 1) {
+                    stack.push(Frame::new(child, depth + 1));
+                }
             }
         }
+    }
+
+    /// Whether `o` manages a large set that is walked under another object: then one line
+    /// says so instead of walking it again (thousands of Applications of one folder each
+    /// manage that folder's set). The first object with the set walks it.
+    fn walked_elsewhere(&mut self, o: &'g Object<'g>, depth: usize) -> bool {
+        let m = &o.manages;
+        if m.set.len() <= MAX_LISTED_AGAIN {
+            return false;
+        }
+        let Some(first) = self.walked.get(&m.index) else {
+            self.walked.insert(m.index, o);
+            return false;
+        };
+        let _ = writeln!(
+            self.out,
+            "{}manages the same {} objects as {} {} ({}:{})",
+            "  ".repeat(depth + 1),
+            m.set.len(),
+            first.kind,
+            escape(&first.name),
+            escape(&first.file),
+            first.line
+        );
+        true
     }
 
     /// The trees of the objects managed deeper than [`MAX_DEPTH`], each from its top.
@@ -503,7 +714,7 @@ impl<'g> TextTree<'g> {
                 );
                 let files: &'g [&'g str] = &s.files;
                 if files.len() > MAX_FILES_AGAIN {
-                    if let Some(first) = self.file_lists.get(files) {
+                    if let Some(first) = self.file_lists.get(&s.list) {
                         let _ = writeln!(
                             self.out,
                             "{inner}  the {} files listed above for Application {}",
@@ -512,7 +723,7 @@ impl<'g> TextTree<'g> {
                         );
                         continue;
                     }
-                    self.file_lists.insert(files, &app.name);
+                    self.file_lists.insert(s.list, &app.name);
                 }
                 for f in files {
                     let _ = writeln!(self.out, "{inner}  file {}", escape(f));
@@ -550,6 +761,8 @@ pub fn dot(repo: &Repository, model: &ArgoModel) -> String {
         "digraph argocd {\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n",
     );
     let mut files = BTreeSet::new();
+    // The file nodes, gathered once per distinct list.
+    let mut lists = HashSet::new();
     let roots: HashSet<usize> = g.roots.iter().copied().collect();
     for o in &g.objects {
         let id = format!("obj{}", o.id);
@@ -596,13 +809,15 @@ pub fn dot(repo: &Repository, model: &ArgoModel) -> String {
                     q(&format!("{} source\n{}", s.kind, escape(&s.location)))
                 );
                 let _ = writeln!(out, "  {app_id} -> {sid};");
-                for f in &s.files {
-                    files.insert(*f);
+                for f in s.files.iter() {
                     let _ = writeln!(out, "  {sid} -> {};", q(&escape(f)));
+                }
+                if lists.insert(s.list) {
+                    files.extend(s.files.iter().copied());
                 }
             }
         }
-        for m in &o.manages {
+        for m in o.manages.iter() {
             let _ = writeln!(out, "  {id} -> obj{m} [label=\"manages\", color=blue];");
         }
         for (ri, r) in o.renders.iter().enumerate() {

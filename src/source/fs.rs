@@ -22,7 +22,7 @@
 //! checked each entry's type and where its link leads, so only the file type is checked again
 //! there), the configuration, policies and their data, baselines, `--output`, `init`, the
 //! language server and `--fix`. The Helm chart loader refuses a `charts/` folder or entry that
-//! [`Root::resolve`] finds leading out of the root, and reads an archive only as a regular file.
+//! [`Root::resolve`] finds leading out of the root, and reads its archives and `.Files` here.
 //!
 //! What this does not cover: another local process swapping a folder for a link between the
 //! check of a path and its use (the final component is opened with `O_NOFOLLOW`, the folders
@@ -41,6 +41,8 @@ pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 pub struct FsError {
     pub path: PathBuf,
     pub reason: String,
+    /// The file is larger than the limit it was read with.
+    over_limit: bool,
 }
 
 impl FsError {
@@ -48,7 +50,22 @@ impl FsError {
         FsError {
             path: path.to_path_buf(),
             reason: reason.into(),
+            over_limit: false,
         }
+    }
+
+    fn over(path: &Path, reason: String) -> FsError {
+        FsError {
+            over_limit: true,
+            ..FsError::new(path, reason)
+        }
+    }
+
+    /// Whether the read was refused because the file is larger than its limit (for callers
+    /// that word that limit their own way).
+    #[must_use]
+    pub fn over_limit(&self) -> bool {
+        self.over_limit
     }
 
     fn io(path: &Path, e: &std::io::Error) -> FsError {
@@ -341,7 +358,7 @@ fn read_regular(
     let (file, meta) = open_regular(shown, target, nofollow)?;
     let len = meta.len();
     if len > limit {
-        return Err(FsError::new(
+        return Err(FsError::over(
             shown,
             format!("file is {len} bytes, larger than the {limit} byte limit"),
         ));
@@ -351,7 +368,7 @@ fn read_regular(
         .read_to_end(&mut bytes)
         .map_err(|e| FsError::io(shown, &e))?;
     if bytes.len() as u64 > limit {
-        return Err(FsError::new(
+        return Err(FsError::over(
             shown,
             format!("file grew past the {limit} byte limit while read"),
         ));

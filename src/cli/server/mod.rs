@@ -11,8 +11,12 @@
 //! repository stops at [`WALK_LIMIT`] entries. A check runs on threads with large stacks
 //! ([`WORKER_STACK`]) and a panic in it becomes a diagnostic on the open files: the server
 //! keeps running. A stack overflow or an allocation failure still aborts the process, as Rust
-//! aborts on both; the parsers' own limits (nesting depth, alias expansion, file size) are what
-//! keep a repository from causing them.
+//! aborts on both, so the analyses bound themselves: YAML nesting, Go-template parse and
+//! evaluation depth (on a heap-grown stack) and value depth, Rego expression depth (regorus)
+//! and recursion (refused at load); `depth_budgets.rs` runs each at its limit on a sixteenth
+//! of the worker's stack. Memory has budgets (file sizes, alias expansion, renderings, chart
+//! archives) but no hard cap, and a user policy the watchdog stops ends the process (exit 2):
+//! neither can be contained in-process.
 
 // `lsp_types::Uri` caches parsed parts in a `Cell`, but its hash and order come from its text
 // alone; LSP's own `WorkspaceEdit` keys a map by it (rust-analyzer allows this lint too).
@@ -209,10 +213,7 @@ pub(crate) fn serve(
 fn spawn_worker(events: mpsc::Sender<Event>) -> mpsc::Sender<LintJob> {
     let (tx, rx) = mpsc::channel::<LintJob>();
     let worker = move || {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .stack_size(WORKER_STACK)
-            .build()
-            .ok();
+        let pool = lint_pool(WORKER_STACK);
         let mut caches: HashMap<PathBuf, Arc<engine::ParseCache>> = HashMap::new();
         while let Ok(first) = rx.recv() {
             let mut pending: BTreeMap<PathBuf, LintJob> = BTreeMap::new();
@@ -262,6 +263,15 @@ fn spawn_worker(events: mpsc::Sender<Event>) -> mpsc::Sender<LintJob> {
         eprintln!("error: cannot start the lint worker: {e}");
     }
     tx
+}
+
+/// The threads a check runs on, each with a stack of `stack` bytes (none when they cannot
+/// start: the check then runs on the worker itself).
+fn lint_pool(stack: usize) -> Option<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .stack_size(stack)
+        .build()
+        .ok()
 }
 
 /// A check's outcome, a panic in it included.
@@ -707,6 +717,9 @@ impl Server {
 }
 
 use std::io::Write as _;
+
+#[cfg(test)]
+mod depth_budgets;
 
 #[cfg(test)]
 mod tests {

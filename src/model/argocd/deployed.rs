@@ -53,7 +53,7 @@ pub fn deployed<'p>(
     };
     match (src.kind, &src.location) {
         (SourceKind::Directory | SourceKind::Kustomize, _) => {
-            for &f in &src.files {
+            for &f in src.files.iter() {
                 for d in repo.file_docs(f) {
                     if matches!(d.kind, DocKind::K8sObject) {
                         out.extend(object(d, None));

@@ -11,6 +11,7 @@ use super::chart::{
 };
 use super::values::Values;
 use crate::source::Span;
+use crate::source::fs::{NOT_REGULAR, Reach, Root};
 use crate::yaml;
 
 /// A `charts/*.tgz` archive's size, and what all archives of one chart may unpack to together,
@@ -18,21 +19,26 @@ use crate::yaml;
 const MAX_ARCHIVE_BYTES: u64 = 8 << 20;
 pub(super) const MAX_ARCHIVE_UNPACKED: u64 = 64 << 20;
 
-/// Reads a `.tgz` chart archive: its regular files, the top folder stripped as Helm does
+/// Reads a `.tgz` chart archive through the confined layer (a regular file inside the root, at
+/// most [`MAX_ARCHIVE_BYTES`]): its regular files, the top folder stripped as Helm does
 /// (`sub/templates/x.yaml` → `templates/x.yaml`); paths that climb or are absolute are skipped.
 /// What it unpacks to is taken from `unpacked`, what the chart's archives may still unpack to.
 pub(super) fn read_archive_file(
+    root: &Root,
     path: &Path,
     unpacked: &Cell<u64>,
 ) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let meta = std::fs::symlink_metadata(path).map_err(|e| e.to_string())?;
-    if !meta.is_file() {
-        return Err("not a regular file".into());
-    }
-    if meta.len() > MAX_ARCHIVE_BYTES {
-        return Err(format!("larger than {MAX_ARCHIVE_BYTES} bytes"));
-    }
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let bytes = root
+        .read(path, Reach::Root, MAX_ARCHIVE_BYTES)
+        .map_err(|e| {
+            if e.over_limit() {
+                format!("larger than {MAX_ARCHIVE_BYTES} bytes")
+            } else if e.reason == NOT_REGULAR {
+                "not a regular file".into()
+            } else {
+                e.reason
+            }
+        })?;
     read_archive(&bytes, unpacked)
 }
 

@@ -1,6 +1,7 @@
 //! A chart folder of this repository: `Chart.yaml`, `values.yaml`, `templates/` and `crds/`
 //! (read with the repository), `.Files` from the disk, and subcharts under `charts/` (folders,
-//! archives, the built-in `argocd-apps`).
+//! archives, the built-in `argocd-apps`). What is read from the disk here goes through the
+//! confined layer (`source::fs::Root`): inside the root, regular files, within their limits.
 
 use std::cell::Cell;
 use std::path::Path;
@@ -16,7 +17,7 @@ use super::values::Values;
 use crate::model::Repository;
 use crate::model::paths::join;
 use crate::source::Span;
-use crate::source::fs::{LINK_OUTSIDE, Root};
+use crate::source::fs::{Kind, LINK_OUTSIDE, Reach, Root};
 use crate::yaml::Node;
 
 /// Reads the chart in `dir` (repository-relative).
@@ -62,10 +63,8 @@ pub fn may_render(repo: &Repository, dir: &str) -> bool {
 
 /// Whether `path`, a link, leads out of `root`, as the confined file-system layer resolves it. A
 /// dangling link or a loop is not refused here: it leads nowhere readable.
-fn links_out_of(root: &Path, path: &Path) -> bool {
-    Root::new(root)
-        .resolve(path)
-        .is_err_and(|e| e.reason == LINK_OUTSIDE)
+fn links_out_of(root: &Root, path: &Path) -> bool {
+    root.resolve(path).is_err_and(|e| e.reason == LINK_OUTSIDE)
 }
 
 fn is_link(path: &Path) -> bool {
@@ -134,9 +133,10 @@ fn load_at(
     // large files just has none readable.
     let mut files = Vec::new();
     let abs = repo.root.join(dir);
+    let disk = Root::new(&repo.root);
     if repo.on_disk
         && templates.iter().any(|(_, t)| t.contains("Files"))
-        && read_tree(&abs, ".", &mut files).is_err()
+        && read_tree(&disk, &abs, ".", &mut files).is_err()
     {
         files.clear();
     }
@@ -159,7 +159,7 @@ fn load_at(
     );
     let listing = if !repo.on_disk {
         None
-    } else if is_link(&charts_dir) && links_out_of(&repo.root, &charts_dir) {
+    } else if is_link(&charts_dir) && links_out_of(&disk, &charts_dir) {
         unread.push(UnreadSubchart {
             path: join(dir, "charts").unwrap_or_default(),
             why: LINK_OUT.into(),
@@ -167,15 +167,12 @@ fn load_at(
         });
         None
     } else {
-        std::fs::read_dir(&charts_dir).ok()
+        disk.read_dir(&charts_dir).ok()
     };
     if let Some(entries) = listing {
-        let mut names: Vec<(String, std::fs::FileType)> = entries
-            .filter_map(Result::ok)
-            .filter_map(|e| {
-                let kind = e.file_type().ok()?;
-                Some((e.file_name().to_string_lossy().into_owned(), kind))
-            })
+        let mut names: Vec<(String, Kind)> = entries
+            .into_iter()
+            .map(|e| (e.name.to_string_lossy().into_owned(), e.kind))
             .collect();
         names.sort_by(|a, b| a.0.cmp(&b.0));
         for (n, kind) in names {
@@ -183,18 +180,18 @@ fn load_at(
                 continue;
             };
             let anchor = dependency_anchor(root, doc.span, &n);
-            if kind.is_symlink() && links_out_of(&repo.root, &charts_dir.join(&n)) {
+            if kind == Kind::Link && links_out_of(&disk, &charts_dir.join(&n)) {
                 unread.push(UnreadSubchart {
                     path: sub,
                     why: LINK_OUT.into(),
                     at: anchor,
                 });
-            } else if kind.is_dir() {
+            } else if kind == Kind::Folder {
                 if let Ok(c) = load_at(repo, &sub, depth + 1, unpacked) {
                     subcharts.push(c);
                 }
             } else if n.ends_with(".tgz") {
-                match read_archive_file(&charts_dir.join(&n), unpacked)
+                match read_archive_file(&disk, &charts_dir.join(&n), unpacked)
                     .and_then(|files| from_files(&sub, files, anchor, depth + 1, unpacked))
                 {
                     Ok(c) => subcharts.push(c),
@@ -245,8 +242,14 @@ fn files_under<'p>(
         .take_while(move |f| f.path.starts_with(&prefix))
 }
 
-/// Reads every regular file under `base/sub` (no symlinks), sorted, as (`sub/...`, text).
-fn read_tree(base: &Path, sub: &str, out: &mut Vec<(String, String)>) -> Result<(), String> {
+/// Reads every regular file under `base/sub` (no symlinks), sorted, as (`sub/...`, text),
+/// through the confined layer.
+fn read_tree(
+    root: &Root,
+    base: &Path,
+    sub: &str,
+    out: &mut Vec<(String, String)>,
+) -> Result<(), String> {
     let listed = crate::source::walk::regular_files_under(base, sub, MAX_TEMPLATE_FILES + 1);
     if listed.len() > MAX_TEMPLATE_FILES {
         return Err(format!("more than {MAX_TEMPLATE_FILES} files in {sub}/"));
@@ -257,8 +260,9 @@ fn read_tree(base: &Path, sub: &str, out: &mut Vec<(String, String)>) -> Result<
     let mut found: Vec<String> = listed.into_iter().map(|(rel, _)| rel).collect();
     found.sort();
     for rel in found {
-        // A file that is not UTF-8 text (an image under templates/) is skipped, as a template.
-        if let Ok(text) = std::fs::read_to_string(base.join(&rel)) {
+        // A file that is not UTF-8 text (an image under templates/) is skipped, as a template,
+        // and so is one replaced since it was listed (by a link out of the root, say).
+        if let Ok(text) = root.read_text(&base.join(&rel), Reach::Root, MAX_TEMPLATE_BYTES) {
             out.push((rel, text));
         }
     }

@@ -1,8 +1,9 @@
 //! `argocd/app-of-apps-cycle`: an Application that manages itself through other Applications.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::diagnostic::{Finding, Severity};
+use crate::model::argocd::resolve::Managed;
 use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
 
 pub struct AppOfAppsCycle;
@@ -73,41 +74,47 @@ impl Rule for AppOfAppsCycle {
     }
 }
 
-/// Tarjan's algorithm, iterative; components in discovery order, each sorted.
-fn strongly_connected(edges: &HashMap<usize, BTreeSet<usize>>) -> Vec<BTreeSet<usize>> {
+/// Tarjan's algorithm, iterative; components in discovery order, each sorted. Each document's
+/// set is walked in place by a cursor (thousands of Applications of one folder share one).
+fn strongly_connected(edges: &HashMap<usize, Managed>) -> Vec<BTreeSet<usize>> {
     let mut nodes: BTreeSet<usize> = edges.keys().copied().collect();
-    nodes.extend(edges.values().flatten().copied());
+    let mut shared: HashSet<*const usize> = HashSet::new();
+    for set in edges.values() {
+        if shared.insert(set.as_ptr()) {
+            nodes.extend(set.iter().copied());
+        }
+    }
+    let out_of = |v: usize| edges.get(&v).map_or(&[][..], |s| &s[..]);
     let mut index: HashMap<usize, usize> = HashMap::new();
     let mut low: HashMap<usize, usize> = HashMap::new();
     let mut on_stack: BTreeSet<usize> = BTreeSet::new();
     let mut stack: Vec<usize> = Vec::new();
     let mut out = Vec::new();
     let mut counter = 0;
-    let empty = BTreeSet::new();
     for &root in &nodes {
         if index.contains_key(&root) {
             continue;
         }
-        let mut work: Vec<(usize, Vec<usize>)> = Vec::new();
+        // A node and how many of its edges are still to follow, taken from the last.
+        let mut work: Vec<(usize, usize)> = Vec::new();
         index.insert(root, counter);
         low.insert(root, counter);
         counter += 1;
         stack.push(root);
         on_stack.insert(root);
-        work.push((
-            root,
-            edges.get(&root).unwrap_or(&empty).iter().copied().collect(),
-        ));
+        work.push((root, out_of(root).len()));
         while let Some((v, pending)) = work.last_mut() {
             let v = *v;
-            if let Some(w) = pending.pop() {
+            if *pending > 0 {
+                *pending -= 1;
+                let w = out_of(v)[*pending];
                 if let std::collections::hash_map::Entry::Vacant(e) = index.entry(w) {
                     e.insert(counter);
                     low.insert(w, counter);
                     counter += 1;
                     stack.push(w);
                     on_stack.insert(w);
-                    work.push((w, edges.get(&w).unwrap_or(&empty).iter().copied().collect()));
+                    work.push((w, out_of(w).len()));
                 } else if on_stack.contains(&w) {
                     let m = low[&v].min(index[&w]);
                     low.insert(v, m);
@@ -139,14 +146,14 @@ fn strongly_connected(edges: &HashMap<usize, BTreeSet<usize>>) -> Vec<BTreeSet<u
 /// The shortest cycle from `start` back to it inside `scc` (breadth-first), without `start`
 /// repeated at the end.
 fn shortest_cycle(
-    edges: &HashMap<usize, BTreeSet<usize>>,
+    edges: &HashMap<usize, Managed>,
     start: usize,
     scc: &BTreeSet<usize>,
 ) -> Vec<usize> {
     let mut prev: HashMap<usize, usize> = HashMap::new();
     let mut queue = std::collections::VecDeque::from([start]);
     while let Some(v) = queue.pop_front() {
-        for &w in edges.get(&v).into_iter().flatten() {
+        for &w in edges.get(&v).into_iter().flat_map(|s| s.iter()) {
             if !scc.contains(&w) {
                 continue;
             }

@@ -424,3 +424,93 @@ fn oversized_and_unreadable_archives_get_a_note() {
         "{found:?}"
     );
 }
+
+/// Archives under `charts/` and `.Files` are read through the confined layer: an archive linked
+/// out of the root gets a note and is not read, one linked to a file inside the root is read,
+/// and a `.Files` file linked out of the root is not read. Each file outside holds what would
+/// be an `argocd/image-tag-none` error if read.
+#[cfg(unix)]
+#[test]
+fn archives_and_files_linked_out_of_the_root_are_not_read() {
+    use std::os::unix::fs::symlink;
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("leak-1.0.0.tgz"),
+        none_tag_subchart("leak"),
+    )
+    .unwrap();
+    std::fs::write(outside.path().join("tag.txt"), "none\n").unwrap();
+    let dir = repo(&[]);
+    let p = dir.path();
+    std::fs::create_dir_all(p.join("argocd")).unwrap();
+    chart_with_archives(
+        p,
+        &[
+            ("leak-1.0.0.tgz", Vec::new()),
+            ("vendored-1.0.0.tgz", Vec::new()),
+        ],
+    );
+    let charts = p.join("charts/app/charts");
+    std::fs::remove_file(charts.join("leak-1.0.0.tgz")).unwrap();
+    symlink(
+        outside.path().join("leak-1.0.0.tgz"),
+        charts.join("leak-1.0.0.tgz"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(p.join("vendor")).unwrap();
+    std::fs::write(
+        p.join("vendor/vendored-1.0.0.tgz"),
+        none_tag_subchart("vendored"),
+    )
+    .unwrap();
+    std::fs::remove_file(charts.join("vendored-1.0.0.tgz")).unwrap();
+    symlink(
+        "../../../vendor/vendored-1.0.0.tgz",
+        charts.join("vendored-1.0.0.tgz"),
+    )
+    .unwrap();
+    let files = p.join("charts/app/files");
+    std::fs::create_dir_all(&files).unwrap();
+    std::fs::write(files.join("inside.txt"), "none\n").unwrap();
+    symlink(outside.path().join("tag.txt"), files.join("outside.txt")).unwrap();
+    for name in ["inside", "outside"] {
+        std::fs::write(
+            p.join(format!("charts/app/templates/{name}.yaml")),
+            format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\nspec:\n  template:\n    spec:\n      containers:\n        - name: x\n          image: \"registry.example.com/x:{{{{ .Files.Get \"files/{name}.txt\" | trim }}}}\"\n"),
+        )
+        .unwrap();
+    }
+    let (code, v) = check_json(p, Duration::from_secs(60));
+    assert_eq!(code, Some(1), "the canary is an error");
+    assert_canary(&v);
+    no_internal_errors(&v);
+    let found = of_rule(&v, RULE);
+    assert!(
+        found.iter().any(|(f, _, m)| f == "charts/app/Chart.yaml"
+            && m.contains("`charts/app/charts/leak-1.0.0.tgz`")
+            && m.contains("outside the repository")),
+        "{found:?}"
+    );
+    let tags = of_rule(&v, "argocd/image-tag-none");
+    let text = format!("{tags:?}");
+    assert!(
+        tags.iter()
+            .any(|(f, _, _)| f == "charts/app/templates/inside.yaml"),
+        ".Files reads a file inside the chart: {text}"
+    );
+    assert!(
+        !tags
+            .iter()
+            .any(|(f, _, _)| f == "charts/app/templates/outside.yaml"),
+        "a .Files link out of the root was read: {text}"
+    );
+    // At their `dependencies` entries: `leak` on line 5, `vendored` on line 7.
+    let at_dependency = |line: u64| {
+        tags.iter()
+            .any(|(f, l, _)| f == "charts/app/Chart.yaml" && *l == line)
+    };
+    assert!(
+        at_dependency(7) && !at_dependency(5),
+        "the archive linked inside the root is read, the one linked out of it is not: {text}"
+    );
+}

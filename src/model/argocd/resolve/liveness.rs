@@ -1,41 +1,89 @@
 //! Which Argo CD objects each Application manages (app-of-apps), and which are live.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{Location, Resolver, SourceKind};
+use super::{App, Location, Managed, Resolver, SourceKind};
+use crate::model::Repository;
 use crate::model::is_argocd_kind;
 use crate::model::paths::join;
+
+/// The Argo CD documents each Application's document manages: those in the files its
+/// directory and kustomize sources read. Each shared file list is looked at once, and a
+/// document whose sources give one set keeps that set, shared with the others that give it.
+fn managed_sets(repo: &Repository, apps: &[App]) -> HashMap<usize, Managed> {
+    let mut of_list: FxHashMap<*const crate::source::FileId, Managed> = FxHashMap::default();
+    let mut per_doc: FxHashMap<usize, Vec<Managed>> = FxHashMap::default();
+    for app in apps {
+        for s in &app.sources {
+            if matches!(s.kind, SourceKind::Helm | SourceKind::Chart) || s.files.is_empty() {
+                continue;
+            }
+            let set = of_list.entry(s.files.as_ptr()).or_insert_with(|| {
+                let mut docs: Vec<usize> = s
+                    .files
+                    .iter()
+                    .flat_map(|&f| repo.file_doc_range(f))
+                    .filter(|&i| is_argocd_kind(repo.docs[i].kind))
+                    .collect();
+                docs.sort_unstable();
+                docs.dedup();
+                docs.into()
+            });
+            if set.is_empty() {
+                continue;
+            }
+            let sets = per_doc.entry(app.doc).or_default();
+            if !sets.iter().any(|s| Arc::ptr_eq(s, set)) {
+                sets.push(set.clone());
+            }
+        }
+    }
+    per_doc
+        .into_iter()
+        .map(|(doc, mut sets)| {
+            let set = if sets.len() == 1 {
+                sets.swap_remove(0)
+            } else {
+                let mut union: Vec<usize> = sets.iter().flat_map(|s| s.iter().copied()).collect();
+                union.sort_unstable();
+                union.dedup();
+                union.into()
+            };
+            (doc, set)
+        })
+        .collect()
+}
+
+/// The documents another document manages. A set shared by two documents or more is all
+/// managed by another; one held by a single document, all but that document.
+fn managed_by_other(manages: &HashMap<usize, Managed>) -> FxHashSet<usize> {
+    let mut holders: FxHashMap<*const usize, (&Managed, usize, usize)> = FxHashMap::default();
+    for (&from, set) in manages {
+        holders
+            .entry(set.as_ptr())
+            .and_modify(|h| h.2 += 1)
+            .or_insert((set, from, 1));
+    }
+    let mut out = FxHashSet::default();
+    for (set, holder, count) in holders.into_values() {
+        out.extend(set.iter().copied().filter(|&d| count > 1 || d != holder));
+    }
+    out
+}
 
 impl<'p> Resolver<'p> {
     /// App-of-apps edges and liveness.
     pub(super) fn liveness(&mut self) {
         let repo = self.repo;
-        let mut manages: HashMap<usize, BTreeSet<usize>> = HashMap::new();
-        for app in &self.model.apps {
-            for s in &app.sources {
-                if matches!(s.kind, SourceKind::Helm | SourceKind::Chart) {
-                    continue;
-                }
-                for &f in &s.files {
-                    let range = repo.file_doc_range(f);
-                    for i in range {
-                        if is_argocd_kind(repo.docs[i].kind) {
-                            manages.entry(app.doc).or_default().insert(i);
-                        }
-                    }
-                }
-            }
-        }
+        let manages = managed_sets(repo, &self.model.apps);
         let argo_docs: Vec<usize> = (0..repo.docs.len())
             .filter(|&i| is_argocd_kind(repo.docs[i].kind))
             .collect();
         let live: HashSet<usize> = if self.opts.roots.is_empty() {
-            let mut managed_by_other: FxHashSet<usize> = FxHashSet::default();
-            for (from, to) in &manages {
-                managed_by_other.extend(to.iter().copied().filter(|d| d != from));
-            }
+            let managed_by_other = managed_by_other(&manages);
             self.model.roots = argo_docs
                 .iter()
                 .copied()
@@ -51,9 +99,14 @@ impl<'p> Resolver<'p> {
                 .filter(|&i| roots.contains(&repo.source(repo.docs[i].file).path))
                 .collect();
             self.model.roots.clone_from(&stack);
+            // A set shared by many documents is pushed once: its members are then all live.
+            let mut pushed: FxHashSet<*const usize> = FxHashSet::default();
             while let Some(d) = stack.pop() {
-                if live.insert(d) {
-                    stack.extend(manages.get(&d).into_iter().flatten().copied());
+                if live.insert(d)
+                    && let Some(set) = manages.get(&d)
+                    && pushed.insert(set.as_ptr())
+                {
+                    stack.extend(set.iter().copied());
                 }
             }
             live

@@ -20,7 +20,8 @@ mod render;
 mod sources;
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -55,8 +56,8 @@ pub struct ArgoModel {
     /// Every Application, written or generated, in document order.
     pub apps: Vec<App>,
     /// Argo CD documents each Application or ApplicationSet document manages (by index in
-    /// `Repository::docs`).
-    pub manages: HashMap<usize, BTreeSet<usize>>,
+    /// `Repository::docs`); documents that manage none are not keys.
+    pub manages: HashMap<usize, Managed>,
     /// Live documents (by index in `Repository::docs`).
     pub live: HashSet<usize>,
     /// The roots of liveness: the Argo CD documents of config `argocd.roots`, else those no
@@ -123,6 +124,16 @@ pub struct Destination {
     pub namespace: Option<Field>,
 }
 
+/// The files of this repository a source reads, in order. Sources that read one folder with
+/// the same globs share one list: thousands of Applications of one folder hold it once.
+pub type SourceFiles = Arc<[FileId]>;
+
+/// The Argo CD documents one document manages (by index in `Repository::docs`), sorted, the
+/// document itself included when it manages itself. Documents whose sources read the same
+/// files share one set, so thousands of Applications of one folder hold it once, not once per
+/// pair.
+pub type Managed = Arc<[usize]>;
+
 #[derive(Debug)]
 pub struct ResolvedSource {
     pub span: Span,
@@ -130,7 +141,7 @@ pub struct ResolvedSource {
     pub location: Location,
     pub kind: SourceKind,
     /// Files of this repository the source reads, in order.
-    pub files: Vec<FileId>,
+    pub files: SourceFiles,
     /// `repoURL`, `path` and `chart` with their value nodes.
     pub repo_url_field: Option<Field>,
     pub path: Option<Field>,
@@ -290,8 +301,14 @@ struct Resolver<'p> {
     /// Folders of kustomizations whose `argocd-apps` `helmCharts` an Application renders, and
     /// the documents of those Applications.
     kustomize_installs: FxHashMap<String, FxHashSet<usize>>,
+    /// The files of each directory source read so far, by folder, `recurse` and globs: every
+    /// source reading the same ones shares the list.
+    directory_lists: FxHashMap<DirectoryKey, SourceFiles>,
     model: ArgoModel,
 }
+
+/// What a directory source's files depend on: its folder, `recurse`, `include` and `exclude`.
+type DirectoryKey = (String, bool, Option<String>, Option<String>);
 
 /// A layer of a Helm source's values, in the order Argo CD applies them.
 enum ValuesLayer {
@@ -355,6 +372,7 @@ impl<'p> Resolver<'p> {
             pending_renders: Vec::new(),
             plain_charts: FxHashSet::default(),
             kustomize_installs: FxHashMap::default(),
+            directory_lists: FxHashMap::default(),
             model: ArgoModel {
                 repo_identity: identity,
                 ..ArgoModel::default()

@@ -6,7 +6,8 @@ use std::borrow::Cow;
 use rustc_hash::FxHashMap;
 
 use super::{
-    App, AppInput, Destination, Kustomized, Location, ResolvedSource, Resolver, SourceKind,
+    App, AppInput, Destination, Kustomized, Location, ResolvedSource, Resolver, SourceFiles,
+    SourceKind,
 };
 use crate::model::Field;
 use crate::model::argocd::{self, is_set};
@@ -71,13 +72,32 @@ impl<'p> Resolver<'p> {
         src: &Node,
         refs: &FxHashMap<&str, Option<bool>>,
     ) -> ResolvedSource {
+        // Value files and kustomize inputs are gathered one by one into a list of the source's
+        // own; a directory source takes its folder's shared list instead.
+        let mut gathered = Vec::new();
+        let mut out = self.locate_source(app, src, refs, &mut gathered);
+        if !gathered.is_empty() {
+            out.files = gathered.into();
+        }
+        out
+    }
+
+    /// A source's location and kind, what it reads (into `files`, unless it shares a list) and
+    /// its effective values.
+    fn locate_source(
+        &mut self,
+        app: usize,
+        src: &Node,
+        refs: &FxHashMap<&str, Option<bool>>,
+        files: &mut Vec<FileId>,
+    ) -> ResolvedSource {
         let repo_url = src.get_str("repoURL").map(str::to_string);
         let mut out = ResolvedSource {
             span: src.span,
             repo_url: repo_url.clone(),
             location: Location::Unknown,
             kind: SourceKind::Unknown,
-            files: Vec::new(),
+            files: SourceFiles::default(),
             repo_url_field: Field::of(src.get("repoURL")),
             path: Field::of(src.get("path")),
             chart: Field::of(src.get("chart")),
@@ -93,7 +113,7 @@ impl<'p> Resolver<'p> {
             // Value files of an external chart: only `$ref` ones can be in this repository.
             let mut layers = Vec::new();
             let complete = match src.get("helm") {
-                Some(helm) => self.helm_layers(app, helm, None, refs, &mut layers, &mut out.files),
+                Some(helm) => self.helm_layers(app, helm, None, refs, &mut layers, files),
                 None => true,
             };
             if complete {
@@ -149,7 +169,7 @@ impl<'p> Resolver<'p> {
                     {
                         out.kind = SourceKind::Helm;
                         let mut layers = Vec::new();
-                        if self.helm_layers(app, helm, None, refs, &mut layers, &mut out.files) {
+                        if self.helm_layers(app, helm, None, refs, &mut layers, files) {
                             let keep = self.keeps_values(&out);
                             let (tags, vals) = self.effective_values(None, layers, keep);
                             self.collect_tags(app, tags);
@@ -183,12 +203,10 @@ impl<'p> Resolver<'p> {
         match out.kind {
             SourceKind::Helm => {
                 let defaults = default_values(self.repo, &dir);
-                out.files.extend(defaults);
+                files.extend(defaults);
                 let mut layers = Vec::new();
                 let complete = match src.get("helm") {
-                    Some(helm) => {
-                        self.helm_layers(app, helm, Some(&dir), refs, &mut layers, &mut out.files)
-                    }
+                    Some(helm) => self.helm_layers(app, helm, Some(&dir), refs, &mut layers, files),
                     None => true,
                 };
                 // A layer that depends on unknown parameters may override any tag.
@@ -208,12 +226,11 @@ impl<'p> Resolver<'p> {
             SourceKind::Kustomize => {
                 let mut k = Kustomized::default();
                 self.kustomize(app, &dir, &mut k);
-                out.files.extend(k.files.iter().copied());
+                files.extend(k.files.iter().copied());
                 self.kustomize_tags(app, src, k);
             }
             SourceKind::Directory => {
-                let files = self.directory_files(&dir, src.get("directory"));
-                out.files.extend(files);
+                out.files = self.directory_files(&dir, src.get("directory"));
             }
             _ => {}
         }
@@ -236,14 +253,25 @@ impl<'p> Resolver<'p> {
         SourceKind::Directory
     }
 
-    fn directory_files(&self, dir: &str, directory: Option<&Node>) -> Vec<FileId> {
+    /// A directory source's files, listed once per folder, `recurse` and globs.
+    fn directory_files(&mut self, dir: &str, directory: Option<&Node>) -> SourceFiles {
         let recurse = directory
             .and_then(|d| d.get("recurse"))
             .and_then(Node::as_bool)
             .unwrap_or(false);
         let include = directory.and_then(|d| d.get_str("include"));
         let exclude = directory.and_then(|d| d.get_str("exclude"));
-        directory_files(self.repo, dir, recurse, include, exclude)
+        let key = (
+            dir.to_string(),
+            recurse,
+            include.map(str::to_string),
+            exclude.map(str::to_string),
+        );
+        let repo = self.repo;
+        self.directory_lists
+            .entry(key)
+            .or_insert_with(|| directory_files(repo, dir, recurse, include, exclude).into())
+            .clone()
     }
 }
 
