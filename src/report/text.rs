@@ -23,6 +23,27 @@ struct Named<'a> {
     shown: Option<&'a str>,
 }
 
+/// The longest line a code frame shows: miette pads a frame to its columns with format
+/// widths, which cannot pass 65,535 (it panics), and a tab is 4 columns.
+const MAX_FRAME_LINE_BYTES: usize = 16 * 1024;
+
+/// Whether every line a frame of `span` would show (with 2 lines of context) is short enough
+/// to draw (see [`MAX_FRAME_LINE_BYTES`]).
+fn frame_fits(file: &SourceFile, start: usize, end: usize) -> bool {
+    let text = file.text();
+    let lines = file.lines();
+    let first = lines.line_of(start).saturating_sub(2);
+    let last = (lines.line_of(end) + 2).min(lines.line_count().saturating_sub(1));
+    (first..=last).all(|l| lines.line_range(text, l).len() <= MAX_FRAME_LINE_BYTES)
+}
+
+/// Whether every frame of `d` can be drawn.
+fn frames_fit(d: &Diagnostic, sources: &SourceDb) -> bool {
+    std::iter::once(d.span)
+        .chain(d.labels.iter().map(|l| l.span))
+        .all(|s| frame_fits(sources.get(s.file), s.start as usize, s.end as usize))
+}
+
 impl SourceCode for Named<'_> {
     fn read_span<'b>(
         &'b self,
@@ -285,7 +306,7 @@ pub fn render_with(report: &Report, opts: &TextOptions) -> String {
         // message line after its severity icon, which the header replaces.
         a.code = None;
         let mut rendered = String::new();
-        if handler.render_report(&mut rendered, &a).is_ok() {
+        if frames_fit(d, sources) && handler.render_report(&mut rendered, &a).is_ok() {
             out.push_str(&with_notes(
                 &with_header(&rendered, d, opts.color),
                 d,
@@ -566,7 +587,7 @@ fn render_file_error(
         path.to_path_buf(),
         text.to_string(),
     );
-    let Some((start, end)) = span else {
+    let Some((start, end)) = span.filter(|&(start, end)| frame_fits(&file, start, end)) else {
         let mut s = format!("error: {}\n", escape(plain));
         if let Some(h) = help {
             s.push_str(&format!("help: {}\n", escape(h)));

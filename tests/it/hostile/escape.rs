@@ -135,3 +135,40 @@ fn fixed_findings_on_standard_error_are_escaped() {
     );
     assert_inert(&err, "--show-fixes");
 }
+
+/// A finding past column 65,535 of one line: miette pads a code frame with format widths,
+/// which cannot pass 65,535, and the text report panicked (exit 101). The frame is left out
+/// and the location printed; an invalid policy with such a line is reported the same way.
+#[test]
+fn a_finding_on_a_very_long_line_is_located_without_a_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: String = (0..12_000).map(|i| format!("k{i}: 1, ")).collect();
+    std::fs::write(dir.path().join("wide.yaml"), format!("{{{keys}k0: 2}}\n")).unwrap();
+    let mut cmd = super::bin();
+    cmd.arg("check").arg(dir.path()).args(["--format", "text"]);
+    let out = super::run_bounded(cmd, Duration::from_secs(60));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("yaml/duplicate-key"), "{stdout}");
+    assert!(stdout.contains("wide.yaml:1:"), "{stdout}");
+
+    std::fs::create_dir(dir.path().join("policy")).unwrap();
+    let wide = format!("package x\n\nx := {{{}\n", "\"a\": 1, ".repeat(10_000));
+    std::fs::write(dir.path().join("policy/wide.rego"), wide).unwrap();
+    std::fs::write(dir.path().join(".gitops-lint.yaml"), "policies: [policy]\n").unwrap();
+    let mut cmd = super::bin();
+    cmd.arg("check").arg(dir.path()).args(["--format", "text"]);
+    let out = super::run_bounded(cmd, Duration::from_secs(60));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("wide.rego"));
+}
