@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::diagnostic::{Finding, Severity};
 use crate::model::{DocKind, Document, Model, Repository, Settings};
+pub use crate::repo::retention::{Payload, Reads, ValuesRead};
 use crate::source::FileId;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -64,6 +65,11 @@ pub struct RuleMeta {
     pub fix: FixAvailability,
     /// Document kinds `check` is called for.
     pub applies_to: &'static [DocKind],
+    /// What the rule reads beyond what every document keeps after the load (keys, spans,
+    /// short scalars, image tags) and what the model's facts read (`model::READS`): most
+    /// rules declare [`Reads::NONE`]. The run keeps what its enabled rules declare, and
+    /// nothing else (see `repo::retention`).
+    pub reads: Reads,
     pub options: &'static [RuleOption],
     /// Markdown: What it does / Why is this bad? / Example / Options.
     pub docs: &'static str,

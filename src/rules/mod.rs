@@ -11,5 +11,5 @@ pub mod ci;
 pub mod internal;
 
 pub use crate::rule::{
-    Context, FixAvailability, OptionKind, Rule, RuleMeta, RuleOption, RuleOptions,
+    Context, FixAvailability, OptionKind, Payload, Reads, Rule, RuleMeta, RuleOption, RuleOptions,
 };

@@ -3,7 +3,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use crate::diagnostic::{Finding, Severity};
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
 
 pub struct AppOfAppsCycle;
 
@@ -12,6 +12,7 @@ static META: RuleMeta = RuleMeta {
     summary: "an Application manages itself through a chain of app-of-apps Applications",
     default_severity: Severity::Error,
     fix: FixAvailability::None,
+    reads: Reads::NONE,
     applies_to: &[],
     options: &[],
     docs: include_str!("app_of_apps_cycle.md"),

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use crate::diagnostic::{Finding, Severity};
 use crate::rule::OptionKind;
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta, RuleOption};
+use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta, RuleOption};
 use crate::source::Span;
 
 pub struct ImageTagNone;
@@ -14,6 +14,7 @@ static META: RuleMeta = RuleMeta {
     summary: "an Application deploys an image whose effective tag is a placeholder such as `none`",
     default_severity: Severity::Error,
     fix: FixAvailability::None,
+    reads: Reads::NONE,
     applies_to: &[],
     options: &[RuleOption {
         name: "placeholders",

@@ -8,7 +8,7 @@ use crate::model::argocd::projects::{concrete, template_patched};
 use crate::model::argocd::resolve::{Location, SourceKind};
 use crate::model::k8s::kinds;
 use crate::rules::argocd::bounds;
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
 use crate::source::Span;
 use crate::yaml::Node;
 
@@ -19,6 +19,7 @@ static META: RuleMeta = RuleMeta {
     summary: "an Application deploys infrastructure: CRDs, infrastructure namespaces, charts or folders",
     default_severity: Severity::Warning,
     fix: FixAvailability::None,
+    reads: Reads::NONE,
     applies_to: &[],
     options: &[],
     docs: include_str!("infra_boundary.md"),

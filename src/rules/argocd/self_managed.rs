@@ -9,7 +9,7 @@ use crate::model::k8s::kinds;
 use crate::model::kustomize::EntryField;
 use crate::model::template::is_unknown;
 use crate::rules::argocd::bounds;
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
 use crate::source::Span;
 use crate::yaml::Node;
 
@@ -20,6 +20,7 @@ static META: RuleMeta = RuleMeta {
     summary: "an Application deploys Argo CD's own components",
     default_severity: Severity::Error,
     fix: FixAvailability::None,
+    reads: Reads::NONE,
     applies_to: &[],
     options: &[],
     docs: include_str!("self_managed.md"),

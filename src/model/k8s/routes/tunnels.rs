@@ -11,6 +11,7 @@
 
 use crate::model::k8s::Objects;
 use crate::model::{DocKind, Repository};
+use crate::repo::retention::{Payload, Reads};
 use crate::source::Span;
 use crate::yaml::Node;
 use crate::yaml::embedded::parse_embedded;
@@ -189,8 +190,20 @@ pub fn text_may_hold_routes(text: &str) -> bool {
             .any(|e| find(t, *e).is_some())
 }
 
+/// The keys cloudflared's configuration file is mounted from (a ConfigMap's, or a values
+/// string).
+pub const CONFIG_KEYS: [&str; 2] = ["config.yaml", "config.yml"];
+
+/// What the tunnel routes read beyond what every document keeps: cloudflared configurations
+/// in any ConfigMap, and the values files whose text may hold a route (their text and tree).
+pub const READS: Reads = Reads {
+    payloads: &[Payload::Keys(&CONFIG_KEYS)],
+    values_texts: Some(text_may_hold_routes),
+    ..Reads::NONE
+};
+
 pub(crate) fn is_cloudflared_config(key: &str) -> bool {
-    matches!(key, "config.yaml" | "config.yml")
+    CONFIG_KEYS.contains(&key)
 }
 
 /// The `ingress` rules of a cloudflared configuration file.
