@@ -418,6 +418,33 @@ mod tests {
             .collect()
     }
 
+    /// A tunnel route in an Application's inline Helm values, on disk: the Application's text
+    /// (released after the load for most Applications) is kept, as the routes read it.
+    #[test]
+    fn a_tunnel_route_in_an_applications_values_is_read_from_disk() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        std::fs::write(
+            dir.path().join("tunnel.yaml"),
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: tunnel\nspec:\n  source:\n    chart: cloudflare-tunnel\n    helm:\n      values: |\n        ingress:\n          - hostname: argocd.example.com\n            service: http://argocd-server.argocd:80\n",
+        )
+        .expect("the file");
+        let root = dir.path().to_path_buf();
+        let filter = Filter::new(&[], &[]).expect("no globs");
+        let discovered = walk::discover_at_most(&root, &filter, None);
+        let retention = retention(&Config::default(), false, false);
+        let (repo, _, _) = load_project(
+            root,
+            discovered,
+            &std::collections::BTreeMap::new(),
+            &retention,
+            None,
+        );
+        let model = Model::new(&repo, Default::default());
+        let routes = crate::model::k8s::routes::tunnels::tunnel_routes(&repo, model.k8s());
+        let services: Vec<&str> = routes.iter().map(|r| r.service.as_str()).collect();
+        assert_eq!(services, ["argocd-server"]);
+    }
+
     #[test]
     fn a_declared_configmap_key_keeps_its_value_and_an_undeclared_one_is_marked_dropped() {
         // `{"a": "x…"}`: 2 KiB and 9 bytes.

@@ -54,9 +54,8 @@ pub struct Reads {
     /// Top-level keys of Helm values documents the reader walks: a document with one keeps
     /// its tree.
     pub values_keys: &'static [&'static str],
-    /// Values files whose text this says may hold what the reader looks for keep their text
-    /// and their documents' trees (the reader reads both).
-    pub values_texts: Option<fn(&str) -> bool>,
+    /// Texts the reader reads when they may hold what it looks for (see [`TextsWhen`]).
+    pub texts_when: Option<TextsWhen>,
     /// Kinds whose texts the reader reads, among those otherwise released after the load
     /// ([`RELEASED_KINDS`]).
     pub texts: &'static [DocKind],
@@ -68,7 +67,7 @@ impl Reads {
         payloads: &[],
         values: ValuesRead::ImageTags,
         values_keys: &[],
-        values_texts: None,
+        texts_when: None,
         texts: &[],
     };
 
@@ -93,6 +92,21 @@ impl Reads {
     };
 }
 
+/// The texts a reader reads of the files whose documents are of `kinds`: those `test` says
+/// may hold what it looks for (values or a configuration embedded as a string). They are kept,
+/// and so are the trees of their values documents (the reader walks them too).
+#[derive(Clone, Copy, Debug)]
+pub struct TextsWhen {
+    pub kinds: &'static [DocKind],
+    pub test: fn(&str) -> bool,
+}
+
+impl PartialEq for TextsWhen {
+    fn eq(&self, other: &Self) -> bool {
+        self.kinds == other.kinds && std::ptr::fn_addr_eq(self.test, other.test)
+    }
+}
+
 /// Kinds read through their trees (values files through their values): their texts are
 /// needed again only to show a finding or build a fix, so they are released after the load
 /// and read again then (`SourceFile::text`), unless a reader declares it reads them. Other
@@ -112,18 +126,8 @@ pub struct Retention {
     payloads: Vec<Payload>,
     values: ValuesRead,
     values_keys: Vec<&'static str>,
-    values_texts: Vec<TextPredicate>,
+    texts_when: Vec<TextsWhen>,
     texts: Vec<DocKind>,
-}
-
-/// A reader's test of a values file's text ([`Reads::values_texts`]), compared by address.
-#[derive(Clone, Copy, Debug)]
-struct TextPredicate(fn(&str) -> bool);
-
-impl PartialEq for TextPredicate {
-    fn eq(&self, other: &Self) -> bool {
-        std::ptr::fn_addr_eq(self.0, other.0)
-    }
 }
 
 impl Retention {
@@ -135,8 +139,8 @@ impl Retention {
             add_new(&mut r.payloads, read.payloads);
             add_new(&mut r.values_keys, read.values_keys);
             add_new(&mut r.texts, read.texts);
-            if let Some(f) = read.values_texts {
-                add_new(&mut r.values_texts, &[TextPredicate(f)]);
+            if let Some(when) = read.texts_when {
+                add_new(&mut r.texts_when, &[when]);
             }
         }
         if r.payloads.contains(&Payload::All) {
@@ -181,18 +185,18 @@ impl Retention {
     /// once loaded: its documents are read through their trees, nothing declared reading its
     /// text, and it has no suppression comment (they are parsed from the text).
     pub fn retain(&self, docs: &mut [Document], text: &str, keeps_values: bool) -> bool {
-        let values_text_read = docs.iter().any(|d| d.kind == DocKind::HelmValues)
-            && self.values_texts.iter().any(|read| (read.0)(text));
+        let text_read = self
+            .texts_when
+            .iter()
+            .any(|when| docs.iter().any(|d| when.kinds.contains(&d.kind)) && (when.test)(text));
         for d in docs.iter_mut() {
             self.drop_unread_payloads(d);
-            if d.kind == DocKind::HelmValues && !values_text_read {
+            if d.kind == DocKind::HelmValues && !text_read {
                 self.keep_values(d, keeps_values);
             }
         }
         let releasable = |kind: DocKind| {
-            RELEASED_KINDS.contains(&kind)
-                && !self.texts.contains(&kind)
-                && !(kind == DocKind::HelmValues && values_text_read)
+            RELEASED_KINDS.contains(&kind) && !self.texts.contains(&kind) && !text_read
         };
         docs.first().is_some_and(|first| {
             docs.iter().all(|d| d.kind == first.kind) && releasable(first.kind)
