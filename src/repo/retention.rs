@@ -1,7 +1,8 @@
 //! What a run keeps of the files it reads, declared by their readers. Each reader says what it
-//! reads beyond what every document keeps (its keys, spans and short scalars) in a [`Reads`]:
-//! a rule in its `RuleMeta::reads`, the model once for its facts (`model::READS`), the engine
-//! for user policies and the language server. [`Retention`] is their union, computed once per
+//! reads beyond what every document keeps (its tree, less ConfigMap and Secret payload values
+//! of [`UNREAD_PAYLOAD_BYTES`] or more; of a Helm values document, its image tags) in a
+//! [`Reads`]: a rule in its `RuleMeta::reads`, the model once for its facts (`model::READS`),
+//! the engine for user policies and the language server. [`Retention`] is their union, computed once per
 //! run, and loading keeps exactly that: an emptied payload is marked ([`Node::dropped`]), and a
 //! values document loaded without its tree says what it kept ([`Document::kept`]).
 
