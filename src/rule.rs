@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use crate::diagnostic::{Finding, Severity};
 use crate::model::{DocKind, Document, Model, Repository, Settings};
+pub use crate::repo::retention::{Payload, Reads, ValuesRead};
 use crate::source::FileId;
 pub(crate) use options::rule_options;
 pub use options::{OptionKind, OptionValue, Options, RuleOption, SetOption, TypedOptions};
@@ -29,6 +30,11 @@ pub struct RuleMeta {
     pub fix: FixAvailability,
     /// Document kinds `check` is called for.
     pub applies_to: &'static [DocKind],
+    /// What the rule reads beyond what every document keeps after the load (keys, spans,
+    /// short scalars, image tags) and what the model's facts read (`model::READS`): most
+    /// rules declare [`Reads::NONE`]. The run keeps what its enabled rules declare, and
+    /// nothing else (see `repo::retention`).
+    pub reads: Reads,
     /// The options under `rules.<id>`: a Rust rule's `Options::DECLARED` ([`rule_options!`]),
     /// a Rego rule's `meta.options`.
     pub options: &'static [RuleOption],

@@ -19,7 +19,8 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 
-use super::read::{self, Keep, Loaded};
+use super::read::{self, Loaded};
+use crate::repo::retention::Retention;
 use crate::rule::Emitted;
 use crate::source::FileId;
 
@@ -39,8 +40,8 @@ pub struct ParseCache {
 #[derive(Default)]
 struct Inner {
     root: PathBuf,
-    /// Whether the cached trees kept ConfigMap/Secret payloads (see `load_one`).
-    keep_payloads: bool,
+    /// What the cached trees kept (see `load_one`).
+    retention: Retention,
     files: HashMap<String, Entry>,
     last: CacheStats,
     /// Counts the loads, so that a run's findings are kept only if no other run loaded since.
@@ -132,15 +133,16 @@ impl ParseCache {
         root: &Path,
         entries: Vec<WalkEntry>,
         overlay: &std::collections::BTreeMap<String, String>,
-        keep_payloads: bool,
+        retention: &Retention,
     ) -> (Vec<Loaded>, Reuse) {
         // A poisoned lock only means an earlier run panicked: start afresh.
         let mut inner = self
             .inner
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        // Trees loaded with payloads dropped cannot serve a run that keeps them.
-        let mut old = if inner.root == root && inner.keep_payloads == keep_payloads {
+        // Trees loaded for other readers (payloads dropped, values files' trees) cannot serve
+        // a run that keeps more, or another part.
+        let mut old = if inner.root == root && inner.retention == *retention {
             std::mem::take(&mut inner.files)
         } else {
             HashMap::new()
@@ -158,7 +160,7 @@ impl ParseCache {
             .into_par_iter()
             .map(|(i, rel, abs, problem, cached)| {
                 let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
-                load_one(id, rel, abs, problem, overlay, keep_payloads, cached)
+                load_one(id, rel, abs, problem, overlay, retention, cached)
             })
             .collect();
         let mut files = HashMap::with_capacity(results.len());
@@ -183,7 +185,7 @@ impl ParseCache {
             loaded.push(l);
         }
         inner.root = root.to_path_buf();
-        inner.keep_payloads = keep_payloads;
+        inner.retention = retention.clone();
         inner.files = files;
         inner.last = last;
         inner.generation += 1;
@@ -224,17 +226,15 @@ fn load_one(
     abs: PathBuf,
     problem: Option<(String, bool)>,
     overlay: &std::collections::BTreeMap<String, String>,
-    keep_payloads: bool,
+    retention: &Retention,
     cached: Option<Entry>,
 ) -> (Loaded, Option<Entry>, bool) {
-    // The language server shows the effective values: it keeps them all.
-    let keep = Keep {
-        payloads: keep_payloads,
-        values: true,
-    };
+    // The language server keeps every values document's values (see `load::retention`), so
+    // no file needs to know its chart's folder.
+    let keeps_values = true;
     if problem.is_some() {
         return (
-            read::load_one(id, rel, abs, problem, overlay, keep),
+            read::load_one(id, rel, abs, problem, overlay, retention, keeps_values),
             None,
             false,
         );
@@ -255,7 +255,7 @@ fn load_one(
             return (c.loaded.clone(), Some(c), true);
         }
     }
-    let mut loaded = read::load_one(id, rel, abs, None, overlay, keep);
+    let mut loaded = read::load_one(id, rel, abs, None, overlay, retention, keeps_values);
     // The cache and each run share the text and line index.
     loaded.source.share();
     // An unreadable file (or one whose time is unknown) is tried again next time.

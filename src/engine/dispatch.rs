@@ -42,6 +42,7 @@ pub(super) struct Found {
 pub(super) fn run_rules(
     repo: &Repository,
     config: &Config,
+    retention: &crate::repo::retention::Retention,
     user_policies: Option<&crate::policy::run::UserPolicies>,
     scope: Option<&Scope>,
     memo: Option<(&ParseCache, cache::Reuse)>,
@@ -50,10 +51,9 @@ pub(super) fn run_rules(
     let options = config.rule_options();
     let enabled = |id: &str| config.level(id) != Some(Level::Off);
     let mut model = Model::new(repo, config.settings());
-    // A one-shot run whose policies do not read Helm values keeps, after resolution, only
-    // the effective values a later step reads (the language server's hovers show them).
-    if memo.is_none() && user_policies.is_none() && !crate::policy::run::pack_reads_values(&enabled)
-    {
+    // A run whose readers do not read every values document's values keeps, after
+    // resolution, only the effective values a later step reads.
+    if !retention.keeps_all_values() {
         model = model.dropping_unread_values();
     }
     let cx = Context::new(&model, &options);

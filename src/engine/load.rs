@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::cache::{self, ParseCache};
-use super::read::{Keep, Loaded, load_one};
+use super::read::{Loaded, load_one};
 use super::root::{filters_under, resolve_root};
 use super::timer::Timer;
 use super::{Error, Options, PolicyArgs};
@@ -15,6 +15,7 @@ use crate::config::{self, Config, ConfigErrors, Level};
 use crate::diagnostic::Finding;
 use crate::model::{self, Repository};
 use crate::registry;
+use crate::repo::retention::{Reads, Retention};
 use crate::source::walk::{self, Filter};
 use crate::source::{FileId, SourceDb, SourceFile};
 
@@ -28,6 +29,8 @@ pub(super) struct Prepared {
     pub(super) config_path: Option<PathBuf>,
     /// What the cache kept of the last run's findings (with [`Options::cache`]).
     pub(super) reuse: Option<cache::Reuse>,
+    /// What the run keeps of the files (see [`retention`]).
+    pub(super) retention: Retention,
 }
 
 /// Root, config, walk, read, parse and classify: everything before the rules.
@@ -56,20 +59,15 @@ pub(super) fn prepare(opts: &Options, timer: &mut Timer) -> Result<Prepared, Err
         return Err(Error::Usage(walk::too_many(&root, limit)));
     }
     timer.mark("walk");
-    // User policies may read any field of any object; built-in rules do not read the payloads
-    // of most ConfigMaps and Secrets.
-    let keep_payloads = !opts.policy.paths.is_empty() || !config.policies.is_empty();
-    // Only a one-shot run whose policies read no Helm values lets the resolver drop them
-    // (see `check`): such a run keeps, of most values files, only their image tags.
-    let keep_values = opts.cache.is_some()
-        || keep_payloads
-        || crate::policy::run::pack_reads_values(&|id: &str| config.level(id) != Some(Level::Off));
-    let keep = Keep {
-        payloads: keep_payloads,
-        values: keep_values,
-    };
-    let (repo, load_findings, reuse) =
-        load_project(root, discovered, &opts.overlay, keep, opts.cache.as_deref());
+    let user_policies = !opts.policy.paths.is_empty() || !config.policies.is_empty();
+    let retention = retention(&config, user_policies, opts.cache.is_some());
+    let (repo, load_findings, reuse) = load_project(
+        root,
+        discovered,
+        &opts.overlay,
+        &retention,
+        opts.cache.as_deref(),
+    );
     timer.mark("read, parse, kustomize");
     check_roots(&config, &repo)?;
     Ok(Prepared {
@@ -79,7 +77,37 @@ pub(super) fn prepare(opts: &Options, timer: &mut Timer) -> Result<Prepared, Err
         load_findings,
         config_path,
         reuse,
+        retention,
     })
+}
+
+/// What the run keeps of the files: what its enabled rules (Rust and the shipped pack) and the
+/// model's facts read, everything when user policies run (they may read any field of any
+/// object), and every values document's values for the language server (`server`: its
+/// hovers show them).
+pub(super) fn retention(config: &Config, user_policies: bool, server: bool) -> Retention {
+    let enabled = registry::builtin()
+        .chain(registry::pack())
+        .map(|r| r.meta())
+        .filter(|m| config.level(m.id) != Some(Level::Off));
+    retention_of(enabled, user_policies, server)
+}
+
+/// What a run of `rules` keeps (see [`retention`]).
+fn retention_of(
+    rules: impl Iterator<Item = &'static crate::rule::RuleMeta>,
+    user_policies: bool,
+    server: bool,
+) -> Retention {
+    let mut reads: Vec<&Reads> = rules.map(|m| &m.reads).collect();
+    reads.extend(model::READS.iter());
+    if user_policies {
+        reads.push(&Reads::EVERYTHING);
+    }
+    if server {
+        reads.push(&Reads::VALUES);
+    }
+    Retention::of(reads)
 }
 
 /// `argocd.roots` must name files that are checked: a root that matches nothing would make
@@ -175,7 +203,7 @@ fn load_project(
         ..
     }: walk::Discovered,
     overlay: &std::collections::BTreeMap<String, String>,
-    keep: Keep,
+    retention: &Retention,
     cache: Option<&ParseCache>,
 ) -> (
     Repository,
@@ -216,20 +244,16 @@ fn load_project(
                     (rel, abs, problem)
                 })
                 .collect();
-            let (loaded, reuse) = cache.load(&root, entries, overlay, keep.payloads);
+            let (loaded, reuse) = cache.load(&root, entries, overlay, retention);
             (loaded, Some(reuse))
         }
         None => {
-            let defaults = dirs_with_chart_defaults(entries.iter().map(|e| e.0.as_str()));
-            let keeps: Vec<Keep> = entries
+            let folders = retention.folders_keeping_values(entries.iter().map(|e| e.0.as_str()));
+            let keeps: Vec<bool> = entries
                 .iter()
-                .map(|e| Keep {
-                    values: keep.values
-                        || defaults.contains(e.0.rsplit_once('/').map_or("", |(dir, _)| dir)),
-                    ..keep
-                })
+                .map(|e| folders.contains(e.0.rsplit_once('/').map_or("", |(dir, _)| dir)))
                 .collect();
-            drop(defaults);
+            drop(folders);
             (
                 entries
                     .into_par_iter()
@@ -239,12 +263,13 @@ fn load_project(
                     // ConfigMaps): split into small tasks, so that no thread is left with a
                     // long run of large files while the others wait.
                     .with_max_len(LOAD_TASK_FILES)
-                    .map(|(i, ((rel, at, problem), keep))| {
+                    .map(|(i, ((rel, at, problem), keeps_values))| {
                         let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
                         let abs = at.unwrap_or_else(|| root.join(&rel));
                         // Located under the shared root on the thread that made the path,
                         // which then reuses its memory.
-                        let mut loaded = load_one(id, rel, abs, problem, overlay, keep);
+                        let mut loaded =
+                            load_one(id, rel, abs, problem, overlay, retention, keeps_values);
                         loaded.source = loaded.source.under(&shared_root);
                         loaded
                     })
@@ -273,21 +298,6 @@ fn load_project(
 
 /// Files loaded in one task at most (see [`load_project`]).
 const LOAD_TASK_FILES: usize = 8;
-
-/// Folders of the charts among `paths` that have default values (`values.yaml`).
-fn dirs_with_chart_defaults<'a>(paths: impl Iterator<Item = &'a str> + Clone) -> HashSet<&'a str> {
-    let with_values: HashSet<&str> = paths
-        .clone()
-        .filter_map(|p| {
-            let (dir, name) = p.rsplit_once('/').unwrap_or(("", p));
-            matches!(name, "values.yaml" | "values.yml").then_some(dir)
-        })
-        .collect();
-    crate::repo::memory::chart_dirs(paths)
-        .into_iter()
-        .filter(|d| with_values.contains(d))
-        .collect()
-}
 
 /// The templates of the discovered charts (see [`walk::chart_templates`]), ids after `files`.
 /// A template that is not UTF-8 text is left out, as Helm's renderer would fail on it. Only
@@ -326,4 +336,119 @@ fn read_templates(
             SourceFile::new(id, f.rel, abs, text).under(shared_root)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::Severity;
+    use crate::model::{Document, Model};
+    use crate::rule::{Context, FixAvailability, Payload, Rule, RuleMeta};
+
+    /// A rule that reads a ConfigMap key no built-in rule reads.
+    struct ReadsSettings;
+
+    static META: RuleMeta = RuleMeta {
+        id: "test/reads-settings",
+        summary: "reads `settings.json`",
+        default_severity: Severity::Info,
+        fix: FixAvailability::None,
+        reads: Reads {
+            payloads: &[Payload::Keys(&["settings.json"])],
+            ..Reads::NONE
+        },
+        applies_to: &[model::DocKind::K8sObject],
+        options: &[],
+        docs: "",
+    };
+
+    impl Rule for ReadsSettings {
+        fn meta(&self) -> &'static RuleMeta {
+            &META
+        }
+
+        fn check(&self, doc: &Document, _: &Context<'_>) -> Vec<Finding> {
+            let Some(value) = doc.root.path(&["data", "settings.json"]) else {
+                return Vec::new();
+            };
+            let read = if value.dropped() {
+                "dropped".to_string()
+            } else {
+                format!("{} bytes", value.scalar_text().map_or(0, str::len))
+            };
+            vec![Finding::new(read, value.span)]
+        }
+    }
+
+    /// What the rule reports on a ConfigMap with 2 KiB of settings, loaded from disk for a run
+    /// of the built-in rules, with the rule or without it.
+    fn read_by_rule(with_rule: bool) -> Vec<String> {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let settings = format!("{{\"a\": \"{}\"}}", "x".repeat(2048));
+        std::fs::write(
+            dir.path().join("settings.yaml"),
+            format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-settings\ndata:\n  settings.json: '{settings}'\n"
+            ),
+        )
+        .expect("the file");
+        let root = dir.path().to_path_buf();
+        let filter = Filter::new(&[], &[]).expect("no globs");
+        let discovered = walk::discover_at_most(&root, &filter, None);
+        let rules = registry::builtin().map(|r| r.meta());
+        let retention = if with_rule {
+            retention_of(rules.chain([&META]), false, false)
+        } else {
+            retention_of(rules, false, false)
+        };
+        let (repo, _, _) = load_project(
+            root,
+            discovered,
+            &std::collections::BTreeMap::new(),
+            &retention,
+            None,
+        );
+        let model = Model::new(&repo, Default::default());
+        let options = Default::default();
+        let cx = Context::new(&model, &options);
+        repo.docs
+            .iter()
+            .flat_map(|d| ReadsSettings.check(d, &cx))
+            .map(|f| f.message)
+            .collect()
+    }
+
+    /// A tunnel route in an Application's inline Helm values, on disk: the Application's text
+    /// (released after the load for most Applications) is kept, as the routes read it.
+    #[test]
+    fn a_tunnel_route_in_an_applications_values_is_read_from_disk() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        std::fs::write(
+            dir.path().join("tunnel.yaml"),
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: tunnel\nspec:\n  source:\n    chart: cloudflare-tunnel\n    helm:\n      values: |\n        ingress:\n          - hostname: argocd.example.com\n            service: http://argocd-server.argocd:80\n",
+        )
+        .expect("the file");
+        let root = dir.path().to_path_buf();
+        let filter = Filter::new(&[], &[]).expect("no globs");
+        let discovered = walk::discover_at_most(&root, &filter, None);
+        let retention = retention(&Config::default(), false, false);
+        let (repo, _, _) = load_project(
+            root,
+            discovered,
+            &std::collections::BTreeMap::new(),
+            &retention,
+            None,
+        );
+        let model = Model::new(&repo, Default::default());
+        let routes = crate::model::k8s::routes::tunnels::tunnel_routes(&repo, model.k8s());
+        let services: Vec<&str> = routes.iter().map(|r| r.service.as_str()).collect();
+        assert_eq!(services, ["argocd-server"]);
+    }
+
+    #[test]
+    fn a_declared_configmap_key_keeps_its_value_and_an_undeclared_one_is_marked_dropped() {
+        // `{"a": "x…"}`: 2 KiB and 9 bytes.
+        assert_eq!(read_by_rule(true), ["2057 bytes"]);
+        assert_eq!(read_by_rule(false), ["dropped"]);
+    }
 }

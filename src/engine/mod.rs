@@ -218,6 +218,7 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
         load_findings,
         config_path,
         reuse,
+        retention,
     } = prepare(opts, &mut timer)?;
     let user_policies = if opts.parse_only {
         None
@@ -237,6 +238,7 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
         check_project(
             (repo, load_findings),
             config,
+            &retention,
             user_policies.as_ref(),
             scope.as_ref(),
             opts.cache.as_deref().zip(reuse),
@@ -264,13 +266,14 @@ fn run_inner(opts: &Options) -> Result<Report, Error> {
 fn check_project(
     loaded: (Repository, Vec<(&'static str, Finding)>),
     config: Config,
+    retention: &crate::repo::retention::Retention,
     user_policies: Option<&crate::policy::run::UserPolicies>,
     scope: Option<&Scope>,
     memo: Option<(&ParseCache, cache::Reuse)>,
     timer: &mut Timer,
 ) -> Report {
     let (repo, load_findings) = loaded;
-    let found = dispatch::run_rules(&repo, &config, user_policies, scope, memo, timer);
+    let found = dispatch::run_rules(&repo, &config, retention, user_policies, scope, memo, timer);
     timer.mark("rules: repository");
     finish::finish(repo, config, found, load_findings, scope, timer)
 }
@@ -306,9 +309,13 @@ pub fn check_texts(files: &[(&str, &str)], config: Config) -> Report {
         SourceDb::with_templates(sources, templates),
         docs,
     );
+    // Nothing was dropped while loading these texts; the model may still drop the effective
+    // values no rule reads.
+    let retention = load::retention(&config, false, false);
     let mut report = check_project(
         (repo, findings),
         config,
+        &retention,
         None,
         None,
         None,

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use crate::diagnostic::{Finding, Severity};
 use crate::model::{self, Document};
+use crate::repo::retention::Retention;
 use crate::rules::internal;
 use crate::source::{FileId, SourceFile, Span};
-use crate::suppress;
 use crate::yaml::{self, YamlErrorKind};
 
 #[derive(Clone)]
@@ -17,17 +17,6 @@ pub(super) struct Loaded {
     pub(super) findings: Vec<(&'static str, Finding)>,
 }
 
-/// What loading keeps of the files beyond what the built-in rules read.
-#[derive(Clone, Copy)]
-pub(super) struct Keep {
-    /// Every object's payload: user policies may read any field of any object.
-    pub payloads: bool,
-    /// Every Helm values file's values. Without, a values file keeps only its image tags,
-    /// unless it is in the folder of a chart with default values (`values.yaml`), where
-    /// chart sources layer it over them and read it whole (see `model::argocd::resolve`).
-    pub values: bool,
-}
-
 /// One file: its overlay text if it has one, else the file on disk.
 pub(super) fn load_one(
     id: FileId,
@@ -35,7 +24,8 @@ pub(super) fn load_one(
     abs: PathBuf,
     problem: Option<(String, bool)>,
     overlay: &std::collections::BTreeMap<String, String>,
-    keep: Keep,
+    retention: &Retention,
+    keeps_values: bool,
 ) -> Loaded {
     /// The read buffer a thread keeps between files, when not larger than this.
     const KEPT_BUFFER_BYTES: usize = 4 * 1024 * 1024;
@@ -50,7 +40,7 @@ pub(super) fn load_one(
     }
     READ_BUFFER.with_borrow_mut(|buffer| {
         let loaded = match crate::source::read_text_into(&abs, buffer) {
-            Ok((text, stamp)) => load_text(id, rel, abs, text, stamp, keep),
+            Ok((text, stamp)) => load_text(id, rel, abs, text, stamp, retention, keeps_values),
             Err(reason) => unreadable(id, rel, abs, (reason, false)),
         };
         if buffer.capacity() > KEPT_BUFFER_BYTES {
@@ -60,53 +50,21 @@ pub(super) fn load_one(
     })
 }
 
-/// A file read from disk: parsed, and kept whole only when something reads its text again.
+/// A file read from disk: parsed, and of it kept what the run's readers declared (see
+/// [`Retention::retain`]; `keeps_values`: it is in one of
+/// [`Retention::folders_keeping_values`]).
 fn load_text(
     id: FileId,
     rel: String,
     abs: PathBuf,
     text: &str,
     stamp: crate::source::Stamp,
-    keep: Keep,
+    retention: &Retention,
+    keeps_values: bool,
 ) -> Loaded {
-    let keep_payloads = keep.payloads;
     let (mut docs, findings) = parse_text(id, &rel, text);
-    // A values file that may hold a cloudflared route keeps its tree and text: the route is
-    // read from them (`model::k8s::routes::tunnels`).
-    let may_hold_routes = docs.iter().any(|d| d.kind == model::DocKind::HelmValues)
-        && model::k8s::routes::tunnels::text_may_hold_routes(text);
-    if !keep_payloads {
-        for d in &mut docs {
-            model::k8s::drop_unread_payloads(d);
-            if d.kind == model::DocKind::HelmValues && !may_hold_routes {
-                let values = model::helm::values::Values::from_node(&d.root, None);
-                d.kept = Some(model::KeptValues::new(values, keep.values));
-                d.root = std::sync::Arc::new(crate::yaml::Node::new(
-                    d.root.span,
-                    crate::yaml::Value::Map(Box::default()),
-                ));
-            }
-        }
-    }
-    // Plain manifests, charts' `Chart.yaml`, Helm values files and Argo CD objects are read
-    // through their trees (values files through their values); their text is needed again
-    // only to show a finding or build a fix, so it is read again then. Argo CD objects keep
-    // theirs when user policies run (`data.gitops` may place every Application by line).
-    // Suppression comments are parsed from the text, so files with one keep theirs. A file
-    // that changed while read keeps it.
-    let releasable = |kind: model::DocKind| match kind {
-        model::DocKind::K8sObject | model::DocKind::HelmChart => true,
-        model::DocKind::HelmValues => !may_hold_routes,
-        model::DocKind::Application
-        | model::DocKind::ApplicationSet
-        | model::DocKind::AppProject => !keep_payloads,
-        _ => false,
-    };
-    let release = docs
-        .first()
-        .is_some_and(|first| docs.iter().all(|d| d.kind == first.kind) && releasable(first.kind))
-        && !text.contains(suppress::MARKER)
-        && text.len() as u64 == stamp.0;
+    // A file that changed while read keeps its text: it could not be read again as parsed.
+    let release = retention.retain(&mut docs, text, keeps_values) && text.len() as u64 == stamp.0;
     let source = if release {
         SourceFile::released(id, rel, abs, stamp)
     } else {

@@ -28,11 +28,24 @@ pub mod template;
 use std::sync::OnceLock;
 
 pub use crate::repo::{
-    DocKind, Document, Field, KUSTOMIZATION_FILE_NAMES, KeptValues, VALUES_KEYS_READ_WHOLE,
-    classify, is_argocd_kind, is_kustomization_kind, is_values_file_name,
+    DocKind, Document, Field, KUSTOMIZATION_FILE_NAMES, KeptValues, classify, is_argocd_kind,
+    is_kustomization_kind, is_values_file_name,
 };
 pub use repository::Repository;
 pub use settings::{ArgocdSettings, Settings};
+
+use crate::repo::retention::Reads;
+
+/// What the model's facts read beyond what every document keeps, each declared beside its
+/// reader: the cluster Secrets and `argocd-cm` (`argocd::projects`), cloudflared
+/// configurations and values that may hold tunnel routes (`k8s::routes::tunnels`), and the
+/// values files chart sources layer over their chart's defaults (`argocd::resolve`). Every run
+/// keeps them, with what its rules declare (`RuleMeta::reads`).
+pub const READS: [Reads; 3] = [
+    argocd::projects::READS,
+    k8s::routes::tunnels::READS,
+    argocd::resolve::READS,
+];
 
 /// The repository and the facts computed from it, each built on first use, once per run, and
 /// shared by every rule (they run in parallel) and by the Rego `data.gitops` view.
@@ -113,8 +126,9 @@ impl<'p> Model<'p> {
     /// A model whose sources keep their effective values only where something reads them
     /// later: charts that may render and the argo-cd chart. The others drop them as soon as
     /// their image tags are read, so thousands of sources' values never live at once, and
-    /// charts that cannot render are not loaded. For a run whose policies do not read
-    /// `data.gitops` values, without a language server reading them.
+    /// charts that cannot render are not loaded. For a run whose readers do not read every
+    /// values document's values (`Retention::keeps_all_values`: a policy reading
+    /// `data.gitops` values, the language server).
     #[must_use]
     pub fn dropping_unread_values(mut self) -> Self {
         self.drop_unread_values = true;

@@ -14,7 +14,7 @@ use super::{CompileOptions, PolicyFile, PolicySet, RegoVersion};
 use crate::diagnostic::Severity;
 use crate::model::DocKind;
 use crate::rule::OptionKind;
-use crate::rule::{FixAvailability, Rule, RuleMeta, RuleOption};
+use crate::rule::{FixAvailability, Reads, Rule, RuleMeta, RuleOption};
 
 macro_rules! pack_files {
     ($($path:literal),* $(,)?) => {
@@ -67,6 +67,27 @@ pub struct PackRule {
 impl Rule for PackRule {
     fn meta(&self) -> &'static RuleMeta {
         self.meta
+    }
+}
+
+/// Whether a pack file's text reads `data.gitops` (not `data.gitops_lint`, the options).
+pub(super) fn reads_model(text: &str) -> bool {
+    text.match_indices("data.gitops").any(|(i, m)| {
+        !text[i + m.len()..].starts_with(|c: char| c == '_' || c.is_ascii_alphanumeric())
+    })
+}
+
+/// What a pack rule reads beyond what every document keeps: every values document's values
+/// when it reads the effective Helm values of `data.gitops`.
+fn reads_of(text: &str) -> Reads {
+    let mut fields = super::data::Fields::none();
+    if reads_model(text) {
+        fields.add_policy_text(text);
+    }
+    if fields.has("values") {
+        Reads::VALUES
+    } else {
+        Reads::NONE
     }
 }
 
@@ -201,6 +222,12 @@ fn build() -> Result<Pack, String> {
             summary: leak(m.summary),
             default_severity,
             fix: FixAvailability::None,
+            reads: reads_of(
+                FILES
+                    .iter()
+                    .find(|(p, _)| *p == file)
+                    .map_or("", |(_, t)| *t),
+            ),
             applies_to: Box::leak(applies_to.into_boxed_slice()),
             options: Box::leak(options.into_boxed_slice()),
             docs,

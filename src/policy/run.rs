@@ -21,7 +21,7 @@ use super::{Package, PolicySet, data};
 use crate::diagnostic::{Finding, Severity};
 use crate::model::{DocKind, Document, Model, Repository};
 use crate::rule::{
-    Checked, Context, Emitted, Failure, FixAvailability, Rule, RuleMeta, RuleOptions,
+    Checked, Context, Emitted, Failure, FixAvailability, Reads, Rule, RuleMeta, RuleOptions,
 };
 use crate::source::glob::Patterns;
 use crate::source::{FileId, LineIndex};
@@ -555,6 +555,9 @@ static USER_POLICY_META: RuleMeta = RuleMeta {
     summary: "a rule of the user's Rego policies",
     default_severity: Severity::Error,
     fix: FixAvailability::None,
+    // User policies may read any field of any object; the engine keeps everything for a
+    // run with user policies before they are compiled.
+    reads: Reads::EVERYTHING,
     applies_to: &[],
     options: &[],
     docs: "",
@@ -650,12 +653,6 @@ fn pack_model_fields<'a>(rules: impl Iterator<Item = &'a PackRule>) -> data::Fie
     fields
 }
 
-/// Whether the enabled pack rules read the effective Helm values of `data.gitops`.
-#[must_use]
-pub fn pack_reads_values(enabled: &dyn Fn(&str) -> bool) -> bool {
-    pack_model_fields(pack::get().rules.iter().filter(|r| enabled(r.meta.id))).has("values")
-}
-
 /// The keys of `input` that `rules`' per-document rules name (`None`: they may read any).
 pub(crate) fn pack_document_keys<'a>(
     rules: impl Iterator<Item = &'a PackRule>,
@@ -667,12 +664,9 @@ pub(crate) fn pack_document_keys<'a>(
     (!keys.is_all()).then_some(keys)
 }
 
-/// Whether the pack file at `path` reads `data.gitops` (not `data.gitops_lint`, the options).
+/// Whether the pack file at `path` reads `data.gitops` (see [`pack::reads_model`]).
 fn reads_model(path: &str) -> bool {
-    let text = pack_text(path);
-    text.match_indices("data.gitops").any(|(i, m)| {
-        !text[i + m.len()..].starts_with(|c: char| c == '_' || c.is_ascii_alphanumeric())
-    })
+    pack::reads_model(pack_text(path))
 }
 
 /// The rules the policies of this run contribute: the enabled shipped rules (`enabled`

@@ -139,7 +139,8 @@ pub struct Document {
     pub root: std::sync::Arc<Node>,
     pub kind: DocKind,
     /// What a Helm values document keeps of itself when its tree is not kept: `root` is then
-    /// an empty map, and the repository's `tree` parses the tree again (see `engine::load_text`).
+    /// an empty map, and the repository's `tree` parses the tree again (see
+    /// `retention::Retention::retain`).
     pub kept: Option<KeptValues>,
     /// Made by a deployer's tool (a Helm render), not written: its nodes' spans point where
     /// each value came from (a values line, else the document that deploys it), so no file's
@@ -147,36 +148,14 @@ pub struct Document {
     pub rendered: bool,
 }
 
-/// What a Helm values document whose tree was dropped keeps.
+/// What a Helm values document whose tree was dropped keeps (see `retention`).
 #[derive(Clone, Debug)]
 pub enum KeptValues {
     /// Its values.
     Values(values::Values),
-    /// Only its image tags, when a run reads nothing else of it and it has none of
-    /// [`VALUES_KEYS_READ_WHOLE`]: the rest is parsed again if a reader needs it (see
-    /// the repository's `helm_values`).
+    /// Only its image tags, when no reader of the run declared more of it: the rest is parsed
+    /// again if a reader asks for it (see the repository's `helm_values`).
     ImageTags(std::sync::Arc<[values::ImageTag]>),
-}
-
-/// Top-level keys that make a values document more than its image tags: the argo-cd chart's
-/// `configs` (also under `argo-cd`), and the `metadata` and `kind` of an Argo CD object saved
-/// under a values file name. `argocd/schema` checks documents with one of them.
-pub const VALUES_KEYS_READ_WHOLE: &[&str] = &["configs", "argo-cd", "metadata", "kind"];
-
-impl KeptValues {
-    /// What a values document keeps: `values` when `whole` or when it has one of
-    /// [`VALUES_KEYS_READ_WHOLE`], else only its image tags.
-    #[must_use]
-    pub fn new(values: values::Values, whole: bool) -> KeptValues {
-        if whole
-            || VALUES_KEYS_READ_WHOLE
-                .iter()
-                .any(|k| values.get(k).is_some())
-        {
-            return KeptValues::Values(values);
-        }
-        KeptValues::ImageTags(values::image_tags(&values).into())
-    }
 }
 
 impl Document {

@@ -1,14 +1,16 @@
 //! The repository tier, below the model: the files and documents as read, their
-//! classification, and the Helm values tree (YAML with spans). It knows no rule and no
-//! deployer's facts; the model computes those from it.
+//! classification, what a run keeps of them (`retention`, declared by their readers) and the
+//! Helm values tree (YAML with spans). It knows no rule and no deployer's facts; the model
+//! computes those from it.
 
 pub mod document;
 pub mod memory;
+pub mod retention;
 pub mod values;
 
 pub use document::{
-    DocKind, Document, Field, KUSTOMIZATION_FILE_NAMES, KeptValues, VALUES_KEYS_READ_WHOLE,
-    classify, is_argocd_kind, is_kustomization_kind, is_values_file_name,
+    DocKind, Document, Field, KUSTOMIZATION_FILE_NAMES, KeptValues, classify, is_argocd_kind,
+    is_kustomization_kind, is_values_file_name,
 };
 
 use std::collections::{BTreeMap, HashSet};

@@ -2,7 +2,7 @@
 //! They have metadata and docs like any rule, so they can be configured and explained.
 
 use crate::diagnostic::Severity;
-use crate::rule::{FixAvailability, Rule, RuleMeta};
+use crate::rule::{FixAvailability, Reads, Rule, RuleMeta};
 
 macro_rules! internal_rule {
     ($ty:ident, $id:literal, $sev:expr, $summary:literal, $doc:literal) => {
@@ -18,6 +18,7 @@ macro_rules! internal_rule {
                     summary: $summary,
                     default_severity: $sev,
                     fix: FixAvailability::None,
+                    reads: Reads::NONE,
                     applies_to: &[],
                     options: &[],
                     docs: include_str!(concat!("internal/", $doc)),

@@ -11,5 +11,6 @@ pub mod ci;
 pub mod internal;
 
 pub use crate::rule::{
-    Context, FixAvailability, OptionKind, Options, Rule, RuleMeta, RuleOption, RuleOptions,
+    Context, FixAvailability, OptionKind, Options, Payload, Reads, Rule, RuleMeta, RuleOption,
+    RuleOptions,
 };

@@ -2,8 +2,8 @@
 //!
 //! Trees of a large repository stay in memory for the whole run, so a node is kept to 40
 //! bytes: its span, its value (a scalar's text inline up to 24 bytes, or an exact-size
-//! collection), a one-byte set of flags (scalar style, flow style, merged entry) and a
-//! two-byte tag id. A map entry is two nodes, 80 bytes.
+//! collection), a one-byte set of flags (scalar style, flow style, merged entry, dropped text)
+//! and a two-byte tag id. A map entry is two nodes, 80 bytes.
 
 use std::collections::HashMap;
 use std::sync::{LazyLock, RwLock};
@@ -157,7 +157,7 @@ pub struct Node {
     pub value: Value,
     pub span: Span,
     tag: Option<Tag>,
-    /// Bits 0-2: the scalar style; then `FLOW` and `MERGED`.
+    /// Bits 0-2: the scalar style; then `FLOW`, `MERGED` and `DROPPED`.
     flags: u8,
 }
 
@@ -168,6 +168,7 @@ impl Node {
     const STYLE: u8 = 0b111;
     const FLOW: u8 = 1 << 3;
     const MERGED: u8 = 1 << 4;
+    const DROPPED: u8 = 1 << 5;
 
     /// A plain scalar (the style of an empty node too).
     #[must_use]
@@ -237,6 +238,22 @@ impl Node {
             .get(usize::from(self.flags & Node::STYLE))
             .copied()
             .unwrap_or(ScalarStyle::Plain)
+    }
+
+    /// True for a scalar whose text was dropped after the load because no reader declared it
+    /// (see `repo::retention`): its text reads `""`, though the file's is longer.
+    #[must_use]
+    pub fn dropped(&self) -> bool {
+        self.flags & Node::DROPPED != 0
+    }
+
+    /// Empties a scalar whose text the run does not keep, marking it [`Node::dropped`]; its
+    /// span still covers the text as written.
+    pub fn drop_text(&mut self) {
+        if let Value::Scalar(text) = &mut self.value {
+            *text = ScalarText::default();
+            self.set_flag(Node::DROPPED, true);
+        }
     }
 
     /// Sets a scalar's style.

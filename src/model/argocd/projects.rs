@@ -9,6 +9,7 @@ use super::resolve::App;
 use crate::model::Field;
 use crate::model::template::is_unknown;
 use crate::model::{DocKind, Document, Model, Repository};
+use crate::repo::retention::{Payload, Reads};
 use crate::source::FileId;
 use crate::yaml::Node;
 
@@ -83,6 +84,19 @@ pub fn project_destinations(doc: &Document) -> Vec<(ProjectDest, &Node)> {
         .collect()
 }
 
+/// The label of Argo CD's cluster and repository Secrets.
+pub const SECRET_TYPE_LABEL: &str = "argocd.argoproj.io/secret-type";
+
+/// What these facts read of the payloads: the cluster Secrets ([`Clusters`]) and `argocd-cm`
+/// ([`global_projects`]).
+pub const READS: Reads = Reads {
+    payloads: &[
+        Payload::Labelled(SECRET_TYPE_LABEL),
+        Payload::Named(&[ARGOCD_CM]),
+    ],
+    ..Reads::NONE
+};
+
 /// Names and servers of clusters declared by Argo CD cluster secrets in the repository.
 #[derive(Default)]
 pub struct Clusters {
@@ -96,7 +110,7 @@ impl Clusters {
         for secret in model.k8s().of("", "Secret") {
             let d = secret.doc;
             if d.root
-                .path(&["metadata", "labels", "argocd.argoproj.io/secret-type"])
+                .path(&["metadata", "labels", SECRET_TYPE_LABEL])
                 .and_then(Node::as_str)
                 != Some("cluster")
             {

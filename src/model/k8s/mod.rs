@@ -34,58 +34,6 @@ struct Indexed {
     namespace: Option<ScalarText>,
 }
 
-pub const UNREAD_PAYLOAD_BYTES: usize = 1024;
-
-/// Empties the large `data`/`stringData`/`binaryData` values of a ConfigMap or Secret that no
-/// built-in rule or the model reads (dashboards, certificates, scripts), keeping every key and
-/// span: memory then follows what the rules need. Argo CD's own ConfigMaps, its cluster and
-/// repository Secrets, and cloudflared configurations (tunnel routes) are kept whole. Only for
-/// runs without user policies, which may read anything. Returns true when something was
-/// dropped.
-pub fn drop_unread_payloads(doc: &mut Document) -> bool {
-    if doc.kind != DocKind::K8sObject
-        || doc.api_version() != Some("v1")
-        || !matches!(doc.k8s_kind(), Some("ConfigMap" | "Secret"))
-        || doc.name().is_none_or(|n| n.starts_with("argocd-"))
-        || doc
-            .root
-            .path(&["metadata", "labels", "argocd.argoproj.io/secret-type"])
-            .is_some()
-    {
-        return false;
-    }
-    let crate::yaml::Value::Map(entries) = &mut std::sync::Arc::make_mut(&mut doc.root).value
-    else {
-        return false;
-    };
-    let mut dropped = false;
-    for e in entries.iter_mut().filter(|e| {
-        matches!(
-            e.key.scalar_text(),
-            Some("data" | "stringData" | "binaryData")
-        )
-    }) {
-        let crate::yaml::Value::Map(payloads) = &mut e.value.value else {
-            continue;
-        };
-        for p in payloads {
-            if p.key
-                .scalar_text()
-                .is_some_and(routes::tunnels::is_cloudflared_config)
-            {
-                continue;
-            }
-            if let crate::yaml::Value::Scalar(s) = &mut p.value.value {
-                if s.len() >= UNREAD_PAYLOAD_BYTES {
-                    *s = crate::yaml::ScalarText::default();
-                    dropped = true;
-                }
-            }
-        }
-    }
-    dropped
-}
-
 /// The API group of an `apiVersion` (`""` for the core group: `v1`).
 #[must_use]
 pub fn group_of(api_version: &str) -> &str {
@@ -343,61 +291,5 @@ mod tests {
                 .next()
                 .is_none()
         );
-    }
-
-    #[test]
-    fn unread_payloads_are_dropped_and_read_ones_kept() {
-        let big = "x".repeat(UNREAD_PAYLOAD_BYTES);
-        let mut repo = crate::model::Repository::in_memory(&[
-            (
-                "dash.yaml",
-                &format!(
-                    "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: dash}}\ndata:\n  small: ok\n  config.yaml: {big}\n  dashboard.json: |\n    {big}\n"
-                ),
-            ),
-            (
-                "argocd.yaml",
-                &format!(
-                    "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: argocd-cm}}\ndata:\n  a: {big}\n"
-                ),
-            ),
-            (
-                "cluster.yaml",
-                &format!(
-                    "apiVersion: v1\nkind: Secret\nmetadata:\n  name: prod\n  labels: {{argocd.argoproj.io/secret-type: cluster}}\nstringData:\n  config: {big}\n"
-                ),
-            ),
-            (
-                "deploy.yaml",
-                &format!(
-                    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: dash}}\ndata:\n  a: {big}\n"
-                ),
-            ),
-        ]);
-        let written = repo.docs[2]
-            .root
-            .path(&["data", "dashboard.json"])
-            .unwrap()
-            .span;
-        let docs = &mut repo.docs;
-        let dropped: Vec<bool> = docs.iter_mut().map(drop_unread_payloads).collect();
-        assert_eq!(
-            dropped,
-            [false, false, true, false],
-            "argocd, cluster, dash, deploy"
-        );
-        let dash = &docs[2].root;
-        assert_eq!(
-            dash.path(&["data", "small"]).and_then(Node::as_str),
-            Some("ok")
-        );
-        assert_eq!(
-            dash.path(&["data", "config.yaml"]).and_then(Node::as_str),
-            Some(big.as_str())
-        );
-        let emptied = dash.path(&["data", "dashboard.json"]).unwrap();
-        assert_eq!(emptied.as_str(), Some(""));
-        // The span still covers the payload as written.
-        assert_eq!(emptied.span, written);
     }
 }

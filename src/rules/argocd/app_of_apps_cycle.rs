@@ -4,7 +4,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::diagnostic::{Finding, Severity};
 use crate::model::argocd::resolve::Managed;
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
 
 pub struct AppOfAppsCycle;
 
@@ -13,6 +13,7 @@ static META: RuleMeta = RuleMeta {
     summary: "an Application manages itself through a chain of app-of-apps Applications",
     default_severity: Severity::Error,
     fix: FixAvailability::None,
+    reads: Reads::NONE,
     applies_to: &[],
     options: &[],
     docs: include_str!("app_of_apps_cycle.md"),

@@ -5,7 +5,7 @@ use crate::diagnostic::{Finding, Severity};
 use crate::model::argocd::appproject::{self, glob_match};
 use crate::model::argocd::projects::{Clusters, global_projects, project_destinations};
 use crate::rules::argocd::bounds;
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
 
 pub struct DestinationOutOfProject;
 
@@ -14,6 +14,7 @@ static META: RuleMeta = RuleMeta {
     summary: "an Application's destination is not permitted by its AppProject",
     default_severity: Severity::Error,
     fix: FixAvailability::None,
+    reads: Reads::NONE,
     applies_to: &[],
     options: &[],
     docs: include_str!("destination_out_of_project.md"),

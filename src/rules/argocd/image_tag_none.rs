@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use crate::diagnostic::{Finding, Severity};
 use crate::rule::rule_options;
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
 use crate::source::Span;
 
 pub struct ImageTagNone;
@@ -14,6 +14,7 @@ static META: RuleMeta = RuleMeta {
     summary: "an Application deploys an image whose effective tag is a placeholder such as `none`",
     default_severity: Severity::Error,
     fix: FixAvailability::None,
+    reads: Reads::NONE,
     applies_to: &[],
     options: Options::DECLARED,
     docs: include_str!("image_tag_none.md"),

@@ -9,7 +9,7 @@ use crate::model::argocd::resolve::{Location, SourceKind};
 use crate::model::k8s::kinds;
 use crate::rule::rule_options;
 use crate::rules::argocd::bounds;
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
 use crate::source::Span;
 use crate::yaml::Node;
 
@@ -20,6 +20,7 @@ static META: RuleMeta = RuleMeta {
     summary: "an Application deploys infrastructure: CRDs, infrastructure namespaces, charts or folders",
     default_severity: Severity::Warning,
     fix: FixAvailability::None,
+    reads: Reads::NONE,
     applies_to: &[],
     options: Options::DECLARED,
     docs: include_str!("infra_boundary.md"),

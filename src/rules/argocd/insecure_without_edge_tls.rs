@@ -15,13 +15,14 @@ mod insecure;
 use std::collections::{BTreeMap, HashSet};
 
 use crate::diagnostic::{Finding, Severity};
+use crate::model::argocd::server::PARAMS_CM;
 use crate::model::helm::ARGO_CD_CHART;
 use crate::model::helm::values::Values;
 use crate::model::k8s::Objects;
 use crate::model::k8s::routes::tunnels::{TunnelRoute, tunnel_routes};
 use crate::model::k8s::routes::{Backend, Candidate, GATEWAY_API, candidates};
 use crate::rule::rule_options;
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::rules::{Context, FixAvailability, Payload, Reads, Rule, RuleMeta};
 use crate::source::Span;
 use crate::yaml::Node;
 use insecure::find_insecure;
@@ -33,6 +34,12 @@ static META: RuleMeta = RuleMeta {
     summary: "an insecure argocd-server (`server.insecure`) has no edge in the repository that terminates TLS in front of it",
     default_severity: Severity::Error,
     fix: FixAvailability::None,
+    // `server.insecure` and the rest of argocd-server's parameters (`insecure.rs`); the routes
+    // to it are the model's (`model::READS`).
+    reads: Reads {
+        payloads: &[Payload::Named(&[PARAMS_CM])],
+        ..Reads::NONE
+    },
     applies_to: &[],
     options: Options::DECLARED,
     docs: include_str!("insecure_without_edge_tls.md"),

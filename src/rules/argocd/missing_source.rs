@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::diagnostic::{Finding, Severity};
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
 use crate::source::Span;
 
 pub struct MissingSource;
@@ -14,6 +14,7 @@ static META: RuleMeta = RuleMeta {
     summary: "an Application references a path, value file or kustomize resource missing from this repository",
     default_severity: Severity::Error,
     fix: FixAvailability::None,
+    reads: Reads::NONE,
     applies_to: &[],
     options: &[],
     docs: include_str!("missing_source.md"),

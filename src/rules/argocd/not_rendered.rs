@@ -6,7 +6,7 @@ use crate::diagnostic::{Finding, Severity};
 use crate::model::DocKind;
 use crate::model::argocd::templated_field;
 use crate::model::helm::NotRendered as ChartNotRendered;
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
 
 pub struct NotRendered;
 
@@ -15,6 +15,7 @@ static META: RuleMeta = RuleMeta {
     summary: "an Argo CD object exists only as a template that cannot be rendered offline, so it is not checked",
     default_severity: Severity::Info,
     fix: FixAvailability::None,
+    reads: Reads::NONE,
     applies_to: &[],
     options: &[],
     docs: include_str!("not_rendered.md"),

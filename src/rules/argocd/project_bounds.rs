@@ -6,7 +6,7 @@ use crate::model::argocd::appproject::filepath_match;
 use crate::model::argocd::projects::project_destinations;
 use crate::model::k8s::kinds::{KindScopes, Reach};
 use crate::rule::rule_options;
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
 use crate::yaml::Node;
 
 pub struct ProjectBounds;
@@ -16,6 +16,7 @@ static META: RuleMeta = RuleMeta {
     summary: "an AppProject allows every destination, every repository or cluster-scoped kinds beyond `argocd.cluster_resources_allowed`",
     default_severity: Severity::Warning,
     fix: FixAvailability::None,
+    reads: Reads::NONE,
     applies_to: &[DocKind::AppProject],
     options: Options::DECLARED,
     docs: include_str!("project_bounds.md"),

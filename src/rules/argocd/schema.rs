@@ -6,10 +6,10 @@ mod walk;
 
 use crate::diagnostic::Finding;
 use crate::fix::{Applicability, Edit, Fix};
-use crate::model::argocd::schema::{Shape, Version, schema};
-use crate::model::{DocKind, Document, KeptValues, VALUES_KEYS_READ_WHOLE};
+use crate::model::argocd::schema::{CONFIG_MAPS, Shape, Version, schema};
+use crate::model::{DocKind, Document};
 use crate::rule::rule_options;
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::rules::{Context, FixAvailability, Payload, Reads, Rule, RuleMeta};
 use crate::yaml::{Node, ScalarStyle};
 
 pub struct Schema;
@@ -19,6 +19,15 @@ static META: RuleMeta = RuleMeta {
     summary: "an Argo CD object, annotation or ConfigMap key does not match Argo CD's schema (unknown field, wrong type or value, missing field)",
     default_severity: crate::diagnostic::Severity::Error,
     fix: FixAvailability::Sometimes,
+    // Argo CD's ConfigMaps' keys and values (`strings::config_map`), and the values documents
+    // with a top-level key the values checks read: the argo-cd chart's `configs` (also under
+    // `argo-cd`, `strings::chart_values`), and the `metadata` and `kind` of an Argo CD object
+    // saved under a values file name (`strings::misclassified`).
+    reads: Reads {
+        payloads: &[Payload::Named(&CONFIG_MAPS)],
+        values_keys: &["configs", "argo-cd", "metadata", "kind"],
+        ..Reads::NONE
+    },
     applies_to: &[
         DocKind::Application,
         DocKind::ApplicationSet,
@@ -56,28 +65,12 @@ impl Rule for Schema {
             .flat_map_iter(|doc| {
                 let path = &cx.repo.source(doc.file).path;
                 let partial = is_patched(&patched, path);
-                // A values file loaded without its tree: parsed again only when it has a
-                // top-level key the values checks read (one loaded as image tags has none).
-                match &doc.kept {
-                    Some(KeptValues::ImageTags(_)) => Vec::new(),
-                    Some(KeptValues::Values(values))
-                        if !VALUES_KEYS_READ_WHOLE
-                            .iter()
-                            .any(|k| values.get(k).is_some()) =>
-                    {
-                        Vec::new()
-                    }
-                    Some(_) => {
-                        let reparsed = Document {
-                            root: cx.repo.tree(doc),
-                            kept: None,
-                            rendered: false,
-                            ..doc.clone()
-                        };
-                        check_document(&reparsed, cx, partial)
-                    }
-                    None => check_document(doc, cx, partial),
+                // A values document loaded without its tree has none of the keys declared
+                // in `META.reads` (it would have kept its tree): nothing here to check.
+                if doc.kept.is_some() {
+                    return Vec::new();
                 }
+                check_document(doc, cx, partial)
             })
             .collect()
     }

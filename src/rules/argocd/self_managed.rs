@@ -10,7 +10,7 @@ use crate::model::kustomize::EntryField;
 use crate::model::template::is_unknown;
 use crate::rule::rule_options;
 use crate::rules::argocd::bounds;
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
 use crate::source::Span;
 use crate::yaml::Node;
 
@@ -21,6 +21,7 @@ static META: RuleMeta = RuleMeta {
     summary: "an Application deploys Argo CD's own components",
     default_severity: Severity::Error,
     fix: FixAvailability::None,
+    reads: Reads::NONE,
     applies_to: &[],
     options: Options::DECLARED,
     docs: include_str!("self_managed.md"),

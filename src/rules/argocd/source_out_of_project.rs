@@ -8,7 +8,7 @@ use crate::model::Document;
 use crate::model::argocd::appproject;
 use crate::model::argocd::projects::{concrete, controller_namespaces, global_projects};
 use crate::rules::argocd::bounds;
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
 use crate::yaml::Node;
 
 pub struct SourceOutOfProject;
@@ -18,6 +18,7 @@ static META: RuleMeta = RuleMeta {
     summary: "an Application's source `repoURL` (or its own namespace) is not permitted by its AppProject",
     default_severity: Severity::Error,
     fix: FixAvailability::None,
+    reads: Reads::NONE,
     applies_to: &[],
     options: &[],
     docs: include_str!("source_out_of_project.md"),

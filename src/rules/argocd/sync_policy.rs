@@ -3,7 +3,7 @@
 use crate::diagnostic::Finding;
 use crate::fix::{Applicability, Edit, Fix};
 use crate::model::{DocKind, Document};
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
 use crate::source::{SourceFile, Span};
 use crate::yaml::{Entry, Node, Value, edit};
 
@@ -14,6 +14,7 @@ static META: RuleMeta = RuleMeta {
     summary: "an Application must sync automatically with `prune: true` and `selfHeal: true`",
     default_severity: crate::diagnostic::Severity::Error,
     fix: FixAvailability::Sometimes,
+    reads: Reads::NONE,
     applies_to: &[DocKind::Application, DocKind::ApplicationSet],
     options: &[],
     docs: include_str!("sync_policy.md"),

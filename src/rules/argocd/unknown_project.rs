@@ -5,7 +5,7 @@ use crate::diagnostic::{Finding, Severity};
 use crate::model::argocd::projects::{concrete, projects, template_patched};
 use crate::rule::rule_options;
 use crate::rules::argocd::bounds;
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
 
 pub struct UnknownProject;
 
@@ -14,6 +14,7 @@ static META: RuleMeta = RuleMeta {
     summary: "an Application names an AppProject that is neither in the repository nor in `argocd.external_projects`",
     default_severity: Severity::Error,
     fix: FixAvailability::None,
+    reads: Reads::NONE,
     applies_to: &[],
     options: Options::DECLARED,
     docs: include_str!("unknown_project.md"),

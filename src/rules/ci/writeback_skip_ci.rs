@@ -14,7 +14,7 @@ use crate::model::ci::git::{self, Cred, Event, EventKind, GitTrace, MessageSourc
 use crate::model::paths;
 use crate::model::{DocKind, Document};
 use crate::rule::rule_options;
-use crate::rules::{Context, FixAvailability, Rule, RuleMeta};
+use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
 use crate::source::{FileId, Span};
 use crate::yaml::{Node, locate};
 use rustc_hash::FxHashMap;
@@ -30,6 +30,7 @@ static META: RuleMeta = RuleMeta {
     summary: "a CI job that commits back to a repository must mark its commits `[skip ci]`",
     default_severity: Severity::Error,
     fix: FixAvailability::Sometimes,
+    reads: Reads::NONE,
     applies_to: &[DocKind::GitlabCi, DocKind::GithubWorkflow],
     options: Options::DECLARED,
     docs: include_str!("writeback_skip_ci.md"),

@@ -33,8 +33,18 @@ use crate::model::kustomize::Kustomizations;
 use crate::model::paths::{self, normalize_url};
 use crate::model::sources::kustomize::ImageSetting;
 use crate::model::{DocKind, helm};
+use crate::repo::retention::{Reads, ValuesRead};
 use crate::source::{FileId, Span};
 use crate::yaml::Node;
+
+/// What resolution reads beyond what every document keeps: the values of the values files in
+/// the folder of a chart with default values, which chart sources layer over the defaults.
+/// Other values files keep their image tags, and their values are parsed again when a source
+/// reads them whole (`Documents::helm_values`).
+pub const READS: Reads = Reads {
+    values: ValuesRead::BesideChartDefaults,
+    ..Reads::NONE
+};
 
 /// What the resolver needs from the configuration.
 #[derive(Clone, Debug, Default)]

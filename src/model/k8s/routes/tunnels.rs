@@ -11,6 +11,7 @@
 
 use crate::model::k8s::Objects;
 use crate::model::{DocKind, Repository};
+use crate::repo::retention::{Payload, Reads, TextsWhen};
 use crate::source::Span;
 use crate::yaml::Node;
 use crate::yaml::embedded::parse_embedded;
@@ -156,8 +157,7 @@ pub fn tunnel_routes(repo: &Repository, objs: Objects<'_>) -> Vec<TunnelRoute> {
         )
     }) {
         let source = repo.source(doc.file);
-        // A released values file was seen to hold none (see `text_may_hold_routes`): its
-        // text is not read again.
+        // A released file was seen to hold none (see `READS`): its text is not read again.
         if source.text_was_released() || !text_may_hold_routes(source.text()) {
             continue;
         }
@@ -189,8 +189,28 @@ pub fn text_may_hold_routes(text: &str) -> bool {
             .any(|e| find(t, *e).is_some())
 }
 
+/// The keys cloudflared's configuration file is mounted from (a ConfigMap's, or a values
+/// string).
+pub const CONFIG_KEYS: [&str; 2] = ["config.yaml", "config.yml"];
+
+/// What the tunnel routes read beyond what every document keeps: cloudflared configurations
+/// in any ConfigMap, and the texts of values files and Argo CD objects that may hold a route
+/// (their embedded values are parsed from them, see [`tunnel_routes`]).
+pub const READS: Reads = Reads {
+    payloads: &[Payload::Keys(&CONFIG_KEYS)],
+    texts_when: Some(TextsWhen {
+        kinds: &[
+            DocKind::HelmValues,
+            DocKind::Application,
+            DocKind::ApplicationSet,
+        ],
+        test: text_may_hold_routes,
+    }),
+    ..Reads::NONE
+};
+
 pub(crate) fn is_cloudflared_config(key: &str) -> bool {
-    matches!(key, "config.yaml" | "config.yml")
+    CONFIG_KEYS.contains(&key)
 }
 
 /// The `ingress` rules of a cloudflared configuration file.
