@@ -236,7 +236,31 @@ fn check_spec(
     for key in ["prune", "selfHeal"] {
         match automated.get(key) {
             None => {
-                problems.push(format!("no `{key}`"));
+                // `selfheal`, `SelfHeal`: Argo CD reads the exact key only.
+                let near = automated.as_map().and_then(|entries| {
+                    entries.iter().find(|e| {
+                        e.key
+                            .scalar_text()
+                            .is_some_and(|k| k.eq_ignore_ascii_case(key))
+                    })
+                });
+                match near {
+                    Some(e) => {
+                        let written = e.key.scalar_text().unwrap_or_default();
+                        problems.push(format!(
+                            "`{written}`, which Argo CD ignores (it reads `{key}`)"
+                        ));
+                        // A rendered key points at its template line, its value at the values
+                        // line that wrote it: there the user can see it.
+                        let at = if e.value.span.file == e.key.span.file {
+                            e.key.span
+                        } else {
+                            e.value.span
+                        };
+                        primary.get_or_insert(at);
+                    }
+                    None => problems.push(format!("no `{key}`")),
+                }
                 missing.push(format!("{key}: true"));
             }
             Some(v) if is_templated(v) => {}
