@@ -195,15 +195,15 @@ fn fixes_that_clash_are_applied_one_at_a_time() {
 #[test]
 fn fix_with_select_applies_only_the_selected_rules_fixes() {
     let dir = tempfile::tempdir().unwrap();
-    // `argocd/schema` would rename `selfheal`; `argocd/sync-policy` would add `selfHeal`.
-    let text = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: typo\n  finalizers: [resources-finalizer.argocd.argoproj.io]\nspec:\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about other rules\n  source: {repoURL: https://example.com/a.git, path: a, targetRevision: v1}\n  destination: {server: https://kubernetes.default.svc, namespace: a}\n  syncPolicy:\n    automated:\n      prune: true\n      selfheal: true\n";
+    // Both rules rename `selfheal`; only `argocd/schema` renames `RevisionHistoryLimit`.
+    let text = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: typo\n  finalizers: [resources-finalizer.argocd.argoproj.io]\nspec:\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about other rules\n  RevisionHistoryLimit: 3\n  source: {repoURL: https://example.com/a.git, path: a, targetRevision: v1}\n  destination: {server: https://kubernetes.default.svc, namespace: a}\n  syncPolicy:\n    automated:\n      prune: true\n      selfheal: true\n";
     std::fs::write(dir.path().join("typo.yaml"), text).unwrap();
     let o = run(dir.path(), &["--fix", "--select", "argocd/sync-policy"]);
     let err = String::from_utf8_lossy(&o.stderr);
     let fixed = read(dir.path(), "typo.yaml");
     assert!(fixed.contains("selfHeal: true"), "{err}{fixed}");
     assert!(
-        fixed.contains("selfheal: true"),
+        fixed.contains("RevisionHistoryLimit"),
         "a rule left out by --select must not fix: {fixed}"
     );
 
@@ -211,6 +211,9 @@ fn fix_with_select_applies_only_the_selected_rules_fixes() {
     let o = run(dir.path(), &["--fix", "--ignore", "argocd/sync-policy"]);
     let err = String::from_utf8_lossy(&o.stderr);
     let fixed = read(dir.path(), "typo.yaml");
-    assert!(!fixed.contains("selfheal"), "{err}{fixed}");
+    assert!(
+        !fixed.contains("selfheal") && !fixed.contains("RevisionHistoryLimit"),
+        "{err}{fixed}"
+    );
     assert_eq!(fixed.matches("selfHeal").count(), 1, "{fixed}");
 }

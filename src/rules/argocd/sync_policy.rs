@@ -258,10 +258,22 @@ fn check_spec(
                             e.value.span
                         };
                         primary.get_or_insert(at);
+                        // Renamed, as `argocd/schema` renames it (the same edit): adding the
+                        // key beside it would leave both once that fix is applied. Renaming
+                        // `Prune` turns pruning on.
+                        if key == "prune" {
+                            flips = true;
+                        }
+                        edits.push(Edit {
+                            span: e.key.span,
+                            replacement: key.into(),
+                        });
                     }
-                    None => problems.push(format!("no `{key}`")),
+                    None => {
+                        problems.push(format!("no `{key}`"));
+                        missing.push(format!("{key}: true"));
+                    }
                 }
-                missing.push(format!("{key}: true"));
             }
             Some(v) if is_templated(v) => {}
             Some(v) if v.as_bool() == Some(true) => {}
