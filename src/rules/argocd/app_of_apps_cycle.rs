@@ -75,17 +75,34 @@ impl Rule for AppOfAppsCycle {
     }
 }
 
-/// Tarjan's algorithm, iterative; components in discovery order, each sorted. Each document's
-/// set is walked in place by a cursor (thousands of Applications of one folder share one).
+/// Tarjan's algorithm, iterative; components in discovery order, each sorted. Documents that
+/// share one set (thousands of Applications of one folder) point at one node standing for it,
+/// which points at its members: the walk is linear in documents plus distinct sets, not in the
+/// (document, member) pairs, and those set nodes are dropped from the components.
 fn strongly_connected(edges: &HashMap<usize, Managed>) -> Vec<BTreeSet<usize>> {
     let mut nodes: BTreeSet<usize> = edges.keys().copied().collect();
-    let mut shared: HashSet<*const usize> = HashSet::new();
+    let mut set_node_of: HashMap<*const usize, usize> = HashMap::new();
+    let mut distinct_sets: Vec<&[usize]> = Vec::new();
     for set in edges.values() {
-        if shared.insert(set.as_ptr()) {
+        if let std::collections::hash_map::Entry::Vacant(e) = set_node_of.entry(set.as_ptr()) {
+            e.insert(distinct_sets.len());
+            distinct_sets.push(set);
             nodes.extend(set.iter().copied());
         }
     }
-    let out_of = |v: usize| edges.get(&v).map_or(&[][..], |s| &s[..]);
+    let first_set_node = nodes.last().map_or(0, |&n| n + 1);
+    let set_nodes: Vec<usize> = (0..distinct_sets.len())
+        .map(|k| first_set_node + k)
+        .collect();
+    let out_of = |v: usize| -> &[usize] {
+        if v >= first_set_node {
+            distinct_sets[v - first_set_node]
+        } else {
+            edges.get(&v).map_or(&[][..], |s| {
+                std::slice::from_ref(&set_nodes[set_node_of[&s.as_ptr()]])
+            })
+        }
+    };
     let mut index: HashMap<usize, usize> = HashMap::new();
     let mut low: HashMap<usize, usize> = HashMap::new();
     let mut on_stack: BTreeSet<usize> = BTreeSet::new();
@@ -131,12 +148,16 @@ fn strongly_connected(edges: &HashMap<usize, Managed>) -> Vec<BTreeSet<usize>> {
                 let mut comp = BTreeSet::new();
                 while let Some(w) = stack.pop() {
                     on_stack.remove(&w);
-                    comp.insert(w);
+                    if w < first_set_node {
+                        comp.insert(w);
+                    }
                     if w == v {
                         break;
                     }
                 }
-                out.push(comp);
+                if !comp.is_empty() {
+                    out.push(comp);
+                }
             }
         }
     }
@@ -145,16 +166,22 @@ fn strongly_connected(edges: &HashMap<usize, Managed>) -> Vec<BTreeSet<usize>> {
 }
 
 /// The shortest cycle from `start` back to it inside `scc` (breadth-first), without `start`
-/// repeated at the end.
+/// repeated at the end. A shared set walked from a document other than `start` is not walked
+/// again: all its members are then reached, and `start` is not among them.
 fn shortest_cycle(
     edges: &HashMap<usize, Managed>,
     start: usize,
     scc: &BTreeSet<usize>,
 ) -> Vec<usize> {
     let mut prev: HashMap<usize, usize> = HashMap::new();
+    let mut walked: HashSet<*const usize> = HashSet::new();
     let mut queue = std::collections::VecDeque::from([start]);
     while let Some(v) = queue.pop_front() {
-        for &w in edges.get(&v).into_iter().flat_map(|s| s.iter()) {
+        let Some(set) = edges.get(&v) else { continue };
+        if v != start && !walked.insert(set.as_ptr()) {
+            continue;
+        }
+        for &w in set.iter() {
             if !scc.contains(&w) {
                 continue;
             }
@@ -175,4 +202,50 @@ fn shortest_cycle(
         }
     }
     vec![start]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn edges(pairs: &[(usize, &Managed)]) -> HashMap<usize, Managed> {
+        pairs.iter().map(|&(d, m)| (d, Arc::clone(m))).collect()
+    }
+
+    #[test]
+    fn documents_sharing_a_set_form_one_component_without_the_set_node() {
+        let folder: Managed = Arc::from(vec![0, 1, 2]);
+        let e = edges(&[(0, &folder), (1, &folder), (2, &folder)]);
+        assert_eq!(strongly_connected(&e), vec![BTreeSet::from([0, 1, 2])]);
+    }
+
+    #[test]
+    fn a_shared_set_outside_the_cycle_leaves_singletons() {
+        // 0 and 1 share the set {2, 3}; neither comes back.
+        let leaves: Managed = Arc::from(vec![2, 3]);
+        let e = edges(&[(0, &leaves), (1, &leaves)]);
+        let comps = strongly_connected(&e);
+        assert!(comps.iter().all(|c| c.len() == 1), "{comps:?}");
+        assert_eq!(comps.len(), 4);
+    }
+
+    #[test]
+    fn the_shortest_cycle_walks_past_a_set_already_walked() {
+        // 0 → {1, 2}; 1 and 2 share {3}; 3 → {0}: the cycle is 0 → 1 → 3.
+        let first: Managed = Arc::from(vec![1, 2]);
+        let shared: Managed = Arc::from(vec![3]);
+        let back: Managed = Arc::from(vec![0]);
+        let e = edges(&[(0, &first), (1, &shared), (2, &shared), (3, &back)]);
+        let scc = BTreeSet::from([0, 1, 2, 3]);
+        assert_eq!(shortest_cycle(&e, 0, &scc), vec![0, 1, 3]);
+    }
+
+    #[test]
+    fn a_start_sharing_its_set_still_finds_the_way_back() {
+        let folder: Managed = Arc::from(vec![0, 1]);
+        let e = edges(&[(0, &folder), (1, &folder)]);
+        let scc = BTreeSet::from([0, 1]);
+        assert_eq!(shortest_cycle(&e, 0, &scc), vec![0, 1]);
+    }
 }
