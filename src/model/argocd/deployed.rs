@@ -7,6 +7,7 @@ use crate::model::kustomize::Kustomization;
 use crate::model::{DocKind, Document, Model, Repository};
 use crate::source::Span;
 use crate::yaml::Node;
+use rustc_hash::FxHashMap;
 
 /// One Kubernetes object an Application's source deploys: a manifest of the repository, or an
 /// object rendered from one of its charts.
@@ -69,6 +70,60 @@ pub fn deployed<'p>(
         _ => {}
     }
     out
+}
+
+/// A rule's verdict on what each source deploys, judged once per file list: the directory and
+/// kustomize sources of thousands of Applications of one folder share one list, and judging each
+/// would walk (Applications × files). A Helm source's rendered objects are its own.
+pub struct PerDeployed<T> {
+    /// Keyed by the address of the shared list, which the model holds for the whole run, and
+    /// whether kustomizations are judged too.
+    by_files: FxHashMap<(usize, bool), T>,
+}
+
+impl<T> Default for PerDeployed<T> {
+    fn default() -> Self {
+        Self {
+            by_files: FxHashMap::default(),
+        }
+    }
+}
+
+impl<T: Clone> PerDeployed<T> {
+    /// `judge` of what source `source` of Application `app` deploys, or the verdict already
+    /// given for its file list. `judge` must depend only on the objects and, for a kustomize
+    /// source, its kustomizations.
+    pub fn judge<'p>(
+        &mut self,
+        model: &'p Model<'_>,
+        app: usize,
+        source: usize,
+        src: &ResolvedSource,
+        judge: impl FnOnce(&[Deployed<'p>], &[&'p Kustomization]) -> T,
+    ) -> T {
+        // Empty lists have no address of their own, and nothing to judge.
+        let shared = (matches!(src.kind, SourceKind::Directory | SourceKind::Kustomize)
+            && !src.files.is_empty())
+        .then(|| {
+            (
+                src.files.as_ptr() as usize,
+                src.kind == SourceKind::Kustomize,
+            )
+        });
+        if let Some(v) = shared.and_then(|key| self.by_files.get(&key)) {
+            return v.clone();
+        }
+        let kustomizations = if src.kind == SourceKind::Kustomize {
+            kustomizations(model, src)
+        } else {
+            Vec::new()
+        };
+        let v = judge(&deployed(model, app, source, src), &kustomizations);
+        if let Some(key) = shared {
+            self.by_files.insert(key, v.clone());
+        }
+        v
+    }
 }
 
 /// Kustomizations a kustomize source reads.

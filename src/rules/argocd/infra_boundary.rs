@@ -3,9 +3,9 @@
 
 use crate::diagnostic::{Finding, Severity};
 use crate::model::Field;
-use crate::model::argocd::deployed::{chart_names, deployed, kustomizations};
+use crate::model::argocd::deployed::{PerDeployed, chart_names};
 use crate::model::argocd::projects::{concrete, template_patched};
-use crate::model::argocd::resolve::{Location, SourceKind};
+use crate::model::argocd::resolve::Location;
 use crate::model::k8s::kinds;
 use crate::rule::rule_options;
 use crate::rules::argocd::bounds;
@@ -132,6 +132,7 @@ impl Rule for InfraBoundary {
         };
         let is_infra_chart = |name: &str| charts.contains(&name);
         let mut items = Vec::new();
+        let mut memo = PerDeployed::default();
         for (i, app) in model.apps.iter().enumerate() {
             if !app.live {
                 continue;
@@ -170,72 +171,75 @@ impl Rule for InfraBoundary {
                         ));
                     }
                 }
-                for d in deployed(cx.model, i, s, src) {
-                    let name = d.doc.name().unwrap_or("");
-                    let name_span = d
-                        .doc
-                        .root
-                        .path(&["metadata", "name"])
-                        .map_or(d.doc.anchor_span(), |n| n.span);
-                    if d.kind == "CustomResourceDefinition"
-                        && d.api_version.starts_with("apiextensions.k8s.io/")
-                    {
-                        // Argo CD's own CRDs are `argocd/self-managed`'s.
-                        if d.doc.root.path(&["spec", "group"]).and_then(Node::as_str)
-                            != Some("argoproj.io")
+                let judged = memo.judge(cx.model, i, s, src, |objects, kusts| {
+                    let mut found: Vec<(String, Span)> = Vec::new();
+                    for d in objects {
+                        let name = d.doc.name().unwrap_or("");
+                        let name_span = d
+                            .doc
+                            .root
+                            .path(&["metadata", "name"])
+                            .map_or(d.doc.anchor_span(), |n| n.span);
+                        if d.kind == "CustomResourceDefinition"
+                            && d.api_version.starts_with("apiextensions.k8s.io/")
+                        {
+                            // Argo CD's own CRDs are `argocd/self-managed`'s.
+                            if d.doc.root.path(&["spec", "group"]).and_then(Node::as_str)
+                                != Some("argoproj.io")
+                            {
+                                found.push((
+                                    d.describe(format!("CustomResourceDefinition `{name}`")),
+                                    name_span,
+                                ));
+                            }
+                        } else if d.kind == "Namespace"
+                            && d.api_version == "v1"
+                            && namespaces.contains(&name)
                         {
                             found.push((
-                                d.describe(format!("CustomResourceDefinition `{name}`")),
+                                d.describe(format!("the infrastructure namespace `{name}`")),
                                 name_span,
                             ));
+                        } else if let Some(pkg) = kinds::olm_subscription_package(d.doc)
+                            .filter(|p| p.as_str().is_some_and(is_infra_chart))
+                        {
+                            found.push((
+                                d.describe(format!(
+                                    "the OLM Subscription to the operator `{}`",
+                                    pkg.as_str().unwrap_or_default()
+                                )),
+                                pkg.span,
+                            ));
+                        } else if let Some(ns) =
+                            d.doc.root.path(&["metadata", "namespace"]).filter(|n| {
+                                // Custom resources of the operators are applications; a chart's
+                                // objects in its release namespace are the destination's.
+                                kinds::is_builtin_group(kinds::group_of(d.api_version))
+                                    && n.as_str().is_some_and(|s| namespaces.contains(&s))
+                                    && d.rendered
+                                        .is_none_or(|m| n.as_str() != Some(&m.release_namespace))
+                            })
+                        {
+                            found.push((
+                                d.describe(format!(
+                                    "{} `{name}` in the infrastructure namespace `{}`",
+                                    d.kind,
+                                    ns.as_str().unwrap_or("")
+                                )),
+                                ns.span,
+                            ));
                         }
-                    } else if d.kind == "Namespace"
-                        && d.api_version == "v1"
-                        && namespaces.contains(&name)
-                    {
-                        found.push((
-                            d.describe(format!("the infrastructure namespace `{name}`")),
-                            name_span,
-                        ));
-                    } else if let Some(pkg) = kinds::olm_subscription_package(d.doc)
-                        .filter(|p| p.as_str().is_some_and(is_infra_chart))
-                    {
-                        found.push((
-                            d.describe(format!(
-                                "the OLM Subscription to the operator `{}`",
-                                pkg.as_str().unwrap_or_default()
-                            )),
-                            pkg.span,
-                        ));
-                    } else if let Some(ns) =
-                        d.doc.root.path(&["metadata", "namespace"]).filter(|n| {
-                            // Custom resources of the operators are applications; a chart's
-                            // objects in its release namespace are the destination's.
-                            kinds::is_builtin_group(kinds::group_of(d.api_version))
-                                && n.as_str().is_some_and(|s| namespaces.contains(&s))
-                                && d.rendered
-                                    .is_none_or(|m| n.as_str() != Some(&m.release_namespace))
-                        })
-                    {
-                        found.push((
-                            d.describe(format!(
-                                "{} `{name}` in the infrastructure namespace `{}`",
-                                d.kind,
-                                ns.as_str().unwrap_or("")
-                            )),
-                            ns.span,
-                        ));
                     }
-                }
-                if src.kind == SourceKind::Kustomize {
-                    for k in kustomizations(cx.model, src) {
+                    for k in kusts {
                         for h in &k.helm_charts {
                             if let Some(n) = Field::text(&h.name).filter(|n| is_infra_chart(n)) {
                                 found.push((format!("the infrastructure chart `{n}`"), h.span));
                             }
                         }
                     }
-                }
+                    found
+                });
+                found.extend(judged);
                 // A wrapper chart named after its dependency is one chart.
                 let mut seen = std::collections::HashSet::new();
                 found.retain(|(what, _)| seen.insert(what.clone()));

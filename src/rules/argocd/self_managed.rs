@@ -2,9 +2,9 @@
 
 use crate::diagnostic::{Finding, Severity};
 use crate::model::Field;
-use crate::model::argocd::deployed::{chart_names, deployed, kustomizations};
+use crate::model::argocd::deployed::{PerDeployed, chart_names};
 use crate::model::argocd::projects::concrete;
-use crate::model::argocd::resolve::{Location, SourceKind};
+use crate::model::argocd::resolve::Location;
 use crate::model::k8s::kinds;
 use crate::model::kustomize::EntryField;
 use crate::model::template::is_unknown;
@@ -75,6 +75,7 @@ impl Rule for SelfManaged {
         let model = cx.model.argocd();
         let repo = cx.repo;
         let mut items = Vec::new();
+        let mut memo = PerDeployed::default();
         for (i, app) in model.apps.iter().enumerate() {
             if !app.live {
                 continue;
@@ -108,41 +109,44 @@ impl Rule for SelfManaged {
                         ));
                     }
                 }
-                for d in deployed(cx.model, i, s, src) {
-                    let name = d.doc.name().unwrap_or("");
-                    let is_component = matches!(d.kind, "Deployment" | "StatefulSet" | "ConfigMap")
-                        && COMPONENTS.contains(&name);
-                    let is_crd = d.kind == "CustomResourceDefinition"
-                        && d.doc.root.path(&["spec", "group"]).and_then(Node::as_str)
-                            == Some("argoproj.io");
-                    let name_span = d
-                        .doc
-                        .root
-                        .path(&["metadata", "name"])
-                        .map_or(d.doc.anchor_span(), |n| n.span);
-                    if is_component || is_crd {
-                        found.push((d.describe(format!("{} `{name}`", d.kind)), name_span));
-                    } else if d.kind == "ArgoCD" && kinds::group_of(d.api_version) == "argoproj.io"
-                    {
-                        // The operator turns this into a whole Argo CD installation.
-                        found.push((
-                            d.describe(format!("the `ArgoCD` instance `{name}`")),
-                            name_span,
-                        ));
-                    } else if let Some(pkg) = kinds::olm_subscription_package(d.doc)
-                        .filter(|p| p.as_str().is_some_and(|p| OPERATOR_PACKAGES.contains(&p)))
-                    {
-                        found.push((
-                            d.describe(format!(
-                                "the OLM Subscription to `{}`",
-                                pkg.as_str().unwrap_or_default()
-                            )),
-                            pkg.span,
-                        ));
+                let judged = memo.judge(cx.model, i, s, src, |objects, kusts| {
+                    let mut found: Vec<(String, Span)> = Vec::new();
+                    for d in objects {
+                        let name = d.doc.name().unwrap_or("");
+                        let is_component =
+                            matches!(d.kind, "Deployment" | "StatefulSet" | "ConfigMap")
+                                && COMPONENTS.contains(&name);
+                        let is_crd = d.kind == "CustomResourceDefinition"
+                            && d.doc.root.path(&["spec", "group"]).and_then(Node::as_str)
+                                == Some("argoproj.io");
+                        let name_span = d
+                            .doc
+                            .root
+                            .path(&["metadata", "name"])
+                            .map_or(d.doc.anchor_span(), |n| n.span);
+                        if is_component || is_crd {
+                            found.push((d.describe(format!("{} `{name}`", d.kind)), name_span));
+                        } else if d.kind == "ArgoCD"
+                            && kinds::group_of(d.api_version) == "argoproj.io"
+                        {
+                            // The operator turns this into a whole Argo CD installation.
+                            found.push((
+                                d.describe(format!("the `ArgoCD` instance `{name}`")),
+                                name_span,
+                            ));
+                        } else if let Some(pkg) = kinds::olm_subscription_package(d.doc)
+                            .filter(|p| p.as_str().is_some_and(|p| OPERATOR_PACKAGES.contains(&p)))
+                        {
+                            found.push((
+                                d.describe(format!(
+                                    "the OLM Subscription to `{}`",
+                                    pkg.as_str().unwrap_or_default()
+                                )),
+                                pkg.span,
+                            ));
+                        }
                     }
-                }
-                if src.kind == SourceKind::Kustomize {
-                    for k in kustomizations(cx.model, src) {
+                    for k in kusts {
                         for r in k.entries.iter().filter(|e| {
                             matches!(e.field, EntryField::Resources | EntryField::Bases)
                         }) {
@@ -156,7 +160,9 @@ impl Rule for SelfManaged {
                             }
                         }
                     }
-                }
+                    found
+                });
+                found.extend(judged);
                 // A wrapper chart named after its dependency is one chart.
                 let mut seen = std::collections::HashSet::new();
                 found.retain(|(what, _)| seen.insert(what.clone()));
