@@ -14,7 +14,8 @@ linear; a hundred times is quadratic. Cases (base sizes are those of issue #32):
 - ci_writeback: one GitLab job of 4000 `git commit && git push` lines (as list items, and as
   one `script: |` block);
 - graph: 2000 Applications in one folder, each with that folder as its source (each manages
-  every other), `graph` as text and JSON;
+  every other), with a `kube-system` Namespace and an `argocd-server` Deployment beside them,
+  `graph` as text and JSON, and `check`;
 - own_folder: 2000 Applications, each in its own folder and managing that folder;
 - chain: 2000 Applications, each managing the next one's folder (the last the first's): one
   app-of-apps cycle 2000 deep.
@@ -50,6 +51,19 @@ spec:
     namespace: {name}
 """
 
+# Makes `argocd/self-managed` and `argocd/infra-boundary` judge the shared folder.
+INFRA = """apiVersion: v1
+kind: Namespace
+metadata:
+  name: kube-system
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: argocd-server
+  namespace: argocd
+"""
+
 CONFIG = "repo_urls: [https://git.example.com/platform/gitops.git]\n"
 
 
@@ -82,6 +96,7 @@ def graph(d, n):
     write(os.path.join(d, ".gitops-lint.yaml"), CONFIG)
     for i in range(int(2000 * n)):
         write(os.path.join(d, "apps", f"app-{i}.yaml"), APP.format(name=f"app-{i}", path="apps"))
+    write(os.path.join(d, "apps", "infra.yaml"), INFRA)
 
 
 def own_folder(d, n):
@@ -107,7 +122,7 @@ CASES = {
     "dup_keys": (dup_keys, [["check", "--format", "text"], ["check", "--format", "json"]]),
     "no_sync_policy": (no_sync_policy, [["check", "--format", "concise"]]),
     "ci_writeback": (ci_writeback, [["check", "--format", "concise"]]),
-    "graph": (graph, [["graph"], ["graph", "--format", "json"]]),
+    "graph": (graph, [["graph"], ["graph", "--format", "json"], ["check", "--format", "concise"]]),
     "own_folder": (own_folder, [["graph"], ["check", "--format", "concise"]]),
     "chain": (chain, [["graph"], ["check", "--format", "concise"]]),
 }
