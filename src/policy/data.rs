@@ -373,16 +373,25 @@ fn application(
     };
     let base: Vec<R> = spec_path.iter().map(|s| shared_string(s)).collect();
     let written = crate::model::argocd::sources(spec);
-    let uses_list = spec
-        .get("sources")
-        .and_then(Node::as_seq)
-        .is_some_and(|s| !s.is_empty());
+    let written_at = |i: usize| {
+        if crate::model::argocd::dry_source(spec).is_some() {
+            SourceAt::Dry
+        } else if spec
+            .get("sources")
+            .and_then(Node::as_seq)
+            .is_some_and(|s| !s.is_empty())
+        {
+            SourceAt::Item(i)
+        } else {
+            SourceAt::Single
+        }
+    };
     let sources = || -> Vec<R> {
         written
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                let path = source_path(&base, in_template, uses_list.then_some(i));
+                let path = source_path(&base, in_template, written_at(i));
                 source_value(
                     fields,
                     repo,
@@ -444,29 +453,39 @@ fn application(
     })
 }
 
-/// `spec_path` of a source: `[..spec, "source"]` or `[..spec, "sources", i]`.
-fn source_path(base: &[R], in_template: bool, index: Option<usize>) -> R {
-    shared_array(in_template, Some(index), || {
+/// Where a spec writes a source.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum SourceAt {
+    Single,
+    Item(usize),
+    /// `sourceHydrator.drySource`.
+    Dry,
+}
+
+/// `spec_path` of a source: `[..spec, "source"]`, `[..spec, "sources", i]` or
+/// `[..spec, "sourceHydrator", "drySource"]`.
+fn source_path(base: &[R], in_template: bool, at: SourceAt) -> R {
+    shared_array(in_template, Some(at), || {
         let mut path = base.to_vec();
-        match index {
-            Some(i) => {
+        match at {
+            SourceAt::Item(i) => {
                 path.push(shared_string("sources"));
                 path.push(R::from(i));
             }
-            None => path.push(shared_string("source")),
+            SourceAt::Single => path.push(shared_string("source")),
+            SourceAt::Dry => {
+                path.push(shared_string("sourceHydrator"));
+                path.push(shared_string("drySource"));
+            }
         }
         path
     })
 }
 
 /// A `spec_path` array, made once per thread: every Application has the same few, and a
-/// regorus array is an allocation. `source`: `None` for the spec, `Some(index)` for a source.
-fn shared_array(
-    in_template: bool,
-    source: Option<Option<usize>>,
-    items: impl FnOnce() -> Vec<R>,
-) -> R {
-    type Key = (bool, Option<Option<usize>>);
+/// regorus array is an allocation. `source`: `None` for the spec, `Some(at)` for a source.
+fn shared_array(in_template: bool, source: Option<SourceAt>, items: impl FnOnce() -> Vec<R>) -> R {
+    type Key = (bool, Option<SourceAt>);
     thread_local! {
         static ARRAYS: std::cell::RefCell<rustc_hash::FxHashMap<Key, R>> =
             std::cell::RefCell::new(rustc_hash::FxHashMap::default());

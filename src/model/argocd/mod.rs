@@ -35,10 +35,15 @@ pub fn application_specs(doc: &Document) -> Vec<&Node> {
     }
 }
 
-/// The sources of an Application spec: the items of `sources` when it is a non-empty list
-/// (Argo CD then ignores `source`), else `source`.
+/// The sources of an Application spec, as Argo CD renders them: a `sourceHydrator`'s
+/// `drySource` (Argo CD then ignores `source` and `sources`, and deploys what the hydrator
+/// renders from it), else the items of `sources` when it is a non-empty list (Argo CD then
+/// ignores `source`), else `source`.
 #[must_use]
 pub fn sources(spec: &Node) -> Vec<&Node> {
+    if let Some(dry) = dry_source(spec) {
+        return vec![dry];
+    }
     if let Some(items) = spec.get("sources").and_then(Node::as_seq) {
         if !items.is_empty() {
             return items.iter().collect();
@@ -48,6 +53,15 @@ pub fn sources(spec: &Node) -> Vec<&Node> {
         .filter(|s| s.as_map().is_some())
         .into_iter()
         .collect()
+}
+
+/// The `sourceHydrator.drySource` of an Application spec: what the hydrator renders and
+/// commits to `syncSource.path` of `syncSource.targetBranch`, the manifests Argo CD deploys.
+/// That branch is not the one linted, so the dry source stands for them.
+#[must_use]
+pub fn dry_source(spec: &Node) -> Option<&Node> {
+    spec.path(&["sourceHydrator", "drySource"])
+        .filter(|s| s.as_map().is_some())
 }
 
 /// A non-empty, non-null mapping or scalar at `key` (Argo CD treats `helm: {}` as set).
