@@ -207,7 +207,7 @@ pub trait Rule: Send + Sync {
     /// key) and of what the returned key names: the language server then reuses its findings
     /// on a document that did not change since the last run with the same keys. `None` (the
     /// default) when it reads anything else, such as the model or the settings.
-    fn document_memo_key(&self) -> Option<String> {
+    fn document_memo_key(&self, _cx: &Context<'_>) -> Option<String> {
         None
     }
 

@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use super::{Config, FieldError, edge_tls};
+use crate::model::settings::PluginTool;
 use crate::rule::{Options, RuleMeta};
 use crate::rules::argocd::{
     infra_boundary, insecure_without_edge_tls, project_bounds, schema, self_managed,
@@ -65,6 +66,42 @@ fn globs<'n>(node: &'n Node, field: &Field<'_>) -> Result<Vec<String>, FieldErro
         }
     }
     Ok(list)
+}
+
+/// `argocd.plugins`: plugin name → the tool it wraps.
+fn plugins<'n>(
+    node: &'n Node,
+    field: &Field<'_>,
+) -> Result<Vec<(String, PluginTool)>, FieldError<'n>> {
+    const EXAMPLE: &str = "e.g. `plugins: {kustomize-helm: kustomize}`";
+    if node.as_map().is_none() && !node.is_null() {
+        return Err((
+            node,
+            format!(
+                "`{}` must be a mapping of plugin names to `helm`, `kustomize` or `directory`",
+                field.name
+            ),
+            Some(EXAMPLE.into()),
+        ));
+    }
+    let mut out = Vec::new();
+    for e in node.entries() {
+        let name = e.key.scalar_text().unwrap_or("");
+        let tool = e.value.as_str().and_then(PluginTool::parse);
+        let Some(tool) = tool else {
+            return Err((
+                &e.value,
+                format!(
+                    "`{}.{name}` must be one of `{}`",
+                    field.name,
+                    PluginTool::NAMES.join("`, `")
+                ),
+                Some(EXAMPLE.into()),
+            ));
+        };
+        out.push((name.to_string(), tool));
+    }
+    Ok(out)
 }
 
 /// Rule selectors (ids, or groups such as `argocd/`), each checked against the registry.
@@ -254,6 +291,15 @@ const ARGOCD: &[Row] = &[
         init: "[]",
         set: |c, n, f| {
             c.argocd.roots = list(n, f, "a list of file paths")?;
+            Ok(())
+        },
+    },
+    Row {
+        key: "plugins",
+        doc: "Config Management Plugins by name and the tool each wraps (`helm`, `kustomize` or `directory`), so their sources are rendered. Unset: a plugin source is reported as not rendered (argocd/not-rendered).",
+        init: "# {kustomize-helm: kustomize}",
+        set: |c, n, f| {
+            c.argocd.plugins = plugins(n, f)?;
             Ok(())
         },
     },

@@ -84,7 +84,7 @@ pub(super) fn run_rules(
             .iter()
             .map(|r| {
                 let options = serde_json::Value::Object(options.json_of(r.meta().id).clone());
-                r.document_memo_key().map(|k| format!("{k} {options}"))
+                r.document_memo_key(&cx).map(|k| format!("{k} {options}"))
             })
             .collect(),
         None => vec![None; rules.len()],

@@ -39,12 +39,14 @@ use crate::repo::retention::Reads;
 /// What the model's facts read beyond what every document keeps, each declared beside its
 /// reader: the cluster Secrets and `argocd-cm` (`argocd::projects`), cloudflared
 /// configurations and values that may hold tunnel routes (`k8s::routes::tunnels`), and the
-/// values files chart sources layer over their chart's defaults (`argocd::resolve`). Every run
-/// keeps them, with what its rules declare (`RuleMeta::reads`).
-pub const READS: [Reads; 3] = [
+/// values files chart sources layer over their chart's defaults (`argocd::resolve`), and the
+/// argo-cd chart's `configs` (`argocd::params`). Every run keeps them, with what its rules
+/// declare (`RuleMeta::reads`).
+pub const READS: [Reads; 4] = [
     argocd::projects::READS,
     k8s::routes::tunnels::READS,
     argocd::resolve::READS,
+    argocd::params::READS,
 ];
 
 /// The repository and the facts computed from it, each built on first use, once per run, and
@@ -93,6 +95,7 @@ facts! {
         let opts = argocd::resolve::ResolveOptions {
             repo_urls: m.settings.repo_urls.clone(),
             roots: m.settings.argocd.roots.clone(),
+            plugins: m.settings.argocd.plugins.clone(),
             drop_unread_values: m.drop_unread_values,
             render_budget: m.render_budget.clone(),
         };
@@ -105,6 +108,8 @@ facts! {
     /// The index behind [`Model::k8s`].
     k8s_index: k8s::K8sIndex =
         |m: &Model<'_>| k8s::index(&m.repo.docs, m.kustomize(), Some(m.rendered()));
+    /// Argo CD's command parameters as the repository sets them (`argocd-cmd-params-cm`).
+    argocd_params: argocd::params::Params = |m: &Model<'_>| argocd::params::read(m.repo);
     /// The assembled CI pipelines (GitLab) and workflows (GitHub).
     ci: ci::CiModel = |m: &Model<'_>| ci::build(m.repo);
     /// What the deployers apply that no file holds as it is applied (rendered Argo CD objects).

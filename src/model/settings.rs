@@ -18,4 +18,29 @@ pub struct ArgocdSettings {
     /// Files (relative to the root) whose Argo CD objects are applied by the bootstrap. When
     /// set, only what is reachable from them through app-of-apps is live.
     pub roots: Vec<String>,
+    /// Config Management Plugins by name, with the tool each one wraps, so their sources are
+    /// rendered as that tool's (`argocd.plugins`).
+    pub plugins: Vec<(String, PluginTool)>,
+}
+
+/// What a Config Management Plugin runs, as far as rendering its source goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PluginTool {
+    Helm,
+    Kustomize,
+    Directory,
+}
+
+impl PluginTool {
+    pub const NAMES: &[&str] = &["helm", "kustomize", "directory"];
+
+    #[must_use]
+    pub fn parse(name: &str) -> Option<PluginTool> {
+        match name {
+            "helm" => Some(PluginTool::Helm),
+            "kustomize" => Some(PluginTool::Kustomize),
+            "directory" => Some(PluginTool::Directory),
+            _ => None,
+        }
+    }
 }

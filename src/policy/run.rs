@@ -460,7 +460,7 @@ impl Rule for PackDocumentRule {
 
     /// Its input is the document and its data the rules' options, unless a per-document pack
     /// rule reads the model (then every one runs on the engine holding `data.gitops`).
-    fn document_memo_key(&self) -> Option<String> {
+    fn document_memo_key(&self, _cx: &Context<'_>) -> Option<String> {
         (!self.rt.pack_documents_read_model).then(|| {
             format!(
                 "pack {} paths {:?} options {}",

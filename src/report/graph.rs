@@ -47,7 +47,8 @@ struct NotRenderedOut {
     /// Where it is reported (the installing Application's source, or the file itself).
     file: String,
     line: usize,
-    /// The chart folder, or the file holding the templated object.
+    /// The chart folder, the Application whose source runs a plugin, or the file holding the
+    /// templated object.
     what: String,
     why: String,
 }
@@ -395,8 +396,9 @@ fn fold<'a>(
     (file_sets, manage_sets)
 }
 
-/// Charts that write Argo CD objects but failed to render, and Argo CD objects written as
-/// templates outside a chart (as `argocd/not-rendered` reports them).
+/// Charts that write Argo CD objects but failed to render, sources that run a Config
+/// Management Plugin, and Argo CD objects written as templates outside a chart (as
+/// `argocd/not-rendered` reports them).
 fn not_rendered(repo: &Repository, model: &ArgoModel) -> Vec<NotRenderedOut> {
     let mut out = Vec::new();
     for n in &model.not_rendered {
@@ -406,6 +408,22 @@ fn not_rendered(repo: &Repository, model: &ArgoModel) -> Vec<NotRenderedOut> {
             line: f.line_col(n.span.start as usize).line,
             what: n.chart_dir.clone(),
             why: n.message.clone(),
+        });
+    }
+    for p in model
+        .plugin_sources
+        .iter()
+        .filter(|p| model.apps[p.app].live)
+    {
+        let f = repo.source(p.span.file);
+        out.push(NotRenderedOut {
+            file: f.path.clone(),
+            line: f.line_col(p.span.start as usize).line,
+            what: model.apps[p.app].name.clone(),
+            why: match &p.name {
+                Some(name) => format!("source runs the Config Management Plugin `{name}`"),
+                None => "source runs a Config Management Plugin Argo CD discovers".to_string(),
+            },
         });
     }
     for doc in repo

@@ -12,6 +12,22 @@ use crate::model::template::{self, Params, Syntax};
 use crate::source::Span;
 use crate::yaml::{Node, Value};
 
+/// Whether an ApplicationSet syncs its Applications step by step (`strategy.type:
+/// RollingSync` with steps), when the controller runs progressive syncs: it then turns their
+/// automated sync off and syncs each step itself, pruning only if the template's
+/// `syncPolicy.automated.prune` is true (Argo CD's `progressivesync.RollingSyncStrategyEnabled`).
+#[must_use]
+pub fn rolling_sync(appset: &Node) -> bool {
+    let Some(strategy) = appset.path(&["spec", "strategy"]) else {
+        return false;
+    };
+    strategy.get_str("type") == Some("RollingSync")
+        && strategy
+            .path(&["rollingSync", "steps"])
+            .and_then(Node::as_seq)
+            .is_some_and(|s| !s.is_empty())
+}
+
 /// Most parameter sets one ApplicationSet may produce; the rest are ignored.
 pub const MAX_PARAMS: usize = 5_000;
 

@@ -1,6 +1,6 @@
 //! `argocd/not-rendered`: Argo CD objects that exist only as templates gitops-lint cannot
-//! render (a chart that fails offline, or a templated Application outside any chart), so what
-//! they deploy is not checked.
+//! render (a chart that fails offline, or a templated Application outside any chart), and
+//! sources that run a Config Management Plugin, so what they deploy is not checked.
 
 use crate::diagnostic::{Finding, Severity};
 use crate::model::DocKind;
@@ -54,6 +54,26 @@ impl Rule for NotRendered {
                 continue;
             }
             out.push(Finding::new(n.message.clone(), n.span).with_help(help));
+        }
+        // Sources that run a Config Management Plugin: one finding per written `plugin` key,
+        // however many Applications an ApplicationSet generates from it.
+        let mut plugin_spans = Vec::new();
+        for p in &model.plugin_sources {
+            if !model.apps[p.app].live || plugin_spans.contains(&p.span) {
+                continue;
+            }
+            plugin_spans.push(p.span);
+            let (message, help) = match &p.name {
+                Some(name) => (
+                    format!("source runs the Config Management Plugin `{name}`: what it deploys is not checked"),
+                    format!("Map the plugin to the tool it wraps in the configuration (`argocd: {{plugins: {{{name}: kustomize}}}}`) so its source is rendered."),
+                ),
+                None => (
+                    "source runs a Config Management Plugin that Argo CD discovers from its files: what it deploys is not checked".to_string(),
+                    "Name the plugin (`plugin.name`) and map it to the tool it wraps in the configuration (`argocd.plugins`) so its source is rendered.".to_string(),
+                ),
+            };
+            out.push(Finding::new(message, p.span).with_help(help));
         }
         // An Application or AppProject written as a Go template outside a chart's `templates/`.
         for kind in [DocKind::Application, DocKind::AppProject] {

@@ -2,6 +2,7 @@
 
 use crate::diagnostic::Finding;
 use crate::fix::{Applicability, Edit, Fix};
+use crate::model::argocd::appset::rolling_sync;
 use crate::model::{DocKind, Document};
 use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
 use crate::source::{SourceFile, Span};
@@ -25,9 +26,13 @@ impl Rule for SyncPolicy {
         &META
     }
 
-    /// Reads the document and its file's text only.
-    fn document_memo_key(&self) -> Option<String> {
-        Some(META.id.to_string())
+    /// Reads the document and its file's text, and whether Argo CD runs progressive syncs.
+    fn document_memo_key(&self, cx: &Context<'_>) -> Option<String> {
+        Some(format!(
+            "{} progressive syncs {:?}",
+            META.id,
+            cx.model.argocd_params().progressive_syncs
+        ))
     }
 
     fn check(&self, doc: &Document, cx: &Context<'_>) -> Vec<Finding> {
@@ -68,7 +73,25 @@ impl Rule for SyncPolicy {
                     .descendants()
                     .any(|n| n.span.file != doc.file);
         let source = Some(cx.repo.source(doc.file)).filter(|_| !patched);
-        check_spec(source, &spec_entry.key, &spec_entry.value, what, name)
+        // RollingSync applies unless the repository turns progressive syncs off.
+        let progressive = &cx.model.argocd_params().progressive_syncs;
+        let rolling = doc.kind == DocKind::ApplicationSet && rolling_sync(&doc.root);
+        let found = match progressive {
+            _ if !rolling => check_spec(source, &spec_entry.key, &spec_entry.value, what, name),
+            Some(off) if !off.on => {
+                check_spec(source, &spec_entry.key, &spec_entry.value, what, name).map(|f| {
+                    f.with_label(
+                        off.span,
+                        format!(
+                            "`RollingSync` is ignored: {} leaves progressive syncs off",
+                            off.origin
+                        ),
+                    )
+                })
+            }
+            _ => check_rolling(source, &spec_entry.key, &spec_entry.value, name),
+        };
+        found
             .map(|mut f| {
                 // Unusual layouts (explicit `? key` entries, odd indentation) can defeat the
                 // edit helpers: a fix that would not leave valid YAML is not offered.
@@ -82,6 +105,76 @@ impl Rule for SyncPolicy {
             .into_iter()
             .collect()
     }
+}
+
+const ROLLING_HELP: &str = "RollingSync turns automated sync off and syncs each step with the template's `automated.prune`: set `prune: true`, so Argo CD deletes what Git deletes.";
+
+/// An ApplicationSet template synced by RollingSync: the controller syncs each step itself, so
+/// `selfHeal` does nothing, and it prunes only when `automated` is on with `prune: true`.
+fn check_rolling(
+    source: Option<&SourceFile>,
+    spec_key: &Node,
+    spec: &Node,
+    name: &str,
+) -> Option<Finding> {
+    let text = || source.map(SourceFile::text).filter(|t| !t.is_empty());
+    let sync_policy = spec.entry("syncPolicy");
+    let automated = sync_policy.and_then(|e| e.value.entry("automated"));
+    let (problem, at, edits) = match automated {
+        None => (
+            match sync_policy {
+                None => "no `syncPolicy`",
+                Some(_) => "no `syncPolicy.automated`",
+            }
+            .to_string(),
+            sync_policy.map_or(spec_key.span, |e| e.key.span),
+            None,
+        ),
+        Some(auto) => {
+            let map = &auto.value;
+            if let Some(enabled) = map.get("enabled").filter(|e| e.as_bool() == Some(false)) {
+                ("`enabled: false`".to_string(), enabled.span, None)
+            } else {
+                match map.get("prune") {
+                    Some(v) if is_templated(v) || v.as_bool() == Some(true) => return None,
+                    Some(v) => (
+                        v.scalar_text().map_or_else(
+                            || "a non-boolean `prune`".to_string(),
+                            |s| format!("`prune: {s}`"),
+                        ),
+                        v.span,
+                        (v.tag().is_none()).then(|| {
+                            vec![Edit {
+                                span: v.span,
+                                replacement: "true".into(),
+                            }]
+                        }),
+                    ),
+                    None => (
+                        "no `prune`".to_string(),
+                        auto.key.span,
+                        text()
+                            .filter(|_| map.as_map().is_some_and(|m| !m.is_empty()))
+                            .and_then(|t| edit::append_to_map(t, map, &["prune: true".into()])),
+                    ),
+                }
+            }
+        }
+    };
+    // Pruning deletes live resources: turning it on needs review.
+    let fix = edits
+        .filter(|_| text().is_some())
+        .and_then(|e| Fix::new("set `prune: true`", Applicability::Unsafe, e));
+    Some(
+        Finding::new(
+            format!(
+                "ApplicationSet template `{name}` is synced by RollingSync with {problem}, so it never prunes"
+            ),
+            at,
+        )
+        .with_help(ROLLING_HELP)
+        .with_fix(fix),
+    )
 }
 
 const HELP: &str = "Set `spec.syncPolicy.automated` with `prune: true` and `selfHeal: true`, so Argo CD deletes what Git deletes and reverts changes made outside Git.";

@@ -31,6 +31,7 @@ use crate::model::helm::argocd_apps;
 use crate::model::helm::values::Values;
 use crate::model::kustomize::Kustomizations;
 use crate::model::paths::{self, normalize_url};
+use crate::model::settings::PluginTool;
 use crate::model::sources::kustomize::ImageSetting;
 use crate::model::{DocKind, helm};
 use crate::repo::retention::{Reads, ValuesRead};
@@ -53,6 +54,8 @@ pub struct ResolveOptions {
     pub repo_urls: Vec<String>,
     /// Files whose Argo CD objects are the roots of liveness (config `argocd.roots`).
     pub roots: Vec<String>,
+    /// Config Management Plugins and the tool each wraps (config `argocd.plugins`).
+    pub plugins: Vec<(String, PluginTool)>,
     /// Keep a source's effective values only where something reads them after resolution
     /// (see [`crate::model::Model::dropping_unread_values`]).
     pub drop_unread_values: bool,
@@ -85,6 +88,9 @@ pub struct ArgoModel {
     pub rendered: Vec<helm::RenderedObject>,
     /// Charts whose templates write Argo CD objects but that could not be rendered.
     pub not_rendered: Vec<helm::NotRendered>,
+    /// Sources of this repository that run a Config Management Plugin the configuration does
+    /// not map to a tool: what they deploy is unknown.
+    pub plugin_sources: Vec<PluginSource>,
     /// The rendered AppProjects as documents (in the file of their root's span), for the rules
     /// that look projects up by name.
     pub rendered_projects: Vec<crate::model::Document>,
@@ -216,6 +222,16 @@ pub struct TagUse {
     /// `image.tag`, `metricsExporter.image.tag`, `kustomize image nginx`...
     pub key: String,
     pub app: usize,
+}
+
+/// A source that runs a Config Management Plugin gitops-lint cannot run.
+#[derive(Clone, Debug)]
+pub struct PluginSource {
+    pub app: usize,
+    /// The plugin's `name`; `None` when Argo CD discovers the plugin from the files.
+    pub name: Option<String>,
+    /// The plugin's `name`, else the source's `plugin` key.
+    pub span: Span,
 }
 
 #[derive(Clone, Debug)]

@@ -6,14 +6,15 @@ use std::borrow::Cow;
 use rustc_hash::FxHashMap;
 
 use super::{
-    App, AppInput, Destination, Kustomized, Location, ResolvedSource, Resolver, SourceFiles,
-    SourceKind,
+    App, AppInput, Destination, Kustomized, Location, PluginSource, ResolvedSource, Resolver,
+    SourceFiles, SourceKind,
 };
 use crate::model::Field;
 use crate::model::argocd::{self, is_set};
 use crate::model::helm::argocd_apps;
 use crate::model::helm::values::Values;
 use crate::model::paths::join;
+use crate::model::settings::PluginTool;
 use crate::model::sources::directory::directory_files;
 use crate::model::sources::helm::{CHART_FILE_NAMES, default_values};
 use crate::model::template::is_unknown;
@@ -199,7 +200,7 @@ impl<'p> Resolver<'p> {
             return out;
         }
         out.location = Location::InRepo(dir.clone());
-        out.kind = self.source_kind(src, &dir);
+        out.kind = self.source_kind(app, src, &dir);
         match out.kind {
             SourceKind::Helm => {
                 let defaults = default_values(self.repo, &dir);
@@ -237,20 +238,60 @@ impl<'p> Resolver<'p> {
         out
     }
 
-    fn source_kind(&self, src: &Node, dir: &str) -> SourceKind {
-        if let [one] = explicit_kinds(src)[..] {
-            return one;
+    fn source_kind(&mut self, app: usize, src: &Node, dir: &str) -> SourceKind {
+        match explicit_kinds(src)[..] {
+            [SourceKind::Plugin] => {
+                let plugin = src.entry("plugin");
+                let name_node = plugin
+                    .and_then(|p| p.value.get("name"))
+                    .filter(|n| n.as_str().is_some_and(|n| !n.is_empty()));
+                let name = name_node.and_then(Node::as_str);
+                // A plugin the configuration maps to the tool it wraps renders as that tool
+                // would, from the files (the plugin's parameters are not read).
+                let tool = name.and_then(|n| {
+                    self.opts
+                        .plugins
+                        .iter()
+                        .find(|(p, _)| p == n)
+                        .map(|&(_, t)| t)
+                });
+                match tool {
+                    Some(PluginTool::Helm) if self.is_chart(dir) => return SourceKind::Helm,
+                    Some(PluginTool::Kustomize) if self.graph.in_dir(dir).is_some() => {
+                        return SourceKind::Kustomize;
+                    }
+                    Some(_) => return SourceKind::Directory,
+                    None => {
+                        self.model.plugin_sources.push(PluginSource {
+                            app,
+                            name: name.map(str::to_string),
+                            // The name, which the message cites: a rendered `plugin` key
+                            // points at its template, the name at the values line.
+                            span: name_node
+                                .map(|n| n.span)
+                                .or(plugin.map(|p| p.key.span))
+                                .unwrap_or(src.span),
+                        });
+                        return SourceKind::Plugin;
+                    }
+                }
+            }
+            [one] => return one,
+            _ => {}
         }
-        if CHART_FILE_NAMES
-            .iter()
-            .any(|n| join(dir, n).is_some_and(|p| self.file_exists(&p)))
-        {
+        if self.is_chart(dir) {
             return SourceKind::Helm;
         }
         if self.graph.in_dir(dir).is_some() {
             return SourceKind::Kustomize;
         }
         SourceKind::Directory
+    }
+
+    fn is_chart(&self, dir: &str) -> bool {
+        CHART_FILE_NAMES
+            .iter()
+            .any(|n| join(dir, n).is_some_and(|p| self.file_exists(&p)))
     }
 
     /// A directory source's files, listed once per folder, `recurse` and globs.
