@@ -854,3 +854,71 @@ type VerifyCase = (
 /// regorus rejects a comprehension that reads the outer `name` and then assigns a new local
 /// `name` ("var `name` used before definition below"); OPA accepts it.
 const COMBINE_SCOPING: &str = "regorus rejects the example's comprehension that uses `name` before re-assigning it with `:=`, which OPA accepts";
+
+/// The shipped pack and a user policy judge the Applications a Helm app-of-apps chart renders,
+/// and their findings land at the values lines that set what they judge.
+#[test]
+fn pack_and_user_policies_fire_on_rendered_children_at_their_values_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(".gitops-lint.yaml", "policies: [policy]\n");
+    write(
+        "argocd/root.yaml",
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: root\n  namespace: argocd\n  finalizers: [resources-finalizer.argocd.argoproj.io]\nspec:\n  project: platform\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: charts/apps\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: argocd\n  syncPolicy:\n    automated: {prune: true, selfHeal: true}\n",
+    );
+    write(
+        "charts/apps/Chart.yaml",
+        "apiVersion: v2\nname: apps\nversion: 1.0.0\n",
+    );
+    write(
+        "charts/apps/values.yaml",
+        "apps:\n  web:\n    project: default\n    namespace: web\n  agent:\n    project: platform\n    namespace: kube-system\n",
+    );
+    write(
+        "charts/apps/templates/apps.yaml",
+        "{{- range $name, $app := .Values.apps }}\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {{ $name }}\n  namespace: argocd\n  finalizers: [resources-finalizer.argocd.argoproj.io]\nspec:\n  project: {{ $app.project }}\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: apps/{{ $name }}\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: {{ $app.namespace }}\n  syncPolicy:\n    automated: {prune: true, selfHeal: true}\n{{- end }}\n",
+    );
+    write(
+        "policy/namespaces.rego",
+        "package main\n\nimport rego.v1\n\ndeny contains {\"msg\": sprintf(\"Application `%s` deploys into `kube-system`\", [input.metadata.name]), \"path\": [\"spec\", \"destination\", \"namespace\"]} if {\n\tinput.kind == \"Application\"\n\tinput.spec.destination.namespace == \"kube-system\"\n}\n",
+    );
+    let r = engine::run(&Options {
+        paths: vec![dir.path().to_path_buf()],
+        ..Options::default()
+    })
+    .unwrap();
+    let at = |rule: &str| -> Vec<(String, String)> {
+        r.diagnostics
+            .iter()
+            .filter(|d| d.rule == rule)
+            .map(|d| {
+                let f = r.repo.source(d.span.file);
+                let lc = f.line_col(d.span.start as usize);
+                let labels = d
+                    .labels
+                    .iter()
+                    .map(|l| l.message.clone())
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                (format!("{}:{}:{}", f.path, lc.line, lc.column), labels)
+            })
+            .collect()
+    };
+    let pack = at("argocd/no-default-project");
+    assert_eq!(pack.len(), 1, "{pack:?}");
+    assert_eq!(pack[0].0, "charts/apps/values.yaml:3:14", "{pack:?}");
+    assert!(
+        pack[0]
+            .1
+            .contains("rendered from `templates/apps.yaml:3` by Application `root`"),
+        "{pack:?}"
+    );
+    let user = at("policy/main/deny");
+    assert_eq!(user.len(), 1, "{user:?}");
+    assert_eq!(user[0].0, "charts/apps/values.yaml:7:16", "{user:?}");
+    assert!(user[0].1.contains("by Application `root`"), "{user:?}");
+}
