@@ -14,6 +14,7 @@ pub mod resolve;
 pub mod schema;
 pub mod schema_options;
 pub mod server;
+pub mod source_overrides;
 
 use super::{DocKind, Document};
 use crate::yaml::Node;

@@ -10,7 +10,7 @@ use super::{
     SourceFiles, SourceKind,
 };
 use crate::model::Field;
-use crate::model::argocd::{self, is_set};
+use crate::model::argocd::{self, is_set, source_overrides};
 use crate::model::helm::argocd_apps;
 use crate::model::helm::values::Values;
 use crate::model::paths::join;
@@ -200,6 +200,11 @@ impl<'p> Resolver<'p> {
             return out;
         }
         out.location = Location::InRepo(dir.clone());
+        // The repo server merges the folder's parameter overrides into the source first.
+        let overrides = source_overrides::files(self.repo, &dir, &self.model.apps[app].name);
+        files.extend(overrides.iter().map(|&(f, _)| f));
+        let merged = source_overrides::apply(src, &overrides);
+        let src = merged.as_ref().unwrap_or(src);
         out.kind = self.source_kind(app, src, &dir);
         match out.kind {
             SourceKind::Helm => {
