@@ -92,6 +92,17 @@ pub fn git_origin(root: &Path) -> Option<String> {
     origin_from_config(&text)
 }
 
+/// The normalised URLs of this repository: config `repo_urls`, else the git `origin` remote
+/// (what `init` says `repo_urls` defaults to); empty when neither is known.
+#[must_use]
+pub fn this_repository_urls(repo_urls: &[String], origin: Option<&str>) -> Vec<String> {
+    if repo_urls.is_empty() {
+        origin.map(normalize_url).into_iter().collect()
+    } else {
+        repo_urls.iter().map(|u| normalize_url(u)).collect()
+    }
+}
+
 /// The largest Git file [`git_origin`] reads.
 const GIT_FILE_BYTES: u64 = 16 * 1024 * 1024;
 

@@ -482,6 +482,42 @@ fn git_origin_identifies_the_repository() {
     assert_eq!(missing(&unknown), 0);
 }
 
+/// Without `repo_urls`, a CI job that pushes to the git `origin`'s URL writes back to this
+/// repository: an error (a loop), not a warning about another repository.
+#[test]
+fn git_origin_identifies_the_repository_a_ci_job_pushes_to() {
+    let ci = "bump:\n  script:\n    - git clone \"https://oauth2:${GITOPS_TOKEN}@gitlab.example.com/platform/gitops.git\" gitops\n    - cd gitops\n    - 'git commit -am \"ci: bump shop\"'\n    - git push origin HEAD:main\n";
+    let writeback = |dir: &tempfile::TempDir| {
+        let o = run(&["check", "--format", "json"], dir.path());
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["rule"] == "ci/writeback-skip-ci")
+            .map(|d| {
+                (
+                    d["severity"].as_str().unwrap().to_string(),
+                    d["message"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let origin = "[remote \"origin\"]\n\turl = git@gitlab.example.com:platform/gitops.git\n";
+    let here = repo(&[(".git/config", origin), (".gitlab-ci.yml", ci)]);
+    let found = writeback(&here);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "error", "{found:?}");
+    assert!(found[0].1.contains("to this repository"), "{found:?}");
+    let elsewhere = repo(&[(".gitlab-ci.yml", ci)]);
+    let found = writeback(&elsewhere);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        found[0].0, "warning",
+        "another repository, without an origin: {found:?}"
+    );
+}
+
 #[test]
 fn other_tools_folders_are_skipped_unless_included() {
     let files = [

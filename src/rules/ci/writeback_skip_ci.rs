@@ -88,12 +88,8 @@ impl Rule for WritebackSkipCi {
         }
         let options = cx.options::<Options>();
         let always = options.require_skip_ci.as_deref() == Some("always");
-        let this_repo: Vec<String> = cx
-            .settings
-            .repo_urls
-            .iter()
-            .map(|u| paths::normalize_url(u))
-            .collect();
+        let this_repo =
+            paths::this_repository_urls(&cx.settings.repo_urls, repo.git_origin.as_deref());
         let other_repositories = options.other_repositories();
         let ci = cx.model.ci();
         let judge = |github: bool, name: &str, key: Span, trace: GitTrace<'_>| {
