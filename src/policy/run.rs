@@ -160,13 +160,16 @@ struct Worker {
     pack_vm: Option<regorus::rvm::vm::RegoVM>,
     user: Option<Engine>,
     /// The document each engine has as `input` (pack, user).
-    input_of: [Option<(FileId, usize)>; 2],
+    input_of: [Option<DocKey>; 2],
     /// The current document, whole and with the pack's keys only (each converted once, when
     /// first needed).
-    inputs: [Option<((FileId, usize), Value)>; 2],
+    inputs: [Option<(DocKey, Value)>; 2],
     /// The document the location builtins point into.
-    located: Option<(FileId, usize)>,
+    located: Option<DocKey>,
 }
+
+/// A document of a run: its file, its index there and the address of its tree.
+type DocKey = (FileId, usize, usize);
 
 thread_local! {
     static WORKER: RefCell<Option<Worker>> = const { RefCell::new(None) };
@@ -218,7 +221,13 @@ impl Runtime {
         pkg: &Package,
         doc: &Document,
     ) -> (Vec<Hit>, Vec<EvalFailure>) {
-        let key = (doc.file, doc.index);
+        // The tree's address too: documents rendered from one template share a file and an
+        // index (and a written document of that file has them as well).
+        let key = (
+            doc.file,
+            doc.index,
+            std::sync::Arc::as_ptr(&doc.root) as usize,
+        );
         WORKER.with(|w| {
             let mut w = w.borrow_mut();
             if w.as_ref().is_none_or(|w| w.run != self.id) {

@@ -856,7 +856,9 @@ type VerifyCase = (
 const COMBINE_SCOPING: &str = "regorus rejects the example's comprehension that uses `name` before re-assigning it with `:=`, which OPA accepts";
 
 /// The shipped pack and a user policy judge the Applications a Helm app-of-apps chart renders,
-/// and their findings land at the values lines that set what they judge.
+/// and their findings land at the values lines that set what they judge. On one thread, so
+/// that the two children rendered from one template are evaluated one after the other (their
+/// inputs were once taken for each other's: they share a file and an index).
 #[test]
 fn pack_and_user_policies_fire_on_rendered_children_at_their_values_lines() {
     let dir = tempfile::tempdir().unwrap();
@@ -888,6 +890,7 @@ fn pack_and_user_policies_fire_on_rendered_children_at_their_values_lines() {
     );
     let r = engine::run(&Options {
         paths: vec![dir.path().to_path_buf()],
+        jobs: Some(1),
         ..Options::default()
     })
     .unwrap();
@@ -908,8 +911,13 @@ fn pack_and_user_policies_fire_on_rendered_children_at_their_values_lines() {
             })
             .collect()
     };
+    let all: Vec<String> = r
+        .diagnostics
+        .iter()
+        .map(|d| format!("{} {}", d.rule, d.message))
+        .collect();
     let pack = at("argocd/no-default-project");
-    assert_eq!(pack.len(), 1, "{pack:?}");
+    assert_eq!(pack.len(), 1, "{pack:?} among {all:#?}");
     assert_eq!(pack[0].0, "charts/apps/values.yaml:3:14", "{pack:?}");
     assert!(
         pack[0]
