@@ -3,7 +3,8 @@
 //!
 //! - `include:` as a string, a list, or `{local: ...}` items; paths are repository-relative
 //!   (a leading `/` is optional) and may hold `*` globs; includes are followed recursively.
-//!   Remote, project and template includes are not in the repository and are skipped.
+//!   Project, remote and component includes are not in the repository: their jobs are not
+//!   read, and the pipeline lists them (`external_includes`).
 //! - `extends` (several levels, several parents), YAML anchors and merge keys (resolved by the
 //!   YAML layer), `!reference [job, key, ...]`, `default:` scripts and `inherit:`.
 //! - Variables: global, then `extends` parents, then the job's own.
@@ -47,6 +48,17 @@ pub struct GitlabPipeline {
     pub files: Vec<FileId>,
     /// Jobs in the order they appear, the root file's first.
     pub jobs: Vec<GitlabJob>,
+    /// Includes of files outside this repository, whose jobs are not read.
+    pub external_includes: Vec<ExternalInclude>,
+}
+
+/// An `include:` of another project's file, a remote URL or a CI/CD component.
+#[derive(Debug)]
+pub struct ExternalInclude {
+    /// The include item.
+    pub span: Span,
+    /// "project `group/ci-modules` (`templates/writeback.yml`)", "remote `https://...`".
+    pub what: String,
 }
 
 /// A job as GitLab runs it.
@@ -106,7 +118,59 @@ fn pipeline(repo: &Repository, root: FileId) -> GitlabPipeline {
         .filter(|r| r.as_map().is_some())
         .collect();
     let jobs = Layers { layers }.jobs();
-    GitlabPipeline { root, files, jobs }
+    let external_includes = files
+        .iter()
+        .flat_map(|&f| repo.file_docs(f))
+        .flat_map(|d| external_includes(&d.root))
+        .collect();
+    GitlabPipeline {
+        root,
+        files,
+        jobs,
+        external_includes,
+    }
+}
+
+/// The includes of a GitLab CI file that are not in this repository. GitLab's own `template:`
+/// includes (SAST, Auto DevOps) are left out: they do not commit to the repository.
+#[must_use]
+pub fn external_includes(root: &Node) -> Vec<ExternalInclude> {
+    let Some(inc) = root.get("include") else {
+        return Vec::new();
+    };
+    let items: Vec<&Node> = match inc.as_seq() {
+        Some(s) => s.iter().collect(),
+        None => vec![inc],
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let what = if let Some(s) = item.as_str() {
+            s.contains("://").then(|| format!("remote `{s}`"))
+        } else if let Some(project) = item.get_str("project") {
+            let files: Vec<&str> = match item.get("file") {
+                Some(f) if f.as_seq().is_some() => f.items().filter_map(Node::as_str).collect(),
+                Some(f) => f.as_str().into_iter().collect(),
+                None => Vec::new(),
+            };
+            Some(if files.is_empty() {
+                format!("project `{project}`")
+            } else {
+                format!("project `{project}` (`{}`)", files.join("`, `"))
+            })
+        } else if let Some(url) = item.get_str("remote") {
+            Some(format!("remote `{url}`"))
+        } else {
+            item.get_str("component")
+                .map(|c| format!("component `{c}`"))
+        };
+        if let Some(what) = what {
+            out.push(ExternalInclude {
+                span: item.span,
+                what,
+            });
+        }
+    }
+    out
 }
 
 /// The local files a GitLab CI file includes, as repository-relative paths or globs.

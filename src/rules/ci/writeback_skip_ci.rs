@@ -114,6 +114,20 @@ impl Rule for WritebackSkipCi {
                         let trace = git::gitlab(job, &this_repo);
                         out.extend(judge(false, &job.name, job.key, trace));
                     }
+                    // Jobs from another project or URL are not read: say so, once each.
+                    for inc in &pipeline.external_includes {
+                        out.push(
+                            Finding::new(
+                                format!(
+                                    "cannot verify the jobs included from {}: they are not in this repository",
+                                    inc.what
+                                ),
+                                inc.span,
+                            )
+                            .with_severity(Severity::Info)
+                            .with_help("Lint the project the jobs come from too: gitops-lint reads only this repository, so a write-back job there is not checked here."),
+                        );
+                    }
                 }
             }
             DocKind::GithubWorkflow => {
