@@ -260,7 +260,7 @@ fn finding(s: &Insecure, reasons: Vec<(Span, String)>) -> Finding {
             "Route {services} through an edge that terminates TLS (an HTTPRoute attached to a Gateway listener with `protocol: HTTPS` and `certificateRefs`, an Ingress with `tls`, an OpenShift Route with `tls.termination: edge`, a Cloudflare tunnel), or, if TLS ends outside the repository, set `argocd.edge_tls: {{mode: external, reason: ...}}` in .gitops-lint.yaml."
         )
     } else {
-        "Make the edge terminate TLS: attach the route to a Gateway listener with `protocol: HTTPS`, `tls.mode: Terminate` and `certificateRefs` whose hostname matches the route, or add `tls` for the host to the Ingress; if TLS ends outside the repository, set `argocd.edge_tls: {mode: external, reason: ...}` in .gitops-lint.yaml.".to_string()
+        "Make the edge terminate TLS: attach the route to a Gateway listener with `protocol: HTTPS`, `tls.mode: Terminate` and `certificateRefs` whose hostname matches the route, or add `tls` for the host to the Ingress (or IngressRoute, HTTPProxy); if TLS ends outside the repository, set `argocd.edge_tls: {mode: external, reason: ...}` in .gitops-lint.yaml.".to_string()
     };
     labelled(Finding::new(message, s.span).with_help(help), s, reasons)
 }

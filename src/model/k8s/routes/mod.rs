@@ -1,10 +1,12 @@
 //! Routes to a Service from outside the cluster, judged by whether they terminate TLS:
 //! Gateway API routes resolved to their Gateway listeners (`gateway.rs`), Ingresses,
 //! OpenShift Routes, Istio VirtualServices and the argo-cd chart's own objects (`ingress.rs`),
-//! and tunnels that end TLS at an outside edge (`tunnels.rs`).
+//! Traefik IngressRoutes and Contour HTTPProxies (`proxies.rs`), and tunnels that end TLS at
+//! an outside edge (`tunnels.rs`).
 
 pub mod gateway;
 pub mod ingress;
+pub mod proxies;
 pub mod tunnels;
 
 use super::{Objects, namespaces_may_match};
@@ -66,6 +68,8 @@ pub fn candidates(s: &Backend<'_>, objs: Objects<'_>, tunnels: &[TunnelRoute]) -
     ingresses(s, objs, &mut checks);
     openshift_routes(s, objs, &mut checks);
     istio(s, objs, &mut checks);
+    proxies::traefik(s, objs, &mut checks);
+    proxies::contour(s, objs, &mut checks);
     if let Some(values) = s.chart {
         chart_edges(s, values, objs, &mut checks);
     }
