@@ -110,6 +110,29 @@ impl Rule for SourceOutOfProject {
                     appproject::is_app_namespace_permitted(&allowed, ns, c) != Some(false)
                 })
             });
+            // Argo CD reconciles Applications of other namespaces only where its
+            // `application.namespaces` parameter lists them.
+            if let Some(watched) = &cx.model.argocd_params().application_namespaces {
+                let watches = controller_ns.iter().any(|c| {
+                    appproject::is_app_namespace_permitted(&watched.items, ns, c) != Some(false)
+                });
+                if !watches {
+                    let shown = if watched.items.is_empty() {
+                        "unset".to_string()
+                    } else {
+                        format!("`{}`", watched.items.join(","))
+                    };
+                    items.push((
+                        i,
+                        Finding::new(
+                            format!("the Application lives in namespace `{ns}`, which Argo CD does not watch (`application.namespaces` is {shown})"),
+                            ns_node.span,
+                        )
+                        .with_label(watched.span, format!("`application.namespaces` in {}", watched.origin))
+                        .with_help("Add the namespace to `application.namespaces` in `argocd-cmd-params-cm` and restart the controllers, or create the Application in Argo CD's namespace."),
+                    ));
+                }
+            }
             if !permitted {
                 let mut f = Finding::new(
                     format!("the Application lives in namespace `{ns}`, which is not in the `sourceNamespaces` of project `{name}`"),
