@@ -96,6 +96,11 @@ facts! {
             repo_urls: m.settings.repo_urls.clone(),
             roots: m.settings.argocd.roots.clone(),
             plugins: m.settings.argocd.plugins.clone(),
+            new_git_file_globbing: m
+                .argocd_params()
+                .new_git_file_globbing
+                .as_ref()
+                .is_some_and(|d| d.on),
             drop_unread_values: m.drop_unread_values,
             render_budget: m.render_budget.clone(),
         };

@@ -54,6 +54,10 @@ pub struct RepoView<'a> {
     /// Whether a `repoURL` is this repository: `Some(false)` for another one, `None` when
     /// unknown (then it is assumed to be this one).
     pub is_here: &'a dyn Fn(&str) -> Option<bool>,
+    /// `applicationsetcontroller.enable.new.git.file.globbing`: the git files generator's
+    /// `*` stops at `/` (doublestar). Off, Argo CD lists files with `git ls-files -- PATTERN`,
+    /// whose `*` crosses `/` too.
+    pub new_git_file_globbing: bool,
 }
 
 struct Ctx<'a> {
@@ -274,18 +278,30 @@ impl Ctx<'_> {
         }
         if let Some(files) = v.get("files") {
             let repo = self.repo.repo;
+            let separator = self.repo.new_git_file_globbing;
+            let mut include = Vec::new();
+            let mut exclude = Vec::new();
             for f in files.items() {
                 let Some(p) = f.get_str("path") else {
                     continue;
                 };
-                if p.ends_with(".json") {
+                let excluded = f.get("exclude").and_then(Node::as_bool) == Some(true);
+                if p.ends_with(".json") && !excluded {
                     return self.unknown("git files (JSON)", f.span);
                 }
-                let Some(g) = glob(p) else {
+                let Some(g) = glob_with(p, separator) else {
                     continue;
                 };
+                if excluded {
+                    exclude.push(g);
+                } else {
+                    include.push(g);
+                }
+            }
+            // Files of every include pattern, in its order, less those an exclude matches.
+            for g in &include {
                 for file in repo.sources.files() {
-                    if !g.is_match(&file.path) {
+                    if !g.is_match(&file.path) || exclude.iter().any(|x| x.is_match(&file.path)) {
                         continue;
                     }
                     for doc in repo.file_docs(file.id) {
@@ -476,10 +492,15 @@ fn flatten(prefix: &str, v: &J, out: &mut Map<String, J>) {
     }
 }
 
+/// The git directory generator's patterns (Go's `path.Match`: `*` stops at `/`).
 fn glob(p: &str) -> Option<globset::GlobMatcher> {
+    glob_with(p, true)
+}
+
+fn glob_with(p: &str, literal_separator: bool) -> Option<globset::GlobMatcher> {
     let p = p.trim_start_matches("./").trim_end_matches('/');
     GlobBuilder::new(p)
-        .literal_separator(true)
+        .literal_separator(literal_separator)
         .build()
         .ok()
         .map(|g| g.compile_matcher())

@@ -11,6 +11,10 @@ use crate::yaml::Node;
 /// Progressive syncs (`RollingSync`) run only when the ApplicationSet controller has them on.
 pub const PROGRESSIVE_SYNCS: &str = "applicationsetcontroller.enable.progressive.syncs";
 
+/// The ApplicationSet controller's git files generator globs with doublestar (`*` stops at
+/// `/`) instead of `git ls-files` pathspecs.
+pub const NEW_GIT_FILE_GLOBBING: &str = "applicationsetcontroller.enable.new.git.file.globbing";
+
 /// The namespaces outside its own whose Applications Argo CD reconciles (comma-separated
 /// names, globs and `/regex/`).
 pub const APPLICATION_NAMESPACES: &str = "application.namespaces";
@@ -18,7 +22,11 @@ pub const APPLICATION_NAMESPACES: &str = "application.namespaces";
 /// What reading the parameters keeps beyond every document: the chart's `configs` trees and
 /// the ConfigMap's values of these keys.
 pub const READS: Reads = Reads {
-    payloads: &[Payload::Keys(&[PROGRESSIVE_SYNCS, APPLICATION_NAMESPACES])],
+    payloads: &[Payload::Keys(&[
+        PROGRESSIVE_SYNCS,
+        NEW_GIT_FILE_GLOBBING,
+        APPLICATION_NAMESPACES,
+    ])],
     values_keys: &["configs", "argo-cd"],
     ..Reads::NONE
 };
@@ -47,6 +55,7 @@ pub struct DeclaredList {
 #[derive(Debug, Default)]
 pub struct Params {
     pub progressive_syncs: Option<Declared>,
+    pub new_git_file_globbing: Option<Declared>,
     pub application_namespaces: Option<DeclaredList>,
 }
 
@@ -84,10 +93,10 @@ fn declarations<'r>(
     out
 }
 
-#[must_use]
-pub fn read(repo: &Repository) -> Params {
-    // The chart quotes values into the ConfigMap; unset is the controller's default, off.
-    let found: Vec<Declared> = declarations(repo, PROGRESSIVE_SYNCS)
+/// A boolean parameter: the chart quotes values into the ConfigMap; unset is the
+/// controller's default, off. One declaration that turns it on wins: that Argo CD runs so.
+fn flag(repo: &Repository, key: &str) -> Option<Declared> {
+    let found: Vec<Declared> = declarations(repo, key)
         .into_iter()
         .map(|(v, span, origin)| Declared {
             on: v.and_then(Node::scalar_text).is_some_and(is_true),
@@ -95,12 +104,17 @@ pub fn read(repo: &Repository) -> Params {
             origin,
         })
         .collect();
-    // One declaration that turns them on wins: that Argo CD runs them.
-    let progressive_syncs = found
+    found
         .iter()
         .find(|d| d.on)
         .or_else(|| found.first())
-        .cloned();
+        .cloned()
+}
+
+#[must_use]
+pub fn read(repo: &Repository) -> Params {
+    let progressive_syncs = flag(repo, PROGRESSIVE_SYNCS);
+    let new_git_file_globbing = flag(repo, NEW_GIT_FILE_GLOBBING);
     let lists: Vec<DeclaredList> = declarations(repo, APPLICATION_NAMESPACES)
         .into_iter()
         .map(|(v, span, origin)| DeclaredList {
@@ -124,6 +138,7 @@ pub fn read(repo: &Repository) -> Params {
         .cloned();
     Params {
         progressive_syncs,
+        new_git_file_globbing,
         application_namespaces,
     }
 }

@@ -40,6 +40,7 @@ impl<'p> Resolver<'p> {
                         repo,
                         dirs: &self.dirs,
                         is_here: &is_here,
+                        new_git_file_globbing: self.opts.new_git_file_globbing,
                     };
                     let exp = appset::expand(&view, doc);
                     let set_name = doc.name().unwrap_or("<unnamed>").to_string();

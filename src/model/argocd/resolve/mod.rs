@@ -56,6 +56,9 @@ pub struct ResolveOptions {
     pub roots: Vec<String>,
     /// Config Management Plugins and the tool each wraps (config `argocd.plugins`).
     pub plugins: Vec<(String, PluginTool)>,
+    /// Whether the ApplicationSet controller globs git files with doublestar (its
+    /// `applicationsetcontroller.enable.new.git.file.globbing` parameter).
+    pub new_git_file_globbing: bool,
     /// Keep a source's effective values only where something reads them after resolution
     /// (see [`crate::model::Model::dropping_unread_values`]).
     pub drop_unread_values: bool,

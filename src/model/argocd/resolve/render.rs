@@ -293,6 +293,7 @@ impl<'p> Resolver<'p> {
             repo: self.repo,
             dirs: &self.dirs,
             is_here: &is_here,
+            new_git_file_globbing: self.opts.new_git_file_globbing,
         };
         let exp = appset::expand(&view, &set);
         let label = object.label();
