@@ -444,6 +444,19 @@ fn graph_prints_roots_applications_sources_and_files() {
     assert!(example.contains("\"objects\""));
 }
 
+/// The JSON diagnostics of `rule` that `check` reports on `dir`.
+fn found_by(dir: &tempfile::TempDir, rule: &str) -> Vec<serde_json::Value> {
+    let o = run(&["check", "--format", "json"], dir.path());
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == rule)
+        .cloned()
+        .collect()
+}
+
 /// Without `repo_urls`, the git `origin` of the root says which `repoURL` is this repository,
 /// whatever its form (scp-like origin, HTTPS repoURL).
 #[test]
@@ -453,16 +466,7 @@ fn git_origin_identifies_the_repository() {
             "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\nspec:\n  source:\n    repoURL: {url}\n    path: apps/missing\n"
         )
     };
-    let missing = |dir: &tempfile::TempDir| {
-        let o = run(&["check", "--format", "json"], dir.path());
-        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-        v["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|d| d["rule"] == "argocd/missing-source")
-            .count()
-    };
+    let missing = |dir: &tempfile::TempDir| found_by(dir, "argocd/missing-source").len();
     let origin = "[remote \"origin\"]\n\turl = git@git.example.com:platform/gitops.git\n";
     let here = repo(&[
         (".git/config", origin),
@@ -488,13 +492,8 @@ fn git_origin_identifies_the_repository() {
 fn git_origin_identifies_the_repository_a_ci_job_pushes_to() {
     let ci = "bump:\n  script:\n    - git clone \"https://oauth2:${GITOPS_TOKEN}@gitlab.example.com/platform/gitops.git\" gitops\n    - cd gitops\n    - 'git commit -am \"ci: bump shop\"'\n    - git push origin HEAD:main\n";
     let writeback = |dir: &tempfile::TempDir| {
-        let o = run(&["check", "--format", "json"], dir.path());
-        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-        v["diagnostics"]
-            .as_array()
-            .unwrap()
+        found_by(dir, "ci/writeback-skip-ci")
             .iter()
-            .filter(|d| d["rule"] == "ci/writeback-skip-ci")
             .map(|d| {
                 (
                     d["severity"].as_str().unwrap().to_string(),

@@ -131,19 +131,23 @@ fn pipeline(repo: &Repository, root: FileId) -> GitlabPipeline {
     }
 }
 
+/// The items of `include:`: a list, or one string or mapping.
+fn include_items(root: &Node) -> Vec<&Node> {
+    match root.get("include") {
+        Some(inc) => match inc.as_seq() {
+            Some(s) => s.iter().collect(),
+            None => vec![inc],
+        },
+        None => Vec::new(),
+    }
+}
+
 /// The includes of a GitLab CI file that are not in this repository. GitLab's own `template:`
 /// includes (SAST, Auto DevOps) are left out: they do not commit to the repository.
 #[must_use]
 pub fn external_includes(root: &Node) -> Vec<ExternalInclude> {
-    let Some(inc) = root.get("include") else {
-        return Vec::new();
-    };
-    let items: Vec<&Node> = match inc.as_seq() {
-        Some(s) => s.iter().collect(),
-        None => vec![inc],
-    };
     let mut out = Vec::new();
-    for item in items {
+    for item in include_items(root) {
         let what = if let Some(s) = item.as_str() {
             s.contains("://").then(|| format!("remote `{s}`"))
         } else if let Some(project) = item.get_str("project") {
@@ -176,15 +180,8 @@ pub fn external_includes(root: &Node) -> Vec<ExternalInclude> {
 /// The local files a GitLab CI file includes, as repository-relative paths or globs.
 #[must_use]
 pub fn local_includes(root: &Node) -> Vec<String> {
-    let Some(inc) = root.get("include") else {
-        return Vec::new();
-    };
-    let items: Vec<&Node> = match inc.as_seq() {
-        Some(s) => s.iter().collect(),
-        None => vec![inc],
-    };
     let mut out = Vec::new();
-    for item in items {
+    for item in include_items(root) {
         let path = if let Some(s) = item.as_str() {
             // A bare string is a local file unless it is a URL.
             (!s.contains("://")).then_some(s)

@@ -29,6 +29,14 @@ fn targets<'n>(
         .collect()
 }
 
+/// The `services` of every item of `routes` (Traefik's IngressRoute and IngressRouteTCP).
+fn route_services(spec: &Node) -> impl Iterator<Item = &Node> {
+    spec.get("routes")
+        .into_iter()
+        .flat_map(Node::items)
+        .flat_map(|route| route.get("services").into_iter().flat_map(Node::items))
+}
+
 /// Traefik terminates TLS for an `IngressRoute` with `tls` (a secret, a certificate
 /// resolver, or `{}` for the default certificate). Without it, the route is served on its
 /// entry points as they are: plain HTTP on `web`, and on any entry point when it names none.
@@ -36,14 +44,7 @@ fn targets<'n>(
 pub fn traefik(s: &Backend<'_>, objs: Objects<'_>, checks: &mut Candidates) {
     for r in TRAEFIK.into_iter().flat_map(|g| objs.of(g, "IngressRoute")) {
         let Some(spec) = r.spec() else { continue };
-        let hits = targets(
-            s,
-            spec.get("routes")
-                .into_iter()
-                .flat_map(Node::items)
-                .flat_map(|route| route.get("services").into_iter().flat_map(Node::items)),
-            r.namespace,
-        );
+        let hits = targets(s, route_services(spec), r.namespace);
         let Some(&span) = hits.first() else { continue };
         if spec.get("tls").is_some_and(|t| !t.is_null()) {
             checks.push(Ok(format!("Traefik IngressRoute `{}` with `tls`", r.name)));
@@ -87,14 +88,7 @@ pub fn traefik(s: &Backend<'_>, objs: Objects<'_>, checks: &mut Candidates) {
         .flat_map(|g| objs.of(g, "IngressRouteTCP"))
     {
         let Some(spec) = r.spec() else { continue };
-        let hits = targets(
-            s,
-            spec.get("routes")
-                .into_iter()
-                .flat_map(Node::items)
-                .flat_map(|route| route.get("services").into_iter().flat_map(Node::items)),
-            r.namespace,
-        );
+        let hits = targets(s, route_services(spec), r.namespace);
         let Some(&span) = hits.first() else { continue };
         let tls = spec.get("tls").filter(|t| !t.is_null());
         match tls {
