@@ -1,5 +1,6 @@
 //! Command-line interface: parse arguments, run, print, map the outcome to an exit code.
 
+mod inspect;
 mod new_since;
 mod root;
 mod select;
@@ -49,6 +50,20 @@ enum Command {
         path: Option<PathBuf>,
         #[arg(long, value_enum, default_value_t = GraphFormat::Text)]
         format: GraphFormat,
+        /// Configuration file (default: `.gitops-lint.yaml` at the root).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
+    /// Print the objects each live Application deploys, as gitops-lint sees them.
+    Render {
+        /// Applications to render (default: every live one).
+        apps: Vec<String>,
+        /// A folder of the repository (default: the current directory); the root is found
+        /// upward from it, as `check` finds it.
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = RenderFormat::Yaml)]
+        format: RenderFormat,
         /// Configuration file (default: `.gitops-lint.yaml` at the root).
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
@@ -262,9 +277,15 @@ fn render(format: Format, report: &engine::Report, text: &report::text::TextOpti
 }
 
 #[derive(Copy, Clone, ValueEnum)]
-enum GraphFormat {
+pub(crate) enum GraphFormat {
     Text,
     Dot,
+    Json,
+}
+
+#[derive(Copy, Clone, ValueEnum)]
+pub(crate) enum RenderFormat {
+    Yaml,
     Json,
 }
 
@@ -372,7 +393,13 @@ pub fn run() -> ExitCode {
             path,
             format,
             config,
-        } => graph(path, format, config),
+        } => inspect::graph(path, format, config),
+        Command::Render {
+            apps,
+            root,
+            format,
+            config,
+        } => inspect::render_objects(&apps, root, format, config),
     }
 }
 
@@ -421,55 +448,6 @@ fn test_policies(args: &TestPoliciesArgs) -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-fn graph(path: Option<PathBuf>, format: GraphFormat, config: Option<PathBuf>) -> ExitCode {
-    // The root is found upward from the path (or the current directory), as `check` does.
-    let target = std::env::current_dir()
-        .map_err(|e| format!("cannot read the current directory: {e}"))
-        .and_then(|cwd| match &path {
-            Some(p) if !root::absolute(&cwd, p).exists() => {
-                Err(format!("`{}` does not exist", root::shown(&cwd, p)))
-            }
-            _ => root::discover(&cwd, &Vec::from_iter(path), None),
-        });
-    let root = match target {
-        Ok(t) => t.root,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let opts = Options {
-        paths: vec![root.clone()],
-        root: Some(root),
-        config,
-        ..Options::default()
-    };
-    let (repo, config) = match engine::load(&opts) {
-        Ok(r) => r,
-        Err(Error::Config(errors)) => {
-            for e in &errors.0 {
-                eprint!(
-                    "{}",
-                    report::text::render_config_error(e, std::io::stderr().is_terminal())
-                );
-            }
-            return ExitCode::from(2);
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let model = gitops_lint::model::Model::new(&repo, config.settings());
-    let model = model.argocd();
-    out(&match format {
-        GraphFormat::Text => report::graph::text(&repo, model),
-        GraphFormat::Dot => report::graph::dot(&repo, model),
-        GraphFormat::Json => report::graph::json(&repo, model),
-    });
-    ExitCode::SUCCESS
 }
 
 fn init(force: bool) -> ExitCode {

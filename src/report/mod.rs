@@ -10,6 +10,7 @@ pub mod gitlab;
 pub mod graph;
 pub mod json;
 pub mod junit;
+pub mod render;
 pub mod rules;
 pub mod sarif;
 pub mod text;
