@@ -90,7 +90,9 @@ fn collect(model: &Model<'_>, names: &[String]) -> Result<Vec<SourceOut>, String
                         });
                     }
                     if src.values.is_none() {
-                        o.note = Some("not rendered: its values depend on what is not in the repository, or a limit stopped it (see `argocd/not-rendered`)".into());
+                        o.note = Some("not rendered: its values are not all known here, or the chart cannot be rendered offline (see `argocd/not-rendered`)".into());
+                    } else if o.objects.is_empty() {
+                        o.note = Some("renders no object here: the chart has no templates of its own, or its dependencies are not under `charts/`".into());
                     }
                 }
                 (SourceKind::Ref, _) => continue,
