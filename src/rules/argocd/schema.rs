@@ -58,7 +58,8 @@ impl Rule for Schema {
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         use rayon::prelude::*;
         let patched = patched_paths(cx.repo);
-        cx.repo
+        let written: Vec<Finding> = cx
+            .repo
             .docs
             .par_iter()
             .filter(|d| META.applies_to.contains(&d.kind))
@@ -72,7 +73,29 @@ impl Rule for Schema {
                 }
                 check_document(doc, cx, partial)
             })
-            .collect()
+            .collect();
+        // The Argo CD objects charts render, as Argo CD receives them: findings land where the
+        // value came from, labelled with the object, and carry no fix (the text there is not
+        // the object's).
+        let rendered = cx.model.deployed().docs.iter().flat_map(|d| {
+            check_document(&d.doc, cx, false).into_iter().map(|mut f| {
+                f.fix = None;
+                f.with_label(d.origin_span, d.origin.clone())
+            })
+        });
+        // One finding per place, however many objects a template renders there.
+        let mut seen: std::collections::HashSet<(crate::source::Span, String)> =
+            std::collections::HashSet::new();
+        let mut out = written;
+        for f in rendered {
+            if seen.is_empty() {
+                seen.extend(out.iter().map(|o| (o.span, o.message.clone())));
+            }
+            if seen.insert((f.span, f.message.clone())) {
+                out.push(f);
+            }
+        }
+        out
     }
 }
 
