@@ -63,16 +63,16 @@ impl Rule for UnknownProject {
             }
             let help = match did_you_mean(name, &known) {
                 Some(d) => format!(
-                    "{}{} Otherwise add the AppProject, or list it in `argocd.external_projects` if it is created outside this repository.",
+                    "{}{} Otherwise add the AppProject (Argo CD refuses an Application whose project does not exist), or list it in `argocd.external_projects` if it is created outside this repository.",
                     d[..1].to_uppercase(),
                     &d[1..]
                 ),
-                None => "Add the AppProject, fix the name, or list it in `argocd.external_projects` if it is created outside this repository.".to_string(),
+                None => "Add the AppProject (Argo CD refuses an Application whose project does not exist), fix the name, or list it in `argocd.external_projects` if it is created outside this repository.".to_string(),
             };
             items.push((
                 i,
                 Finding::new(
-                    format!("project `{name}` is not defined in this repository, so Argo CD refuses the Application"),
+                    format!("project `{name}` is not defined in this repository"),
                     field.span,
                 )
                 .with_help(help),
