@@ -117,6 +117,25 @@ pub(super) fn parse_file(id: FileId, rel: String, abs: PathBuf, text: String) ->
 }
 
 /// The documents of a file's text, classified, and its YAML problems.
+/// The template language whose directives `text` holds, if any: Jinja (`{% %}`, `{# #}`),
+/// Terraform's `templatefile` (`%{ }`), or Go templates (`{{ }}`). A YAML file with one of
+/// these that parses is YAML and is checked; one that does not parse is that tool's template.
+fn template_syntax(text: &str) -> Option<&'static str> {
+    let has = |open: &str, close: &str| {
+        text.find(open)
+            .is_some_and(|at| text[at + open.len()..].contains(close))
+    };
+    if has("{%", "%}") || has("{#", "#}") {
+        Some("Jinja `{% %}`")
+    } else if has("%{", "}") {
+        Some("Terraform `%{ }`")
+    } else if has("{{", "}}") {
+        Some("Go template `{{ }}`")
+    } else {
+        None
+    }
+}
+
 fn parse_text(id: FileId, rel: &str, text: &str) -> (Vec<Document>, Vec<(&'static str, Finding)>) {
     let mut findings = Vec::new();
     let mut docs = Vec::new();
@@ -141,8 +160,27 @@ fn parse_text(id: FileId, rel: &str, text: &str) -> (Vec<Document>, Vec<(&'stati
     } else {
         yaml::parse(id, text)
     };
+    // A template of another tool (Jinja, Terraform's `templatefile`, a Go template outside a
+    // chart) is not YAML until rendered: one info at the first error, not errors.
+    let template = template_syntax(text);
+    let mut template_reported = false;
     for e in yaml::limit_duplicate_keys(parsed.errors) {
-        let (rule, mut f) = match e.kind {
+        if let (Some(what), YamlErrorKind::Syntax) = (template, &e.kind) {
+            if !template_reported {
+                template_reported = true;
+                findings.push((
+                    internal::YamlSyntax::ID,
+                    Finding::new(
+                        format!("`{rel}` is a template ({what}), not YAML until it is rendered: it is not checked ({})", e.message),
+                        e.span,
+                    )
+                    .with_severity(Severity::Info)
+                    .with_help("Exclude it in `.gitops-lint.yaml` (`exclude:`) if a tool renders it first; if it is meant to be YAML, fix the syntax."),
+                ));
+            }
+            continue;
+        }
+        let (rule, f) = match e.kind {
             YamlErrorKind::Syntax => (internal::YamlSyntax::ID, Finding::new(e.message, e.span)),
             YamlErrorKind::ResourceLimit => (
                 internal::YamlResourceLimit::ID,
@@ -153,9 +191,6 @@ fn parse_text(id: FileId, rel: &str, text: &str) -> (Vec<Document>, Vec<(&'stati
                 Finding::new(e.message, e.span).with_label(first, "first defined here"),
             ),
         };
-        if rule == internal::YamlSyntax::ID && text.contains("{{") {
-            f = f.with_help("This file holds `{{`, so it may be a Go template: Helm templates belong in a chart's `templates/` folder; otherwise exclude it in `.gitops-lint.yaml`.");
-        }
         findings.push((rule, f));
     }
     for d in parsed.docs {
