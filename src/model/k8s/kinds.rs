@@ -496,6 +496,27 @@ pub fn olm_subscription_package(doc: &Document) -> Option<&Node> {
         .filter(|n| n.as_str().is_some())
 }
 
+/// Kinds that only cluster infrastructure applies, by API group: admission webhooks, aggregated
+/// APIs and OLM catalogs extend or police the API server for everyone (CRDs and OLM
+/// Subscriptions are told apart by their callers, with what they name).
+#[must_use]
+pub fn infrastructure_kind(group: &str, kind: &str) -> Option<&'static str> {
+    match (group, kind) {
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration") => {
+            Some("the admission webhook")
+        }
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => {
+            Some("the admission webhook")
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy") => {
+            Some("the admission policy")
+        }
+        ("apiregistration.k8s.io", "APIService") => Some("the aggregated API"),
+        ("operators.coreos.com", "CatalogSource") => Some("the OLM CatalogSource"),
+        _ => None,
+    }
+}
+
 /// What the repository's CustomResourceDefinitions declare, over the tables above.
 #[derive(Debug, Default)]
 pub struct KindScopes {

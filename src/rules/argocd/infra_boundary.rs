@@ -130,7 +130,15 @@ impl Rule for InfraBoundary {
             Some(list) => list.iter().map(String::as_str).collect(),
             None => DEFAULT_CHARTS.to_vec(),
         };
-        let is_infra_chart = |name: &str| charts.contains(&name);
+        // Without a list of its own, name patterns of CRD and operator charts count too (but
+        // Argo CD's own operator, which is `argocd/self-managed`'s).
+        let patterns = conf.infra_charts.is_none();
+        let is_infra_chart = |name: &str| {
+            charts.contains(&name)
+                || patterns
+                    && (name.ends_with("-crds") || name.ends_with("-operator"))
+                    && !name.starts_with("argocd-")
+        };
         let mut items = Vec::new();
         let mut memo = PerDeployed::default();
         for (i, app) in model.apps.iter().enumerate() {
@@ -151,7 +159,11 @@ impl Rule for InfraBoundary {
                 let mut found: Vec<(String, Span)> = Vec::new();
                 if let Some(chart) = src.chart.as_ref().and_then(concrete) {
                     let short = chart.rsplit('/').next().unwrap_or(chart);
-                    if is_infra_chart(chart) || is_infra_chart(short) {
+                    // Istio publishes its CRD chart as `base`.
+                    let istio_base = patterns
+                        && short == "base"
+                        && src.repo_url.as_deref().is_some_and(|u| u.contains("istio"));
+                    if is_infra_chart(chart) || is_infra_chart(short) || istio_base {
                         found.push((
                             format!("the infrastructure chart `{short}`"),
                             src.chart.as_ref().map_or(src.span, |f| f.span),
@@ -200,8 +212,17 @@ impl Rule for InfraBoundary {
                                 d.describe(format!("the infrastructure namespace `{name}`")),
                                 name_span,
                             ));
+                        } else if let Some(what) =
+                            kinds::infrastructure_kind(kinds::group_of(d.api_version), d.kind)
+                        {
+                            found.push((
+                                d.describe(format!("{what} {} `{name}`", d.kind)),
+                                name_span,
+                            ));
                         } else if let Some(pkg) = kinds::olm_subscription_package(d.doc)
-                            .filter(|p| p.as_str().is_some_and(is_infra_chart))
+                            // Every OLM Subscription installs an operator; a list of the
+                            // configuration's own names only those.
+                            .filter(|p| p.as_str().is_some_and(|p| patterns || is_infra_chart(p)))
                         {
                             found.push((
                                 d.describe(format!(
