@@ -162,7 +162,13 @@ fn parse_text(id: FileId, rel: &str, text: &str) -> (Vec<Document>, Vec<(&'stati
     };
     // A template of another tool (Jinja, Terraform's `templatefile`, a Go template outside a
     // chart) is not YAML until rendered: one info at the first error, not errors.
-    let template = template_syntax(text);
+    // Looked for only in a file that does not parse.
+    let template = parsed
+        .errors
+        .iter()
+        .any(|e| matches!(e.kind, YamlErrorKind::Syntax))
+        .then(|| template_syntax(text))
+        .flatten();
     let mut template_reported = false;
     for e in yaml::limit_duplicate_keys(parsed.errors) {
         if let (Some(what), YamlErrorKind::Syntax) = (template, &e.kind) {
