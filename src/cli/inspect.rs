@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use gitops_lint::config;
 use gitops_lint::engine::{self, Error, Options};
+use gitops_lint::model::Model;
 use gitops_lint::report;
 
 use super::{GraphFormat, RenderFormat, out, root};
@@ -15,18 +16,14 @@ pub(crate) fn graph(
     format: GraphFormat,
     config: Option<PathBuf>,
 ) -> ExitCode {
-    let (repo, config) = match load_repository(path, config) {
-        Ok(r) => r,
-        Err(code) => return code,
-    };
-    let model = gitops_lint::model::Model::new(&repo, config.settings());
-    let model = model.argocd();
-    out(&match format {
-        GraphFormat::Text => report::graph::text(&repo, model),
-        GraphFormat::Dot => report::graph::dot(&repo, model),
-        GraphFormat::Json => report::graph::json(&repo, model),
-    });
-    ExitCode::SUCCESS
+    print_from_model(path, config, |model| {
+        let (repo, argo) = (model.repo, model.argocd());
+        Ok(match format {
+            GraphFormat::Text => report::graph::text(repo, argo),
+            GraphFormat::Dot => report::graph::dot(repo, argo),
+            GraphFormat::Json => report::graph::json(repo, argo),
+        })
+    })
 }
 
 pub(crate) fn render_objects(
@@ -35,16 +32,25 @@ pub(crate) fn render_objects(
     format: RenderFormat,
     config: Option<PathBuf>,
 ) -> ExitCode {
+    print_from_model(path, config, |model| match format {
+        RenderFormat::Yaml => report::render::yaml(model, apps),
+        RenderFormat::Json => report::render::json(model, apps),
+    })
+}
+
+/// Loads the repository, builds its model and prints what `print` makes of it; an error is
+/// printed and exits 2.
+fn print_from_model(
+    path: Option<PathBuf>,
+    config: Option<PathBuf>,
+    print: impl FnOnce(&Model<'_>) -> Result<String, String>,
+) -> ExitCode {
     let (repo, config) = match load_repository(path, config) {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let model = gitops_lint::model::Model::new(&repo, config.settings());
-    let text = match format {
-        RenderFormat::Yaml => report::render::yaml(&model, apps),
-        RenderFormat::Json => report::render::json(&model, apps),
-    };
-    match text {
+    let model = Model::new(&repo, config.settings());
+    match print(&model) {
         Ok(t) => {
             out(&t);
             ExitCode::SUCCESS
