@@ -88,15 +88,23 @@ fn gitlab_script(key: &str, v: &Node, text: &str, out: &mut Vec<Finding>) {
 fn finding(what: &str, node: &Node, text: &str, quotable: bool) -> Finding {
     let written = text.get(node.span.range()).unwrap_or("");
     let f = Finding::new(
-        format!("{what} is a YAML mapping, not a string: `: ` makes `{}` a key", one_line(written)),
+        format!(
+            "{what} is a YAML mapping, not a string: `: ` makes `{}` a key",
+            mapping_key(written)
+        ),
         node.span,
     )
     .with_help("Quote the line (single quotes, doubling any `'` inside), or use a block scalar (`- |`), so YAML reads it as one command.");
-    // One line, written as a plain mapping: quoting it keeps the command as written.
+    // One line, written as a plain mapping: quoting it keeps the command as written. A quote
+    // left open means YAML took the rest of the line (` #...`) for a comment, which quoting
+    // the mapping's text would drop from the command.
+    let balanced = ['"', '\'']
+        .iter()
+        .all(|q| written.matches(*q).count().is_multiple_of(2));
     let plain = quotable
+        && balanced
         && !node.flow()
         && !written.contains('\n')
-        && !written.contains(" #")
         && node.as_map().is_some_and(|m| m.len() == 1);
     if !plain {
         return f;
@@ -112,7 +120,8 @@ fn finding(what: &str, node: &Node, text: &str, quotable: bool) -> Finding {
     ))
 }
 
-fn one_line(s: &str) -> String {
+/// The key YAML read: the text before the first `: ` of the first line.
+fn mapping_key(s: &str) -> String {
     let first = s.lines().next().unwrap_or("");
     match first.split_once(": ") {
         Some((key, _)) => key.to_string(),
