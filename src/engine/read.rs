@@ -116,7 +116,6 @@ pub(super) fn parse_file(id: FileId, rel: String, abs: PathBuf, text: String) ->
     }
 }
 
-/// The documents of a file's text, classified, and its YAML problems.
 /// The template language whose directives `text` holds, if any: Jinja (`{% %}`, `{# #}`),
 /// Terraform's `templatefile` (`%{ }`), or Go templates (`{{ }}`). A YAML file with one of
 /// these that parses is YAML and is checked; one that does not parse is that tool's template.
@@ -136,6 +135,7 @@ fn template_syntax(text: &str) -> Option<&'static str> {
     }
 }
 
+/// The documents of a file's text, classified, and its YAML problems.
 fn parse_text(id: FileId, rel: &str, text: &str) -> (Vec<Document>, Vec<(&'static str, Finding)>) {
     let mut findings = Vec::new();
     let mut docs = Vec::new();

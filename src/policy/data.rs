@@ -373,18 +373,17 @@ fn application(
     };
     let base: Vec<R> = spec_path.iter().map(|s| shared_string(s)).collect();
     let written = crate::model::argocd::sources(spec);
-    let written_at = |i: usize| {
-        if crate::model::argocd::dry_source(spec).is_some() {
-            SourceAt::Dry
-        } else if spec
-            .get("sources")
+    // Where the sources `sources()` returned are written.
+    let (dry, listed) = (
+        crate::model::argocd::dry_source(spec).is_some(),
+        spec.get("sources")
             .and_then(Node::as_seq)
-            .is_some_and(|s| !s.is_empty())
-        {
-            SourceAt::Item(i)
-        } else {
-            SourceAt::Single
-        }
+            .is_some_and(|s| !s.is_empty()),
+    );
+    let written_at = |i: usize| match (dry, listed) {
+        (true, _) => SourceAt::Dry,
+        (false, true) => SourceAt::Item(i),
+        (false, false) => SourceAt::Single,
     };
     let sources = || -> Vec<R> {
         written

@@ -57,12 +57,11 @@ impl Rule for NotRendered {
         }
         // Sources that run a Config Management Plugin: one finding per written `plugin` key,
         // however many Applications an ApplicationSet generates from it.
-        let mut plugin_spans = Vec::new();
+        let mut plugin_spans = std::collections::HashSet::new();
         for p in &model.plugin_sources {
-            if !model.apps[p.app].live || plugin_spans.contains(&p.span) {
+            if !model.apps[p.app].live || !plugin_spans.insert(p.span) {
                 continue;
             }
-            plugin_spans.push(p.span);
             let (message, help) = match &p.name {
                 Some(name) => (
                     format!("source runs the Config Management Plugin `{name}`: what it deploys is not checked"),

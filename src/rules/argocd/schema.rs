@@ -77,22 +77,22 @@ impl Rule for Schema {
         // The Argo CD objects charts render, as Argo CD receives them: findings land where the
         // value came from, labelled with the object, and carry no fix (the text there is not
         // the object's).
-        let rendered = cx.model.deployed().docs.iter().flat_map(|d| {
-            check_document(&d.doc, cx, false).into_iter().map(|mut f| {
-                f.fix = None;
-                f.with_label(d.origin_span, d.origin.clone())
-            })
-        });
+        let deployed = &cx.model.deployed().docs;
+        if deployed.is_empty() {
+            return written;
+        }
         // One finding per place, however many objects a template renders there.
-        let mut seen: std::collections::HashSet<(crate::source::Span, String)> =
-            std::collections::HashSet::new();
+        let mut seen: std::collections::HashSet<(crate::source::Span, String)> = written
+            .iter()
+            .map(|f| (f.span, f.message.clone()))
+            .collect();
         let mut out = written;
-        for f in rendered {
-            if seen.is_empty() {
-                seen.extend(out.iter().map(|o| (o.span, o.message.clone())));
-            }
-            if seen.insert((f.span, f.message.clone())) {
-                out.push(f);
+        for d in deployed {
+            for mut f in check_document(&d.doc, cx, false) {
+                if seen.insert((f.span, f.message.clone())) {
+                    f.fix = None;
+                    out.push(f.with_label(d.origin_span, d.origin.clone()));
+                }
             }
         }
         out

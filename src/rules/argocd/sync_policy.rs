@@ -74,11 +74,11 @@ impl Rule for SyncPolicy {
                     .any(|n| n.span.file != doc.file);
         let source = Some(cx.repo.source(doc.file)).filter(|_| !patched);
         // RollingSync applies unless the repository turns progressive syncs off.
-        let progressive = &cx.model.argocd_params().progressive_syncs;
         let rolling = doc.kind == DocKind::ApplicationSet && rolling_sync(&doc.root);
-        let found = match progressive {
-            _ if !rolling => check_spec(source, &spec_entry.key, &spec_entry.value, what, name),
-            Some(off) if !off.on => {
+        let off = &cx.model.argocd_params().progressive_syncs;
+        let found = match off.as_ref().filter(|d| !d.on) {
+            None if rolling => check_rolling(source, &spec_entry.key, &spec_entry.value, name),
+            Some(off) if rolling => {
                 check_spec(source, &spec_entry.key, &spec_entry.value, what, name).map(|f| {
                     f.with_label(
                         off.span,
@@ -89,7 +89,7 @@ impl Rule for SyncPolicy {
                     )
                 })
             }
-            _ => check_rolling(source, &spec_entry.key, &spec_entry.value, name),
+            _ => check_spec(source, &spec_entry.key, &spec_entry.value, what, name),
         };
         found
             .map(|mut f| {

@@ -29,7 +29,8 @@ fn targets<'n>(
         .collect()
 }
 
-/// The `services` of every item of `routes` (Traefik's IngressRoute and IngressRouteTCP).
+/// The `services` of every item of `routes` (Traefik's IngressRoute and IngressRouteTCP,
+/// Contour's HTTPProxy).
 fn route_services(spec: &Node) -> impl Iterator<Item = &Node> {
     spec.get("routes")
         .into_iter()
@@ -122,13 +123,7 @@ pub fn contour(s: &Backend<'_>, objs: Objects<'_>, checks: &mut Candidates) {
             .into_iter()
             .flat_map(Node::items)
             .collect();
-        let http = targets(
-            s,
-            routes
-                .iter()
-                .flat_map(|r| r.get("services").into_iter().flat_map(Node::items)),
-            p.namespace,
-        );
+        let http = targets(s, route_services(spec), p.namespace);
         let tcp = targets(
             s,
             spec.path(&["tcpproxy", "services"])
