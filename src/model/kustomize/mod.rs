@@ -719,5 +719,7 @@ impl Patch {
     }
 }
 
+pub mod build;
+
 #[cfg(test)]
 pub(crate) mod tests;
