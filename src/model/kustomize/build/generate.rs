@@ -308,15 +308,14 @@ pub(super) fn add_hashes(objects: &mut [Object]) {
 }
 
 /// kustomize's hash of a ConfigMap or Secret: the SHA-256 of Go's JSON encoding of its kind,
-/// name, data (and binaryData, or type and stringData), first ten hex digits with `0 1 3 a e`
+/// an empty name, data (and binaryData, or type and stringData), first ten hex digits with `0 1 3 a e`
 /// replaced.
 #[must_use]
 pub fn hash(root: &Node) -> String {
     let kind = root.get_str("kind").unwrap_or("");
-    let name = root
-        .path(&["metadata", "name"])
-        .and_then(Node::as_str)
-        .unwrap_or("");
+    // kustomize looks the name up as one field called `metadata/name`, which no object has:
+    // its hash never covers the name.
+    let name = "";
     let field = |k: &str| -> serde_json::Value {
         match root.get(k) {
             None => serde_json::Value::String(String::new()),

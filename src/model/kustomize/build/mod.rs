@@ -177,6 +177,13 @@ pub fn build(repo: &Repository, ks: &Kustomizations, k: usize) -> Build {
     if !b.failed() {
         generate::add_hashes(&mut objects);
         names::fix_references(&mut objects);
+        // `IgnoreLocal`: objects marked local configuration feed the build, not its output.
+        objects.retain(|o| {
+            o.root
+                .path(&["metadata", "annotations", "config.kubernetes.io/local-config"])
+                .and_then(Node::scalar_text)
+                != Some("true")
+        });
     }
     Build {
         objects,
@@ -271,7 +278,10 @@ impl Builder<'_> {
         }
         if let Some(tree) = &tree {
             generate::run(self, k, tree, objects);
-            if let Some(charts) = tree.get("helmCharts").filter(|c| c.items().next().is_some()) {
+            if let Some(charts) = tree
+                .get("helmCharts")
+                .filter(|c| c.items().next().is_some())
+            {
                 self.not_rendered(charts.span, "`helmCharts` are not inflated by this build");
             }
         }
@@ -388,4 +398,12 @@ pub(crate) fn string(text: &str, span: Span) -> Node {
 /// An empty mapping at `span`.
 pub(crate) fn map(span: Span) -> Node {
     Node::new(span, Value::Map(Box::default()))
+}
+
+/// Builds the kustomization of folder `dir` (`""`: the root) of the repository, as
+/// `kustomize build dir` would; `None` when the folder has none.
+#[must_use]
+pub fn build_folder(repo: &Repository, dir: &str) -> Option<Build> {
+    let k = repo.kustomize.in_dir(dir)?;
+    Some(build(repo, &repo.kustomize, k))
 }
