@@ -81,9 +81,10 @@ fn generate(
         g.path(&["options", key])
             .or_else(|| global.and_then(|o| o.get(key)))
     };
-    let hash = !opt("disableNameSuffixHash")
-        .and_then(Node::as_bool)
-        .unwrap_or(false);
+    // kustomize's `MergeGlobalOptionsIntoLocal`: either one disables the hash.
+    let disabled = |n: Option<&Node>| n.and_then(Node::as_bool).unwrap_or(false);
+    let hash = !disabled(g.path(&["options", "disableNameSuffixHash"]))
+        && !disabled(global.and_then(|o| o.get("disableNameSuffixHash")));
     let behavior = g.get_str("behavior").unwrap_or("create");
     let namespace = g.get_str("namespace").filter(|n| !n.is_empty());
     let mut root = map(span);
@@ -119,7 +120,7 @@ fn generate(
     let mut data = map(span);
     for (key, value, at) in &pairs {
         let value = if kind == "Secret" {
-            data_encoding::BASE64.encode(value.as_bytes())
+            base64_lines(value.as_bytes())
         } else {
             value.clone()
         };
@@ -177,11 +178,27 @@ fn generate(
                 merge_into(&mut existing.root, &data, &new.root);
             }
             existing.generated = Some(Generated {
-                hash: hash && existing.generated.is_none_or(|g| g.hash),
+                hash: hash && existing.generated.is_some_and(|g| g.hash),
             });
         }
         other => b.error(span, format!("unknown generator behavior `{other}`")),
     }
+}
+
+/// Base64 as kustomize writes Secret data: past 70 characters, lines of 70, each ending with
+/// a line break.
+fn base64_lines(bytes: &[u8]) -> String {
+    const LINE: usize = 70;
+    let text = data_encoding::BASE64.encode(bytes);
+    if text.len() <= LINE {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + text.len() / LINE + 1);
+    for chunk in text.as_bytes().chunks(LINE) {
+        out.push_str(std::str::from_utf8(chunk).unwrap_or_default());
+        out.push('\n');
+    }
+    out
 }
 
 /// kustomize rejects a key given twice by one generator.

@@ -180,7 +180,11 @@ pub fn build(repo: &Repository, ks: &Kustomizations, k: usize) -> Build {
         // `IgnoreLocal`: objects marked local configuration feed the build, not its output.
         objects.retain(|o| {
             o.root
-                .path(&["metadata", "annotations", "config.kubernetes.io/local-config"])
+                .path(&[
+                    "metadata",
+                    "annotations",
+                    "config.kubernetes.io/local-config",
+                ])
                 .and_then(Node::scalar_text)
                 != Some("true")
         });

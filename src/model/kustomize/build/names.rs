@@ -12,6 +12,7 @@ struct Target {
     kind: String,
     names: Vec<String>,
     namespace: Option<String>,
+    original_namespace: Option<String>,
     cluster: bool,
 }
 
@@ -23,12 +24,10 @@ pub(super) fn fix_references(objects: &mut [Object]) {
             kind: o.kind().to_string(),
             names: o.names.clone(),
             namespace: o.namespace().map(str::to_string),
+            original_namespace: o.original_namespace.clone(),
             cluster: schema::is_cluster_scoped(o.api_version(), o.kind()),
         })
         .collect();
-    if targets.iter().all(|t| t.names.len() < 2) {
-        return;
-    }
     for (r, o) in objects.iter_mut().enumerate() {
         let (api, kind) = (o.api_version().to_string(), o.kind().to_string());
         let (group, version) = select::split_api_version(&api);
@@ -40,10 +39,7 @@ pub(super) fn fix_references(objects: &mut [Object]) {
                 .iter()
                 .enumerate()
                 .filter(|(i, t)| {
-                    *i != r
-                        && t.kind == nr.kind
-                        && t.names.len() > 1
-                        && nr.group.as_deref().is_none_or(|g| g == t.group)
+                    *i != r && t.kind == nr.kind && nr.group.as_deref().is_none_or(|g| g == t.group)
                 })
                 .collect();
             if candidates.is_empty() {
@@ -88,6 +84,7 @@ fn rename(
             }
         }
         Value::Map(_) => {
+            // A binding's subject: name and namespace follow the object it names.
             if n.get_str("kind").is_some_and(|k| k != kind) {
                 return;
             }
@@ -95,18 +92,24 @@ fn rename(
                 return;
             };
             let ns = n.get_str("namespace").map(str::to_string);
-            let Some(t) = resolve(
-                &old,
-                candidates,
-                ns.as_deref().or(own_ns),
-                referrer_cluster && ns.is_none(),
-            ) else {
+            let found: Vec<&Target> = candidates
+                .iter()
+                .map(|(_, t)| *t)
+                .filter(|t| t.names.iter().any(|x| *x == old))
+                .filter(|t| {
+                    let wanted = ns.as_deref().or(own_ns).unwrap_or("default");
+                    ns.is_none() && referrer_cluster
+                        || t.namespace.as_deref().unwrap_or("default") == wanted
+                        || t.original_namespace.as_deref().unwrap_or("default") == wanted
+                })
+                .collect();
+            let [t] = found.as_slice() else {
                 return;
             };
             let span = n.span;
             let new = t.names.last().cloned().unwrap_or_default();
             super::transform::set_key(n, "name", string(&new, span));
-            if let (Some(_), Some(tns)) = (&ns, &t.namespace) {
+            if let Some(tns) = &t.namespace {
                 super::transform::set_key(n, "namespace", string(tns, span));
             }
         }
@@ -125,7 +128,7 @@ fn resolve<'t>(
     let named: Vec<&Target> = candidates
         .iter()
         .map(|(_, t)| *t)
-        .filter(|t| t.names[..t.names.len() - 1].iter().any(|n| n == name))
+        .filter(|t| t.names.len() > 1 && t.names[..t.names.len() - 1].iter().any(|n| n == name))
         .collect();
     let visible: Vec<&Target> = named
         .iter()
