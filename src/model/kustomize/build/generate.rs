@@ -277,7 +277,7 @@ fn unquote(v: &str) -> String {
 }
 
 /// A generator's source file, relative to the kustomization's folder, inside the repository.
-fn read(b: &mut Builder<'_>, dir: &str, path: &str, at: Span) -> Option<String> {
+pub(super) fn read(b: &mut Builder<'_>, dir: &str, path: &str, at: Span) -> Option<String> {
     let Some(rel) = paths::join(dir, path) else {
         b.error(at, format!("`{path}` is outside the repository"));
         return None;

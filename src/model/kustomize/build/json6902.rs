@@ -16,8 +16,12 @@ pub fn apply(root: &mut Node, ops: &[Node]) -> Option<()> {
                 remove(root, &path)?;
             }
             "replace" => {
-                let target = get_mut(root, &path)?;
-                *target = op.get("value")?.clone();
+                let value = op.get("value")?.clone();
+                match get_mut(root, &path) {
+                    Some(target) => *target = value,
+                    // kustomize's JSON patch library adds a missing mapping key on replace.
+                    None => add(root, &path, value, path_node.span)?,
+                }
             }
             "move" => {
                 let from = pointer(op.get_str("from")?)?;

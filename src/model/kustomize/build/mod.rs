@@ -295,6 +295,10 @@ impl Builder<'_> {
             .filter(|e| e.field == EntryField::Components)
         {
             match &entry.reference {
+                Reference::Kustomization(n) if !self.is_component(*n) => self.error(
+                    entry.span,
+                    format!("`{}` is not a Component (`kind: Component`)", entry.raw),
+                ),
                 Reference::Kustomization(n) if !stack.contains(n) => {
                     stack.push(*n);
                     self.accumulate(*n, objects, stack);
@@ -349,6 +353,15 @@ impl Builder<'_> {
             }
             if root.as_map().is_none() {
                 self.error(at, "a resource must be a mapping");
+                continue;
+            }
+            if root
+                .path(&["metadata", "name"])
+                .and_then(Node::scalar_text)
+                .is_none_or(str::is_empty)
+                && root.get_str("kind") != Some("List")
+            {
+                self.error(at, "a resource needs `metadata.name`");
                 continue;
             }
             if root.get_str("kind") == Some("List") {

@@ -113,7 +113,13 @@ fn rename(
                 super::transform::set_key(n, "namespace", string(tns, span));
             }
         }
-        Value::Seq(_) => {}
+        Value::Seq(items) => {
+            let mut items = items.clone();
+            for item in items.iter_mut() {
+                rename(item, candidates, kind, own_ns, referrer_cluster);
+            }
+            n.value = Value::Seq(items);
+        }
     }
 }
 

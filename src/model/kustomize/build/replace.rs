@@ -191,8 +191,13 @@ fn write(target: &mut Node, value: &Node, delim: Option<&str>, index: i64) {
         return;
     }
     match (&target.value, &value.value) {
-        (Value::Scalar(_), Value::Scalar(text)) if !target.is_null() => {
-            let style = target.style();
+        (Value::Scalar(_), Value::Scalar(text)) => {
+            // kyaml sets the text and keeps the target's style (a created field is plain).
+            let style = if target.is_null() {
+                ScalarStyle::Plain
+            } else {
+                target.style()
+            };
             *target = Node::scalar(value.span, text.clone(), style);
         }
         _ => *target = value.clone(),
@@ -266,15 +271,33 @@ fn set_path(
         *node = super::map(value.span);
     }
     let bracket = first.strip_prefix('[').and_then(|s| s.strip_suffix(']'));
+    // `[a.b]` names a mapping key that holds dots.
+    let key = match bracket {
+        Some(k) if !k.contains('=') => k,
+        _ => first.as_str(),
+    };
     match &mut node.value {
         Value::Seq(items) => {
+            let mut hits = 0;
             for (i, item) in items.iter_mut().enumerate() {
                 let hit = match bracket {
                     Some(sel) => item_matches(item, sel),
                     None => first == "*" || first.parse::<usize>().ok() == Some(i),
                 };
                 if hit {
+                    hits += 1;
                     set_path(item, rest, create, value, f);
+                }
+            }
+            // With `create`, `[k=v]` that matches nothing appends `{k: v}`.
+            if let (0, true, Some((k, v))) = (hits, create, bracket.and_then(|b| b.split_once('=')))
+            {
+                if !k.is_empty() {
+                    let mut item = super::map(value.span);
+                    super::transform::set_key(&mut item, k, string(v, value.span));
+                    crate::yaml::edit_items(items, |items| items.push(item));
+                    let last = items.len() - 1;
+                    set_path(&mut items[last], rest, create, value, f);
                 }
             }
         }
@@ -296,7 +319,7 @@ fn set_path(
                 } else {
                     super::map(value.span)
                 };
-                let key = Node::scalar(value.span, first.as_str().into(), ScalarStyle::Plain);
+                let key = Node::scalar(value.span, key.into(), ScalarStyle::Plain);
                 crate::yaml::edit_items(entries, |e| e.push(crate::yaml::Entry::new(key, new)));
                 let last = entries.len() - 1;
                 set_path(&mut entries[last].value, rest, create, value, f);

@@ -62,13 +62,28 @@ pub fn split_api_version(api: &str) -> (&str, &str) {
 
 /// A patch renames nothing: its name and namespace select (or, with a `target`, are ignored).
 pub fn without_identity(patch: &Node) -> Node {
+    without(patch, false, false)
+}
+
+/// A patch without the identity fields it may not change: `kind` (unless `allow_kind`), and
+/// the name (unless `allow_name`) and namespace (kustomize's `ApplySmPatch`).
+pub fn without(patch: &Node, allow_name: bool, allow_kind: bool) -> Node {
     let mut p = patch.clone();
     if let Value::Map(entries) = &mut p.value {
+        if !allow_kind {
+            edit_items(entries, |e| {
+                e.retain(|e| e.key.scalar_text() != Some("kind"))
+            });
+        }
         for e in entries.iter_mut() {
             if e.key.scalar_text() == Some("metadata") {
                 if let Value::Map(meta) = &mut e.value.value {
                     edit_items(meta, |meta| {
-                        meta.retain(|m| !matches!(m.key.scalar_text(), Some("name" | "namespace")));
+                        meta.retain(|m| match m.key.scalar_text() {
+                            Some("name") => allow_name,
+                            Some("namespace") => false,
+                            _ => true,
+                        });
                     });
                 }
             }

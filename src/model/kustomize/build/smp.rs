@@ -11,11 +11,10 @@ fn directive(n: &Node) -> Option<&str> {
     n.get_str("$patch")
 }
 
+/// kyaml acts on `$patch` and `$retainKeys`; it keeps `$setElementOrder/…` and
+/// `$deleteFromPrimitiveList/…` as ordinary fields.
 fn is_directive_key(k: &str) -> bool {
-    k == "$patch"
-        || k == "$retainKeys"
-        || k.starts_with("$setElementOrder/")
-        || k.starts_with("$deleteFromPrimitiveList/")
+    k == "$patch" || k == "$retainKeys"
 }
 
 /// New content from a patch as kustomize writes it: mappings without directives and null

@@ -14,7 +14,7 @@ pub(super) fn run(b: &mut Builder<'_>, k: usize, tree: &Node, objects: &mut Vec<
         .iter()
         .filter(|p| p.field != PatchField::PatchesJson6902)
     {
-        patch(b, p, objects);
+        patch(b, k, tree, p, objects);
     }
     if let Some(ns) = tree
         .get("namespace")
@@ -66,7 +66,7 @@ pub(super) fn run(b: &mut Builder<'_>, k: usize, tree: &Node, objects: &mut Vec<
         .iter()
         .filter(|p| p.field == PatchField::PatchesJson6902)
     {
-        patch(b, p, objects);
+        patch(b, k, tree, p, objects);
     }
     for r in tree.get("replicas").map(Node::items).into_iter().flatten() {
         replicas(r, objects);
@@ -90,20 +90,38 @@ fn custom_spec(n: &Node) -> Option<FieldSpec> {
     })
 }
 
-/// The documents of a patch: written inline, or its file's.
-fn patch_docs(b: &mut Builder<'_>, body: &PatchBody, at: Span) -> Option<Vec<Node>> {
+/// The documents of a patch: written inline, or its file's as written.
+fn patch_docs(b: &mut Builder<'_>, k: usize, body: &PatchBody) -> Option<Vec<Node>> {
     match body {
         PatchBody::Inline { docs, .. } => Some(docs.clone()),
         PatchBody::File {
             reference: Reference::File(f),
             ..
-        } => Some(
-            b.load_file(*f, at)
-                .into_iter()
-                .map(|o| o.root)
-                .chain(json_list(b, *f))
-                .collect(),
-        ),
+        } => {
+            let text = b.repo.source(*f).text().to_string();
+            Some(
+                crate::yaml::parse(*f, &text)
+                    .docs
+                    .into_iter()
+                    .map(|d| d.root)
+                    .collect(),
+            )
+        }
+        PatchBody::File {
+            path,
+            reference: Reference::Other(_),
+        } => {
+            // A file discovery does not list (a `.json` patch): read from the disk.
+            let dir = b.ks.node(k).dir.clone();
+            let text = super::generate::read(b, &dir, &path.value, path.span)?;
+            Some(
+                crate::yaml::parse(path.span.file, &text)
+                    .docs
+                    .into_iter()
+                    .map(|d| relocate(d.root, path.span))
+                    .collect(),
+            )
+        }
         PatchBody::File { path, .. } => {
             b.error(path.span, format!("patch file `{}` not found", path.value));
             None
@@ -111,19 +129,54 @@ fn patch_docs(b: &mut Builder<'_>, body: &PatchBody, at: Span) -> Option<Vec<Nod
     }
 }
 
-/// A JSON 6902 patch file is a list, which `load_file` (objects only) leaves out.
-fn json_list(b: &Builder<'_>, f: crate::source::FileId) -> Option<Node> {
-    let range = b.repo.file_doc_range(f);
-    range
-        .map(|i| &b.repo.docs[i])
-        .find(|d| d.root.as_seq().is_some())
-        .map(|d| (*d.root).clone())
+/// A tree parsed from a file the repository does not index: every node at `span`.
+fn relocate(mut n: Node, span: Span) -> Node {
+    n.span = span;
+    match &mut n.value {
+        Value::Map(entries) => {
+            for e in entries.iter_mut() {
+                let (k, v) = (
+                    std::mem::replace(&mut e.key, map(span)),
+                    std::mem::replace(&mut e.value, map(span)),
+                );
+                e.key = relocate(k, span);
+                e.value = relocate(v, span);
+            }
+        }
+        Value::Seq(items) => {
+            for i in items.iter_mut() {
+                let v = std::mem::replace(i, map(span));
+                *i = relocate(v, span);
+            }
+        }
+        Value::Scalar(_) => {}
+    }
+    n
 }
 
-fn patch(b: &mut Builder<'_>, p: &crate::model::kustomize::Patch, objects: &mut Vec<Object>) {
-    let Some(docs) = patch_docs(b, &p.body, p.span) else {
+/// A `patches` item's `options` flag.
+fn patch_option(tree: &Node, p: &crate::model::kustomize::Patch, key: &str) -> bool {
+    tree.get("patches")
+        .into_iter()
+        .flat_map(Node::items)
+        .find(|i| i.span == p.span)
+        .and_then(|i| i.path(&["options", key]))
+        .and_then(Node::as_bool)
+        .unwrap_or(false)
+}
+
+fn patch(
+    b: &mut Builder<'_>,
+    k: usize,
+    tree: &Node,
+    p: &crate::model::kustomize::Patch,
+    objects: &mut Vec<Object>,
+) {
+    let Some(docs) = patch_docs(b, k, &p.body) else {
         return;
     };
+    let allow_name = patch_option(tree, p, "allowNameChange");
+    let allow_kind = patch_option(tree, p, "allowKindChange");
     let patterns = p
         .target
         .as_ref()
@@ -144,8 +197,14 @@ fn patch(b: &mut Builder<'_>, p: &crate::model::kustomize::Patch, objects: &mut 
                     }
                     hits += 1;
                     let ty = schema::type_of(o.api_version(), o.kind());
-                    match smp::merge(&o.root, &select::without_identity(d), ty) {
-                        Some(merged) => o.root = merged,
+                    match smp::merge(&o.root, &select::without(d, allow_name, allow_kind), ty) {
+                        Some(merged) => {
+                            o.root = merged;
+                            let name = o.name().to_string();
+                            if o.names.last() != Some(&name) {
+                                o.names.push(name);
+                            }
+                        }
                         None => deleted.push(i),
                     }
                 }
