@@ -144,8 +144,9 @@ fn generate(
             && o.names.first().map(String::as_str) == Some(name)
             && o.namespace().unwrap_or("default") == namespace.unwrap_or("default")
     };
+    // kustomize reads any other behavior as `create`.
     match behavior {
-        "create" => {
+        other if other != "merge" && other != "replace" => {
             if !pairs_unique(b, &pairs) {
                 return;
             }
@@ -161,7 +162,7 @@ fn generate(
             }
             objects.push(new);
         }
-        "merge" | "replace" => {
+        _ => {
             let Some(existing) = objects.iter_mut().find(|o| same(o)) else {
                 b.error(
                     span,
@@ -181,7 +182,6 @@ fn generate(
                 hash: hash && existing.generated.is_some_and(|g| g.hash),
             });
         }
-        other => b.error(span, format!("unknown generator behavior `{other}`")),
     }
 }
 

@@ -177,6 +177,9 @@ pub fn build(repo: &Repository, ks: &Kustomizations, k: usize) -> Build {
     if !b.failed() {
         generate::add_hashes(&mut objects);
         names::fix_references(&mut objects);
+        for o in &mut objects {
+            stringify_annotations(&mut o.root);
+        }
         // `IgnoreLocal`: objects marked local configuration feed the build, not its output.
         objects.retain(|o| {
             o.root
@@ -240,6 +243,13 @@ impl Builder<'_> {
         self.steps -= 1;
         let node = self.ks.node(k);
         let tree = node.doc.map(|d| self.repo.docs[d].root.clone());
+        match &tree {
+            None => {
+                let span = self.kustomization_span(k);
+                self.error(span, "the kustomization is empty");
+            }
+            Some(t) => self.check_fields(t),
+        }
         for entry in node.entries.iter() {
             if entry.field == EntryField::Components {
                 continue;
@@ -319,6 +329,28 @@ impl Builder<'_> {
         }
     }
 
+    /// kustomize refuses a kustomization with a field it does not know, and a `patches` item
+    /// with both `path` and `patch`.
+    fn check_fields(&mut self, tree: &Node) {
+        for e in tree.entries() {
+            if let Some(key) = e
+                .key
+                .scalar_text()
+                .filter(|k| !KUSTOMIZATION_FIELDS.contains(k))
+            {
+                self.error(
+                    e.key.span,
+                    format!("unknown field `{key}` in the kustomization"),
+                );
+            }
+        }
+        for p in tree.get("patches").into_iter().flat_map(Node::items) {
+            if p.get("path").is_some() && p.get("patch").is_some() {
+                self.error(p.span, "a patch takes `path` or `patch`, not both");
+            }
+        }
+    }
+
     fn is_component(&self, k: usize) -> bool {
         let node = self.ks.node(k);
         node.doc
@@ -395,6 +427,76 @@ impl Builder<'_> {
                 continue;
             }
             objects.push(o);
+        }
+    }
+}
+
+/// The fields of kustomize's `Kustomization` and `Component` (`api/types/kustomization.go`).
+const KUSTOMIZATION_FIELDS: &[&str] = &[
+    "apiVersion",
+    "kind",
+    "metadata",
+    "openapi",
+    "namePrefix",
+    "nameSuffix",
+    "namespace",
+    "commonLabels",
+    "labels",
+    "commonAnnotations",
+    "patchesStrategicMerge",
+    "patchesJson6902",
+    "patches",
+    "images",
+    "imageTags",
+    "replacements",
+    "replicas",
+    "vars",
+    "sortOptions",
+    "resources",
+    "components",
+    "crds",
+    "bases",
+    "configMapGenerator",
+    "secretGenerator",
+    "helmGlobals",
+    "helmCharts",
+    "helmChartInflationGenerator",
+    "generatorOptions",
+    "configurations",
+    "generators",
+    "transformers",
+    "validators",
+    "buildMetadata",
+];
+
+/// Annotations are strings once kustomize writes the object: it sets and removes its own
+/// internal annotations on every object, which rewrites the mapping as strings (labels keep
+/// their types).
+fn stringify_annotations(root: &mut Node) {
+    let Value::Map(entries) = &mut root.value else {
+        return;
+    };
+    for e in entries.iter_mut() {
+        if e.key.scalar_text() != Some("metadata") {
+            continue;
+        }
+        let Value::Map(meta) = &mut e.value.value else {
+            continue;
+        };
+        for m in meta.iter_mut() {
+            if m.key.scalar_text() != Some("annotations") {
+                continue;
+            }
+            let Value::Map(pairs) = &mut m.value.value else {
+                continue;
+            };
+            for p in pairs.iter_mut() {
+                if let Some(text) = p.value.scalar_text().map(str::to_string) {
+                    if !p.value.is_null() {
+                        p.value = string(&text, p.value.span);
+                    }
+                }
+            }
         }
     }
 }

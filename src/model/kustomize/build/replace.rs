@@ -248,6 +248,8 @@ fn lookup<'n>(node: &'n Node, path: &[String]) -> Option<&'n Node> {
     ) {
         (Value::Seq(items), Some(sel)) => items.iter().find(|i| item_matches(i, sel))?,
         (Value::Seq(items), None) => items.get(first.parse::<usize>().ok()?)?,
+        // `[a.b]` names a mapping key that holds dots.
+        (Value::Map(_), Some(key)) if !key.contains('=') => node.get(key)?,
         (Value::Map(_), _) => node.get(first)?,
         _ => return None,
     };
@@ -310,10 +312,10 @@ fn set_path(
             }
             if let Some(i) = entries
                 .iter()
-                .rposition(|e| e.key.scalar_text() == Some(first.as_str()))
+                .rposition(|e| e.key.scalar_text() == Some(key))
             {
                 set_path(&mut entries[i].value, rest, create, value, f);
-            } else if create && bracket.is_none() {
+            } else if create && !key.contains('=') {
                 let new = if rest.is_empty() {
                     Node::scalar(value.span, "".into(), ScalarStyle::Plain)
                 } else {

@@ -11,10 +11,10 @@ fn directive(n: &Node) -> Option<&str> {
     n.get_str("$patch")
 }
 
-/// kyaml acts on `$patch` and `$retainKeys`; it keeps `$setElementOrder/…` and
+/// kyaml acts on `$patch` only; it keeps `$retainKeys`, `$setElementOrder/…` and
 /// `$deleteFromPrimitiveList/…` as ordinary fields.
 fn is_directive_key(k: &str) -> bool {
-    k == "$patch" || k == "$retainKeys"
+    k == "$patch"
 }
 
 /// New content from a patch as kustomize writes it: mappings without directives and null
@@ -83,14 +83,6 @@ fn merge_typed(dest: &Node, patch: &Node, ty: Option<&str>) -> Option<Node> {
                         entries.push(Entry::new(pe.key.clone(), new_value(&pe.value, info)));
                     }
                 }
-            }
-            if let Some(keep) = patch.get("$retainKeys").map(Node::as_seq) {
-                let keep: Vec<&str> = keep
-                    .unwrap_or(&[])
-                    .iter()
-                    .filter_map(Node::as_str)
-                    .collect();
-                entries.retain(|e| e.key.scalar_text().is_some_and(|k| keep.contains(&k)));
             }
             Some(
                 Node::new(dest.span, Value::Map(entries.into_boxed_slice()))

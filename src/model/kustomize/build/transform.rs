@@ -69,7 +69,7 @@ pub(super) fn run(b: &mut Builder<'_>, k: usize, tree: &Node, objects: &mut Vec<
         patch(b, k, tree, p, objects);
     }
     for r in tree.get("replicas").map(Node::items).into_iter().flatten() {
-        replicas(r, objects);
+        replicas(b, r, objects);
     }
     for image in tree.get("images").map(Node::items).into_iter().flatten() {
         images(image, objects);
@@ -424,12 +424,33 @@ pub(super) fn set_at(
     }
 }
 
-fn replicas(r: &Node, objects: &mut [Object]) {
+/// `replicas:` sets the count of the objects of that name; kustomize fails when none has the
+/// name, or when one has no replicas field it knows.
+fn replicas(b: &mut Builder<'_>, r: &Node, objects: &mut [Object]) {
     let (Some(name), Some(count)) = (r.get_str("name"), r.get("count")) else {
         return;
     };
+    let mut matched = false;
     for o in objects.iter_mut() {
         if !o.names.iter().any(|n| n == name) && o.name() != name {
+            continue;
+        }
+        matched = true;
+        let known = {
+            let (group, version) = o.group_version();
+            field_specs()
+                .replicas
+                .iter()
+                .any(|fs| fs.applies(group, version, o.kind()))
+        };
+        if !known {
+            b.error(
+                r.span,
+                format!(
+                    "{} `{name}` has no replicas field kustomize knows",
+                    o.kind()
+                ),
+            );
             continue;
         }
         let (api, kind) = (o.api_version().to_string(), o.kind().to_string());
@@ -447,6 +468,9 @@ fn replicas(r: &Node, objects: &mut [Object]) {
                 );
             });
         }
+    }
+    if !matched {
+        b.error(r.span, format!("replicas: no resource is named `{name}`"));
     }
 }
 
