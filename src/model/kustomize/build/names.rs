@@ -95,7 +95,7 @@ fn rename(
             let found: Vec<&Target> = candidates
                 .iter()
                 .map(|(_, t)| *t)
-                .filter(|t| t.names.iter().any(|x| *x == old))
+                .filter(|t| t.names.contains(&old))
                 .filter(|t| {
                     let wanted = ns.as_deref().or(own_ns).unwrap_or("default");
                     ns.is_none() && referrer_cluster
