@@ -367,9 +367,14 @@ impl Builder<'_> {
     fn load_file(&mut self, file: crate::source::FileId, at: Span) -> Vec<Object> {
         let range = self.repo.file_doc_range(file);
         let mut out = Vec::new();
+        // Argo CD documents the model patched, and payloads loading dropped, are read again
+        // as written.
         let reparsed = range
             .clone()
-            .any(|i| self.repo.documents().transformed.contains(&i))
+            .any(|i| {
+                self.repo.documents().transformed.contains(&i)
+                    || self.repo.docs[i].root.descendants().any(Node::dropped)
+            })
             .then(|| crate::yaml::parse(file, self.repo.source(file).text()).docs);
         for i in range {
             let doc = &self.repo.docs[i];
