@@ -278,6 +278,10 @@ fn unquote(v: &str) -> String {
 
 /// A generator's source file, relative to the kustomization's folder, inside the repository.
 pub(super) fn read(b: &mut Builder<'_>, dir: &str, path: &str, at: Span) -> Option<String> {
+    if !super::below(dir, path) {
+        b.error(at, super::outside_message(path, dir));
+        return None;
+    }
     let Some(rel) = paths::join(dir, path) else {
         b.error(at, format!("`{path}` is outside the repository"));
         return None;

@@ -255,6 +255,9 @@ impl Builder<'_> {
                 continue;
             }
             match &entry.reference {
+                Reference::File(_) if !below(&node.dir, &entry.raw) => {
+                    self.error(entry.span, outside_message(&entry.raw, &node.dir));
+                }
                 Reference::File(f) => {
                     let loaded = self.load_file(*f, entry.span);
                     self.absorb(objects, loaded, entry.span);
@@ -434,6 +437,22 @@ impl Builder<'_> {
             objects.push(o);
         }
     }
+}
+
+/// kustomize's load restrictor: a file it reads must be in or below the kustomization's folder
+/// (a folder of another kustomization may be anywhere in the repository).
+pub(crate) fn below(dir: &str, raw: &str) -> bool {
+    match crate::model::paths::join(dir, raw) {
+        Some(joined) => dir.is_empty() || joined.starts_with(&format!("{dir}/")),
+        None => false,
+    }
+}
+
+pub(crate) fn outside_message(raw: &str, dir: &str) -> String {
+    let dir = if dir.is_empty() { "." } else { dir };
+    format!(
+        "`{raw}` is not in or below `{dir}`: kustomize refuses files outside the kustomization's folder"
+    )
 }
 
 /// The fields of kustomize's `Kustomization` and `Component` (`api/types/kustomization.go`).

@@ -94,6 +94,11 @@ fn custom_spec(n: &Node) -> Option<FieldSpec> {
 fn patch_docs(b: &mut Builder<'_>, k: usize, body: &PatchBody) -> Option<Vec<Node>> {
     match body {
         PatchBody::Inline { docs, .. } => Some(docs.clone()),
+        PatchBody::File { path, .. } if !super::below(&b.ks.node(k).dir, &path.value) => {
+            let dir = b.ks.node(k).dir.clone();
+            b.error(path.span, super::outside_message(&path.value, &dir));
+            None
+        }
         PatchBody::File {
             reference: Reference::File(f),
             ..
@@ -424,8 +429,8 @@ pub(super) fn set_at(
     }
 }
 
-/// `replicas:` sets the count of the objects of that name; kustomize fails when none has the
-/// name, or when one has no replicas field it knows.
+/// `replicas:` sets the count of the workloads of that name; kustomize fails when no object
+/// with a replicas field it knows has the name.
 fn replicas(b: &mut Builder<'_>, r: &Node, objects: &mut [Object]) {
     let (Some(name), Some(count)) = (r.get_str("name"), r.get("count")) else {
         return;
@@ -435,24 +440,6 @@ fn replicas(b: &mut Builder<'_>, r: &Node, objects: &mut [Object]) {
         if !o.names.iter().any(|n| n == name) && o.name() != name {
             continue;
         }
-        matched = true;
-        let known = {
-            let (group, version) = o.group_version();
-            field_specs()
-                .replicas
-                .iter()
-                .any(|fs| fs.applies(group, version, o.kind()))
-        };
-        if !known {
-            b.error(
-                r.span,
-                format!(
-                    "{} `{name}` has no replicas field kustomize knows",
-                    o.kind()
-                ),
-            );
-            continue;
-        }
         let (api, kind) = (o.api_version().to_string(), o.kind().to_string());
         let (group, version) = select::split_api_version(&api);
         for fs in field_specs()
@@ -460,6 +447,7 @@ fn replicas(b: &mut Builder<'_>, r: &Node, objects: &mut [Object]) {
             .iter()
             .filter(|fs| fs.applies(group, version, &kind))
         {
+            matched = true;
             set_at(&mut o.root, &fs.path, fs.create, count.span, &mut |n| {
                 *n = Node::scalar(
                     count.span,
@@ -470,7 +458,7 @@ fn replicas(b: &mut Builder<'_>, r: &Node, objects: &mut [Object]) {
         }
     }
     if !matched {
-        b.error(r.span, format!("replicas: no resource is named `{name}`"));
+        b.error(r.span, format!("replicas: no workload is named `{name}`"));
     }
 }
 
