@@ -177,3 +177,133 @@ fn build_matches_kubectl_goldens() {
         differ.join("\n\n")
     );
 }
+
+/// Every kustomization of the real-world corpus (`../shared/corpus`) that `kubectl kustomize`
+/// builds offline gives the same objects in-process; the ones that differ are the judged list
+/// in `kustomize_corpus.txt`. Skipped, with a printed line, without the corpus.
+#[test]
+#[ignore = "needs the real-world corpus at ../shared/corpus and kubectl"]
+fn corpus_builds_match_kubectl() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let Ok(entries) = std::fs::read_dir(&corpus) else {
+        println!("skipped: no corpus at {}", corpus.display());
+        return;
+    };
+    let kubectl = kubectl().expect("`kubectl` is required for the kustomize oracle");
+    let mut repos: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    repos.sort();
+    let judged: Vec<&str> = include_str!("kustomize_corpus.txt")
+        .lines()
+        .filter_map(|l| l.split("  # ").next())
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    let (mut agree, mut kubectl_fails, mut differ) = (0, 0, Vec::new());
+    for repo_dir in repos {
+        let opts = engine::Options {
+            paths: vec![repo_dir.clone()],
+            ..engine::Options::default()
+        };
+        let (repo, _) = engine::load(&opts).unwrap();
+        let mut dirs: Vec<String> = repo
+            .sources
+            .all()
+            .filter(|f| {
+                let name = f.path.rsplit('/').next().unwrap_or("");
+                matches!(
+                    name,
+                    "kustomization.yaml" | "kustomization.yml" | "Kustomization"
+                )
+            })
+            .map(|f| {
+                f.path
+                    .rsplit_once('/')
+                    .map_or(String::new(), |(d, _)| d.to_string())
+            })
+            .collect();
+        dirs.sort();
+        dirs.dedup();
+        let repo_name = repo_dir.file_name().unwrap().to_string_lossy().into_owned();
+        for dir in dirs {
+            let out = Command::new("timeout")
+                .arg("30")
+                .arg(&kubectl)
+                .arg("kustomize")
+                .arg(repo_dir.join(&dir))
+                .output()
+                .unwrap();
+            let label = format!("{repo_name}/{dir}");
+            if !out.status.success() {
+                kubectl_fails += 1;
+                continue;
+            }
+            let Some(build) = gitops_lint::model::kustomize::build::build_folder(&repo, &dir)
+            else {
+                continue;
+            };
+            let theirs = sorted_objects(
+                gitops_lint::yaml::parse(
+                    gitops_lint::source::FileId(0),
+                    &String::from_utf8_lossy(&out.stdout),
+                )
+                .docs
+                .into_iter()
+                .map(|d| d.root.to_json())
+                .filter(|j| !j.is_null())
+                .collect(),
+            );
+            let ours = sorted_objects(build.objects.iter().map(|o| o.root.to_json()).collect());
+            if ours == theirs && !build.failed() {
+                agree += 1;
+            } else if !judged.contains(&label.as_str()) {
+                differ.push(format!(
+                    "{label}: {}",
+                    first_difference(&ours, &theirs, &build)
+                ));
+            }
+        }
+    }
+    println!(
+        "corpus kustomizations: {agree} agree with kubectl, {kubectl_fails} kubectl cannot build offline"
+    );
+    assert!(
+        differ.is_empty(),
+        "differ from kubectl kustomize:\n{}",
+        differ.join("\n")
+    );
+}
+
+/// The first object that differs, for the failure message.
+fn first_difference(
+    ours: &[serde_json::Value],
+    theirs: &[serde_json::Value],
+    build: &gitops_lint::model::kustomize::build::Build,
+) -> String {
+    if build.failed() {
+        return format!("the build failed: {:?}", build.problems);
+    }
+    if ours.len() != theirs.len() {
+        let ids = |v: &[serde_json::Value]| {
+            v.iter()
+                .map(|o| format!("{}/{}", o["kind"], o["metadata"]["name"]))
+                .collect::<Vec<_>>()
+        };
+        return format!(
+            "{} objects, kubectl {}: {:?} vs {:?}",
+            ours.len(),
+            theirs.len(),
+            ids(ours),
+            ids(theirs)
+        );
+    }
+    for (a, b) in ours.iter().zip(theirs) {
+        if a != b {
+            return format!("ours {a}\nkubectl {b}");
+        }
+    }
+    String::new()
+}

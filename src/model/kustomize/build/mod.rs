@@ -507,6 +507,13 @@ fn stringify_annotations(root: &mut Node) {
         let Value::Map(meta) = &mut e.value.value else {
             continue;
         };
+        // An empty or null `annotations` is not written.
+        crate::yaml::edit_items(meta, |meta| {
+            meta.retain(|m| {
+                m.key.scalar_text() != Some("annotations")
+                    || !(m.value.is_null() || m.value.as_map().is_some_and(<[_]>::is_empty))
+            });
+        });
         for m in meta.iter_mut() {
             if m.key.scalar_text() != Some("annotations") {
                 continue;
