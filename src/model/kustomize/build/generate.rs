@@ -164,7 +164,7 @@ fn generate(
         }
         _ => {
             let Some(existing) = objects.iter_mut().find(|o| same(o)) else {
-                b.error(
+                b.unmatched(
                     span,
                     format!("{kind} `{name}` does not exist; cannot {behavior} it"),
                 );
@@ -286,21 +286,21 @@ pub(super) fn read(b: &mut Builder<'_>, dir: &str, path: &str, at: Span) -> Opti
         b.error(at, format!("`{path}` is outside the repository"));
         return None;
     };
-    if let Some(f) = b.repo.sources.all().find(|f| f.path == rel) {
+    if let Some(f) = b.repo.file_by_path(&rel) {
         return Some(f.text().to_string());
     }
-    if b.repo.on_disk {
+    let abs = b.repo.root.join(&rel);
+    if b.repo.on_disk && abs.symlink_metadata().is_ok() {
         let root = crate::source::fs::Root::new(&b.repo.root);
-        let abs = b.repo.root.join(&rel);
         match root.read_text(&abs, crate::source::fs::Reach::Root, FILE_LIMIT) {
             Ok(text) => return Some(text),
             Err(e) => {
-                b.error(at, format!("cannot read `{path}`: {e}"));
+                b.error(at, format!("cannot read `{path}`: {}", e.reason));
                 return None;
             }
         }
     }
-    b.error(at, format!("`{path}` not found"));
+    b.error(at, format!("`{path}` does not exist in this repository"));
     None
 }
 

@@ -153,6 +153,9 @@ pub struct Problem {
     pub span: Span,
     pub message: String,
     pub kind: ProblemKind,
+    /// An error about objects the build should hold (a patch or replacement that finds none):
+    /// not said when part of the build was not built, which may hold them.
+    pub on_objects: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,6 +177,12 @@ pub fn build(repo: &Repository, ks: &Kustomizations, k: usize) -> Build {
     };
     let mut objects = Vec::new();
     b.accumulate(k, &mut objects, &mut vec![k]);
+    if b.problems
+        .iter()
+        .any(|p| p.kind == ProblemKind::NotRendered)
+    {
+        b.problems.retain(|p| !p.on_objects);
+    }
     if !b.failed() {
         generate::add_hashes(&mut objects);
         names::fix_references(&mut objects);
@@ -211,22 +220,28 @@ impl Builder<'_> {
     }
 
     fn error(&mut self, span: Span, message: impl Into<String>) {
+        self.push(span, message.into(), ProblemKind::Error, false);
+    }
+
+    /// An error that an object the build lacks causes (see [`Problem::on_objects`]).
+    fn unmatched(&mut self, span: Span, message: impl Into<String>) {
+        self.push(span, message.into(), ProblemKind::Error, true);
+    }
+
+    fn not_rendered(&mut self, span: Span, message: impl Into<String>) {
+        self.push(span, message.into(), ProblemKind::NotRendered, false);
+    }
+
+    fn push(&mut self, span: Span, message: String, kind: ProblemKind, on_objects: bool) {
         let p = Problem {
             span,
-            message: message.into(),
-            kind: ProblemKind::Error,
+            message,
+            kind,
+            on_objects,
         };
         if !self.problems.contains(&p) {
             self.problems.push(p);
         }
-    }
-
-    fn not_rendered(&mut self, span: Span, message: impl Into<String>) {
-        self.problems.push(Problem {
-            span,
-            message: message.into(),
-            kind: ProblemKind::NotRendered,
-        });
     }
 
     /// Kustomization `k`'s resources, generators, components and transformers over `objects`

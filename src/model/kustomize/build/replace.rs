@@ -17,7 +17,7 @@ pub(super) fn run(b: &mut Builder<'_>, k: usize, list: &Node, objects: &mut [Obj
                 b.error(item.span, format!("`{path}` is outside the repository"));
                 continue;
             };
-            let Some(file) = b.repo.sources.all().find(|f| f.path == rel).map(|f| f.id) else {
+            let Some(file) = b.repo.file_by_path(&rel).map(|f| f.id) else {
                 b.error(item.span, format!("replacement file `{path}` not found"));
                 continue;
             };
@@ -79,11 +79,11 @@ fn replace(b: &mut Builder<'_>, r: &Node, objects: &mut [Object]) {
     let src = match matches.as_slice() {
         [one] => *one,
         [] => {
-            b.error(source.span, "nothing selected by the replacement source");
+            b.unmatched(source.span, "nothing selected by the replacement source");
             return;
         }
         _ => {
-            b.error(source.span, "multiple matches for the replacement source");
+            b.unmatched(source.span, "multiple matches for the replacement source");
             return;
         }
     };
@@ -93,7 +93,7 @@ fn replace(b: &mut Builder<'_>, r: &Node, objects: &mut [Object]) {
         .cloned()
         .filter(|v| !v.is_null() && v.as_map().is_none_or(|m| !m.is_empty()))
     else {
-        b.error(
+        b.unmatched(
             source.span,
             format!("fieldPath `{field_path}` is missing for replacement source"),
         );
@@ -170,7 +170,7 @@ fn replace(b: &mut Builder<'_>, r: &Node, objects: &mut [Object]) {
                 });
                 if found == 0 {
                     let verb = if create { "find or create" } else { "find" };
-                    b.error(
+                    b.unmatched(
                         t.span,
                         format!("unable to {verb} field `{fp}` in replacement target"),
                     );

@@ -221,7 +221,7 @@ fn patch(
                         .path(&["metadata", "name"])
                         .and_then(Node::as_str)
                         .unwrap_or("");
-                    b.error(
+                    b.unmatched(
                         p.span,
                         format!(
                             "no resource matches strategic merge patch {} `{name}`",
@@ -252,7 +252,7 @@ fn patch(
                 }
             }
             if failed {
-                b.error(p.span, "JSON 6902 patch failed: a path does not exist");
+                b.unmatched(p.span, "JSON 6902 patch failed: a path does not exist");
             }
         }
     }
@@ -458,7 +458,7 @@ fn replicas(b: &mut Builder<'_>, r: &Node, objects: &mut [Object]) {
         }
     }
     if !matched {
-        b.error(r.span, format!("replicas: no workload is named `{name}`"));
+        b.unmatched(r.span, format!("replicas: no workload is named `{name}`"));
     }
 }
 
