@@ -2,12 +2,8 @@
 //! content hash kustomize appends to generated names (`api/hasher/hasher.go`).
 
 use super::{Builder, Generated, Object, map, string};
-use crate::model::paths;
 use crate::source::Span;
 use crate::yaml::{Entry, Node, ScalarStyle, Value, edit_items};
-
-/// Largest generator source file read.
-const FILE_LIMIT: u64 = 1 << 20;
 
 pub(super) fn run(b: &mut Builder<'_>, k: usize, tree: &Node, objects: &mut Vec<Object>) {
     let options = tree.get("generatorOptions");
@@ -45,7 +41,7 @@ fn generate(
         .chain(g.get("env"))
     {
         let Some(path) = env.as_str() else { continue };
-        let Some(text) = read(b, &dir, path, env.span) else {
+        let Some(text) = b.read(&dir, path, env.span) else {
             continue;
         };
         for line in text.lines() {
@@ -73,7 +69,7 @@ fn generate(
             Some((key, path)) => (key.to_string(), path),
             None => (text.rsplit('/').next().unwrap_or(text).to_string(), text),
         };
-        if let Some(content) = read(b, &dir, path, file.span) {
+        if let Some(content) = b.read(&dir, path, file.span) {
             pairs.push((key, content, file.span));
         }
     }
@@ -88,23 +84,23 @@ fn generate(
     let behavior = g.get_str("behavior").unwrap_or("create");
     let namespace = g.get_str("namespace").filter(|n| !n.is_empty());
     let mut root = map(span);
-    super::transform::set_key(&mut root, "apiVersion", string("v1", span));
-    super::transform::set_key(&mut root, "kind", string(kind, span));
+    super::tree::set_key(&mut root, "apiVersion", string("v1", span));
+    super::tree::set_key(&mut root, "kind", string(kind, span));
     let mut meta = map(span);
-    super::transform::set_key(
+    super::tree::set_key(
         &mut meta,
         "name",
         string(name, g.get("name").map_or(span, |n| n.span)),
     );
     if let Some(ns) = namespace {
-        super::transform::set_key(&mut meta, "namespace", string(ns, span));
+        super::tree::set_key(&mut meta, "namespace", string(ns, span));
     }
     for (key, field) in [("labels", "labels"), ("annotations", "annotations")] {
         let mut m = map(span);
         for source in [global.and_then(|o| o.get(key)), g.path(&["options", key])] {
             for e in source.map(Node::entries).into_iter().flatten() {
                 if let Some(k) = e.key.scalar_text() {
-                    super::transform::set_key(
+                    super::tree::set_key(
                         &mut m,
                         k,
                         string(e.value.scalar_text().unwrap_or(""), e.value.span),
@@ -113,10 +109,10 @@ fn generate(
             }
         }
         if m.as_map().is_some_and(|e| !e.is_empty()) {
-            super::transform::set_key(&mut meta, field, m);
+            super::tree::set_key(&mut meta, field, m);
         }
     }
-    super::transform::set_key(&mut root, "metadata", meta);
+    super::tree::set_key(&mut root, "metadata", meta);
     let mut data = map(span);
     for (key, value, at) in &pairs {
         let value = if kind == "Secret" {
@@ -128,10 +124,10 @@ fn generate(
     }
     if kind == "Secret" {
         let ty = g.get_str("type").unwrap_or("Opaque");
-        super::transform::set_key(&mut root, "type", string(ty, span));
+        super::tree::set_key(&mut root, "type", string(ty, span));
     }
     if opt("immutable").and_then(Node::as_bool) == Some(true) {
-        super::transform::set_key(
+        super::tree::set_key(
             &mut root,
             "immutable",
             Node::scalar(span, "true".into(), ScalarStyle::Plain),
@@ -158,7 +154,7 @@ fn generate(
                 return;
             }
             if !pairs.is_empty() {
-                super::transform::set_key(&mut new.root, "data", data);
+                super::tree::set_key(&mut new.root, "data", data);
             }
             objects.push(new);
         }
@@ -173,7 +169,7 @@ fn generate(
             if behavior == "replace" {
                 existing.root = new.root;
                 if !pairs.is_empty() {
-                    super::transform::set_key(&mut existing.root, "data", data);
+                    super::tree::set_key(&mut existing.root, "data", data);
                 }
             } else {
                 merge_into(&mut existing.root, &data, &new.root);
@@ -224,16 +220,16 @@ fn merge_into(existing: &mut Node, data: &Node, new: &Node) {
         }
         for e in entries {
             if let Some(k) = e.key.scalar_text() {
-                super::transform::set_key(&mut current, k, e.value.clone());
+                super::tree::set_key(&mut current, k, e.value.clone());
             }
         }
-        super::transform::set_key(existing, "data", current);
+        super::tree::set_key(existing, "data", current);
     }
     for key in ["labels", "annotations"] {
         let Some(add) = new.path(&["metadata", key]) else {
             continue;
         };
-        super::transform::set_at(
+        super::tree::set_at(
             existing,
             &["metadata".into(), key.into()],
             true,
@@ -244,7 +240,7 @@ fn merge_into(existing: &mut Node, data: &Node, new: &Node) {
                 }
                 for e in add.entries() {
                     if let Some(k) = e.key.scalar_text() {
-                        super::transform::set_key(m, k, e.value.clone());
+                        super::tree::set_key(m, k, e.value.clone());
                     }
                 }
             },
@@ -276,34 +272,6 @@ fn unquote(v: &str) -> String {
     v.to_string()
 }
 
-/// A generator's source file, relative to the kustomization's folder, inside the repository.
-pub(super) fn read(b: &mut Builder<'_>, dir: &str, path: &str, at: Span) -> Option<String> {
-    if !super::below(dir, path) {
-        b.error(at, super::outside_message(path, dir));
-        return None;
-    }
-    let Some(rel) = paths::join(dir, path) else {
-        b.error(at, format!("`{path}` is outside the repository"));
-        return None;
-    };
-    if let Some(f) = b.repo.file_by_path(&rel) {
-        return Some(f.text().to_string());
-    }
-    let abs = b.repo.root.join(&rel);
-    if b.repo.on_disk && abs.symlink_metadata().is_ok() {
-        let root = crate::source::fs::Root::new(&b.repo.root);
-        match root.read_text(&abs, crate::source::fs::Reach::Root, FILE_LIMIT) {
-            Ok(text) => return Some(text),
-            Err(e) => {
-                b.error(at, format!("cannot read `{path}`: {}", e.reason));
-                return None;
-            }
-        }
-    }
-    b.error(at, format!("`{path}` does not exist in this repository"));
-    None
-}
-
 /// Appends the content hash to the name of every generated object that takes one.
 pub(super) fn add_hashes(objects: &mut [Object]) {
     for o in objects.iter_mut() {
@@ -315,7 +283,7 @@ pub(super) fn add_hashes(objects: &mut [Object]) {
             .root
             .path(&["metadata", "name"])
             .map_or(o.root.span, |n| n.span);
-        super::transform::set_at(
+        super::tree::set_at(
             &mut o.root,
             &["metadata".into(), "name".into()],
             true,

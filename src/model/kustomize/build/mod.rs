@@ -24,6 +24,7 @@ mod generate;
 mod names;
 mod replace;
 mod transform;
+mod tree;
 
 use super::{EntryField, Kustomizations, Reference};
 use crate::model::Repository;
@@ -34,6 +35,9 @@ use crate::yaml::{Node, ScalarStyle, Value};
 /// level grows exponentially), and objects it holds at most.
 const STEP_BUDGET: usize = 10_000;
 const OBJECT_LIMIT: usize = 100_000;
+
+/// Largest file a generator or patch reads from the disk.
+const FILE_LIMIT: u64 = 1 << 20;
 
 /// What `kustomize build` of one kustomization gives.
 #[derive(Debug, Default)]
@@ -344,6 +348,10 @@ impl Builder<'_> {
         }
         if let Some(tree) = &tree {
             transform::run(self, k, tree, objects);
+            // `replacements` run last, after every builtin transformer.
+            if let Some(list) = tree.get("replacements") {
+                replace::run(self, k, list, objects);
+            }
         }
     }
 
@@ -367,6 +375,34 @@ impl Builder<'_> {
                 self.error(p.span, "a patch takes `path` or `patch`, not both");
             }
         }
+    }
+
+    /// A generator's or patch's source file, relative to the kustomization's folder, inside the repository.
+    fn read(&mut self, dir: &str, path: &str, at: Span) -> Option<String> {
+        if !below(dir, path) {
+            self.error(at, outside_message(path, dir));
+            return None;
+        }
+        let Some(rel) = crate::model::paths::join(dir, path) else {
+            self.error(at, format!("`{path}` is outside the repository"));
+            return None;
+        };
+        if let Some(f) = self.repo.file_by_path(&rel) {
+            return Some(f.text().to_string());
+        }
+        let abs = self.repo.root.join(&rel);
+        if self.repo.on_disk && abs.symlink_metadata().is_ok() {
+            let root = crate::source::fs::Root::new(&self.repo.root);
+            match root.read_text(&abs, crate::source::fs::Reach::Root, FILE_LIMIT) {
+                Ok(text) => return Some(text),
+                Err(e) => {
+                    self.error(at, format!("cannot read `{path}`: {}", e.reason));
+                    return None;
+                }
+            }
+        }
+        self.error(at, format!("`{path}` does not exist in this repository"));
+        None
     }
 
     fn is_component(&self, k: usize) -> bool {

@@ -51,7 +51,7 @@ pub(super) fn fix_references(objects: &mut [Object]) {
                 .filter(|fs| fs.applies(&group, &version, &kind))
             {
                 let span = o.root.span;
-                super::transform::set_at(&mut o.root, &fs.path, false, span, &mut |n| {
+                super::tree::set_at(&mut o.root, &fs.path, false, span, &mut |n| {
                     rename(
                         n,
                         &candidates,
@@ -108,9 +108,9 @@ fn rename(
             };
             let span = n.span;
             let new = t.names.last().cloned().unwrap_or_default();
-            super::transform::set_key(n, "name", string(&new, span));
+            super::tree::set_key(n, "name", string(&new, span));
             if let Some(tns) = &t.namespace {
-                super::transform::set_key(n, "namespace", string(tns, span));
+                super::tree::set_key(n, "namespace", string(tns, span));
             }
         }
         Value::Seq(items) => {

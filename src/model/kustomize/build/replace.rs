@@ -300,7 +300,7 @@ fn set_path(
             {
                 if !k.is_empty() {
                     let mut item = super::map(value.span);
-                    super::transform::set_key(&mut item, k, string(v, value.span));
+                    super::tree::set_key(&mut item, k, string(v, value.span));
                     crate::yaml::edit_items(items, |items| items.push(item));
                     let last = items.len() - 1;
                     set_path(&mut items[last], rest, create, value, f);

@@ -2,10 +2,11 @@
 //! in `api/internal/target/kusttarget_configplugin.go`), and the field-spec walk they share.
 
 use super::schema::{self, FieldSpec, field_specs};
+use super::tree::{set_at, set_key};
 use super::{Builder, Object, json6902, map, select, smp, string};
 use crate::model::kustomize::{PatchBody, PatchField, PatchKind, Reference};
 use crate::source::Span;
-use crate::yaml::{Entry, Node, ScalarStyle, Value, edit_items};
+use crate::yaml::{Node, ScalarStyle, Value};
 
 pub(super) fn run(b: &mut Builder<'_>, k: usize, tree: &Node, objects: &mut Vec<Object>) {
     let node = b.ks.node(k);
@@ -74,9 +75,6 @@ pub(super) fn run(b: &mut Builder<'_>, k: usize, tree: &Node, objects: &mut Vec<
     for image in tree.get("images").map(Node::items).into_iter().flatten() {
         images(image, objects);
     }
-    if let Some(list) = tree.get("replacements") {
-        super::replace::run(b, k, list, objects);
-    }
 }
 
 /// A `fields` item of `labels` (a field spec written in the kustomization).
@@ -118,7 +116,7 @@ fn patch_docs(b: &mut Builder<'_>, k: usize, body: &PatchBody) -> Option<Vec<Nod
         } => {
             // A file discovery does not list (a `.json` patch): read from the disk.
             let dir = b.ks.node(k).dir.clone();
-            let text = super::generate::read(b, &dir, &path.value, path.span)?;
+            let text = b.read(&dir, &path.value, path.span)?;
             Some(
                 crate::yaml::parse(path.span.file, &text)
                     .docs
@@ -358,74 +356,6 @@ fn set_pairs(pairs: &Node, specs: &[FieldSpec], objects: &mut [Object]) {
                 }
             });
         }
-    }
-}
-
-/// Sets `key` of mapping `m` to `value` (added at the end when absent).
-pub(super) fn set_key(m: &mut Node, key: &str, value: Node) {
-    let Value::Map(entries) = &mut m.value else {
-        return;
-    };
-    match entries
-        .iter()
-        .rposition(|e| e.key.scalar_text() == Some(key))
-    {
-        Some(i) => entries[i].value = value,
-        None => {
-            let key = Node::scalar(value.span, key.into(), ScalarStyle::Plain);
-            edit_items(entries, |entries| entries.push(Entry::new(key, value)));
-        }
-    }
-}
-
-/// Calls `f` on every node at `path` (lists met on the way are crossed), creating the missing
-/// mappings and the last field (as null) when `create`.
-pub(super) fn set_at(
-    node: &mut Node,
-    path: &[String],
-    create: bool,
-    span: Span,
-    f: &mut dyn FnMut(&mut Node),
-) {
-    let Some((first, rest)) = path.split_first() else {
-        f(node);
-        return;
-    };
-    if node.is_null() && create {
-        *node = map(span);
-    }
-    match &mut node.value {
-        Value::Seq(items) => {
-            for item in items.iter_mut() {
-                set_at(item, path, create, span, f);
-            }
-        }
-        Value::Map(entries) => {
-            if let Some(i) = entries
-                .iter()
-                .rposition(|e| e.key.scalar_text() == Some(first.as_str()))
-            {
-                let value = &mut entries[i].value;
-                if value.is_null() && !rest.is_empty() {
-                    if !create {
-                        return;
-                    }
-                    *value = map(span);
-                }
-                set_at(value, rest, create, span, f);
-            } else if create {
-                let value = if rest.is_empty() {
-                    Node::scalar(span, "".into(), ScalarStyle::Plain)
-                } else {
-                    map(span)
-                };
-                let key = Node::scalar(span, first.as_str().into(), ScalarStyle::Plain);
-                edit_items(entries, |e| e.push(Entry::new(key, value)));
-                let last = entries.len() - 1;
-                set_at(&mut entries[last].value, rest, create, span, f);
-            }
-        }
-        Value::Scalar(_) => {}
     }
 }
 
