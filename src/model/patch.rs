@@ -41,6 +41,8 @@ pub struct Patched {
     /// Documents that kustomizations deploy with different results: kept as written, but
     /// what Argo CD reads is not known.
     pub ambiguous: HashSet<usize>,
+    /// The top-level kustomizations (graph nodes) that build each ambiguous document.
+    pub ambiguous_builds: HashMap<usize, Vec<usize>>,
 }
 
 /// One object of a build: a document and its current tree.
@@ -117,8 +119,10 @@ pub fn apply(repo: &Repository, ks: &Kustomizations) -> Patched {
     };
     // Document → the trees the builds of top-level kustomizations give it (`None`: unchanged).
     let mut variants: HashMap<usize, Vec<Option<Node>>> = HashMap::new();
+    let mut starts: HashMap<usize, Vec<usize>> = HashMap::new();
     for (start, _) in included.iter().enumerate().filter(|(_, inc)| !**inc) {
         for obj in builder.build(start, &mut Vec::new()) {
+            starts.entry(obj.doc).or_default().push(start);
             variants
                 .entry(obj.doc)
                 .or_default()
@@ -129,6 +133,8 @@ pub fn apply(repo: &Repository, ks: &Kustomizations) -> Patched {
         let Some(Some(first)) = trees.first() else {
             if trees.iter().any(Option::is_some) {
                 out.ambiguous.insert(doc);
+                out.ambiguous_builds
+                    .insert(doc, starts.remove(&doc).unwrap_or_default());
             }
             continue;
         };
@@ -140,6 +146,8 @@ pub fn apply(repo: &Repository, ks: &Kustomizations) -> Patched {
             out.roots.insert(doc, first.clone());
         } else {
             out.ambiguous.insert(doc);
+            out.ambiguous_builds
+                .insert(doc, starts.remove(&doc).unwrap_or_default());
         }
     }
     out
