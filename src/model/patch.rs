@@ -381,10 +381,14 @@ fn set_metadata(root: &mut Node, key: &str, value: Node, key_span: Span) -> bool
 
 /// The documents of `project` with the outcome applied: patched trees and patch documents
 /// classified as such.
-pub(crate) fn apply_to(docs: &mut [Document], patched: Patched) {
+pub(crate) fn apply_to(
+    docs: &mut [Document],
+    patched: Patched,
+    written: &mut HashMap<usize, std::sync::Arc<Node>>,
+) {
     for (i, root) in patched.roots {
         if let Some(d) = docs.get_mut(i) {
-            d.root = std::sync::Arc::new(root);
+            written.insert(i, std::mem::replace(&mut d.root, std::sync::Arc::new(root)));
         }
     }
     for &i in &patched.patch_docs {

@@ -106,7 +106,11 @@ impl Repository {
             .copied()
             .collect();
         if !patched.roots.is_empty() || !patched.patch_docs.is_empty() {
-            super::patch::apply_to(&mut repo.documents.docs, patched);
+            super::patch::apply_to(
+                &mut repo.documents.docs,
+                patched,
+                &mut repo.documents.written,
+            );
             repo.documents.index_kinds();
         }
         repo

@@ -13,7 +13,7 @@ pub use document::{
     is_kustomization_kind, is_values_file_name,
 };
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 
 use crate::source::{FileId, SourceDb, SourceFile};
@@ -40,6 +40,9 @@ pub struct Documents {
     /// Indexes in [`Documents::docs`] of documents kustomize's transformations changed (their
     /// tree, or their kind for a patch file's documents): not as their file's parse gave them.
     pub transformed: HashSet<usize>,
+    /// The trees as written of the documents whose tree kustomize's transformations replaced:
+    /// what a kustomize build starts from.
+    pub written: HashMap<usize, std::sync::Arc<crate::yaml::Node>>,
 }
 
 impl Documents {
@@ -65,6 +68,7 @@ impl Documents {
             by_file,
             ambiguously_patched: HashSet::new(),
             transformed: HashSet::new(),
+            written: HashMap::new(),
         };
         repository.index_kinds();
         repository

@@ -1,7 +1,7 @@
 //! A kustomize source: the kustomizations it reads, the image tags they and the
 //! Application set, and the `argocd-apps` charts of their `helmCharts`.
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{KustomizeChart, Kustomized, PendingRender, Resolver, TagUse};
 use crate::model::helm::argocd_apps;
@@ -107,7 +107,7 @@ impl<'p> Resolver<'p> {
                 Flow::Skip
             }
         });
-        self.kustomize_build_errors(app, start);
+        self.kustomize_builds.push((app, start));
         // `helmCharts` of the public `argocd-apps` chart: rendered from their values.
         for file in entered {
             let Some(node) = graph.of_file(file) else {
@@ -134,22 +134,38 @@ impl<'p> Resolver<'p> {
         }
     }
 
-    /// What `kustomize build` of graph node `start` rejects that the walk above did not
-    /// already report (a patch that matches nothing, an id registered twice, a generator
-    /// merge with nothing to merge, a replacement without its source, a file outside the
-    /// kustomization's folder...): Argo CD cannot produce the source's manifests.
-    fn kustomize_build_errors(&mut self, app: usize, start: usize) {
-        use crate::model::kustomize::build::{self, ProblemKind};
+    /// What `kustomize build` of each kustomization a live source deploys rejects that the
+    /// walk did not already report (a patch that matches nothing, an id registered twice, a
+    /// generator merge with nothing to merge, a replacement without its source, a file outside
+    /// the kustomization's folder...): Argo CD cannot produce the source's manifests. Each
+    /// kustomization is built once, on all threads.
+    pub(super) fn kustomize_build_errors(&mut self) {
+        use crate::model::kustomize::build::{self, Problem, ProblemKind};
+        use rayon::prelude::*;
+        let pending = std::mem::take(&mut self.kustomize_builds);
+        let mut starts: Vec<usize> = pending
+            .iter()
+            .filter(|(app, _)| self.model.apps[*app].live)
+            .map(|(_, start)| *start)
+            .collect();
+        starts.sort_unstable();
+        starts.dedup();
         let (repo, graph) = (self.repo, self.graph);
-        let problems = self.kustomize_errors.entry(start).or_insert_with(|| {
-            build::build(repo, graph, start)
-                .problems
-                .into_iter()
-                .filter(|p| p.kind == ProblemKind::Error)
-                .collect()
-        });
-        let new: Vec<(crate::source::Span, String)> =
-            problems
+        let errors: FxHashMap<usize, Vec<Problem>> = starts
+            .par_iter()
+            .map(|&start| {
+                let problems = build::problems(repo, graph, start)
+                    .into_iter()
+                    .filter(|p| p.kind == ProblemKind::Error)
+                    .collect();
+                (start, problems)
+            })
+            .collect();
+        for (app, start) in pending {
+            let Some(problems) = errors.get(&start) else {
+                continue;
+            };
+            let new: Vec<(crate::source::Span, String)> = problems
                 .iter()
                 .filter(|p| {
                     !self.model.missing.iter().any(|m| {
@@ -163,8 +179,9 @@ impl<'p> Resolver<'p> {
                     )
                 })
                 .collect();
-        for (span, message) in new {
-            self.missing(app, span, message);
+            for (span, message) in new {
+                self.missing(app, span, message);
+            }
         }
     }
 

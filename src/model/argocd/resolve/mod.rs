@@ -268,6 +268,7 @@ pub fn resolve(repo: &Repository, graph: &Kustomizations, opts: &ResolveOptions)
     }
     r.render_charts();
     r.liveness();
+    r.kustomize_build_errors();
     let mut model = r.model;
     model.rendered_projects = model
         .rendered
@@ -330,9 +331,9 @@ struct Resolver<'p> {
     /// Folders of kustomizations whose `argocd-apps` `helmCharts` an Application renders, and
     /// the documents of those Applications.
     kustomize_installs: FxHashMap<String, FxHashSet<usize>>,
-    /// What kustomize rejects in each kustomization a source builds (graph node → its build's
-    /// errors), built once per node.
-    kustomize_errors: FxHashMap<usize, Vec<crate::model::kustomize::build::Problem>>,
+    /// The kustomizations (graph nodes) each source builds, `(app, node)`: built once per node
+    /// after liveness, on all threads, for what kustomize rejects.
+    kustomize_builds: Vec<(usize, usize)>,
     /// The files of each directory source read so far, by folder, `recurse` and globs: every
     /// source reading the same ones shares the list.
     directory_lists: FxHashMap<DirectoryKey, SourceFiles>,
@@ -404,7 +405,7 @@ impl<'p> Resolver<'p> {
             pending_renders: Vec::new(),
             plain_charts: FxHashSet::default(),
             kustomize_installs: FxHashMap::default(),
-            kustomize_errors: FxHashMap::default(),
+            kustomize_builds: Vec::new(),
             directory_lists: FxHashMap::default(),
             model: ArgoModel {
                 repo_identity: identity,

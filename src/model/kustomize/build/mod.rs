@@ -173,11 +173,24 @@ pub enum ProblemKind {
 /// Builds kustomization `k` of the repository's graph.
 #[must_use]
 pub fn build(repo: &Repository, ks: &Kustomizations, k: usize) -> Build {
+    build_with(repo, ks, k, true)
+}
+
+/// What kustomize rejects in kustomization `k`: a build whose ConfigMap and Secret payloads
+/// may be the ones loading emptied (no error depends on them, and reading them again is most
+/// of a build's cost).
+#[must_use]
+pub fn problems(repo: &Repository, ks: &Kustomizations, k: usize) -> Vec<Problem> {
+    build_with(repo, ks, k, false).problems
+}
+
+fn build_with(repo: &Repository, ks: &Kustomizations, k: usize, whole: bool) -> Build {
     let mut b = Builder {
         repo,
         ks,
         steps: STEP_BUDGET,
         problems: Vec::new(),
+        whole,
     };
     let mut objects = Vec::new();
     b.accumulate(k, &mut objects, &mut vec![k]);
@@ -216,6 +229,8 @@ struct Builder<'a> {
     ks: &'a Kustomizations,
     steps: usize,
     problems: Vec<Problem>,
+    /// Payloads loading emptied are read again (see [`problems`]).
+    whole: bool,
 }
 
 impl Builder<'_> {
@@ -421,23 +436,24 @@ impl Builder<'_> {
     fn load_file(&mut self, file: crate::source::FileId, at: Span) -> Vec<Object> {
         let range = self.repo.file_doc_range(file);
         let mut out = Vec::new();
-        // Argo CD documents the model patched, and payloads loading dropped, are read again
-        // as written.
-        let reparsed = range
-            .clone()
-            .any(|i| {
-                self.repo.documents().transformed.contains(&i)
-                    || self.repo.docs[i].root.descendants().any(Node::dropped)
-            })
-            .then(|| crate::yaml::parse(file, self.repo.source(file).text()).docs);
+        // Payloads loading dropped are read again as written.
+        let reparsed = (self.whole
+            && range.clone().any(|i| {
+                let doc = &self.repo.docs[i];
+                matches!(doc.root.get_str("kind"), Some("ConfigMap" | "Secret"))
+                    && doc.root.descendants().any(Node::dropped)
+            }))
+        .then(|| crate::yaml::parse(file, self.repo.source(file).text()).docs);
         for i in range {
             let doc = &self.repo.docs[i];
-            let root: Node = match &reparsed {
-                Some(docs) => match docs.iter().find(|d| d.index == doc.index) {
+            let root: Node = match (&reparsed, self.repo.documents().written.get(&i)) {
+                // Argo CD documents the model patched: as written.
+                (_, Some(written)) => (**written).clone(),
+                (Some(docs), None) => match docs.iter().find(|d| d.index == doc.index) {
                     Some(d) => d.root.clone(),
                     None => continue,
                 },
-                None => (*self.repo.tree(doc)).clone(),
+                (None, None) => (*self.repo.tree(doc)).clone(),
             };
             if root.is_null() || root.as_map().is_some_and(<[_]>::is_empty) {
                 continue;
@@ -468,13 +484,16 @@ impl Builder<'_> {
 
     /// Adds `new` to `objects`; an id already there is kustomize's "already registered id".
     fn absorb(&mut self, objects: &mut Vec<Object>, new: Vec<Object>, at: Span) {
+        if new.is_empty() {
+            return;
+        }
+        let mut ids: rustc_hash::FxHashSet<_> = objects.iter().map(Object::id).collect();
         for o in new {
             if objects.len() >= OBJECT_LIMIT {
                 self.error(at, "build too large: objects past the limit");
                 return;
             }
-            let id = o.id();
-            if objects.iter().any(|x| x.id() == id) {
+            if !ids.insert(o.id()) {
                 self.error(
                     at,
                     format!(

@@ -17,6 +17,14 @@ struct Target {
 }
 
 pub(super) fn fix_references(objects: &mut [Object]) {
+    // Nothing renamed and no namespace set: every reference already holds.
+    let moved = objects.iter().any(|o| {
+        o.names.len() > 1
+            || o.namespace() != o.original_namespace.as_deref().filter(|n| !n.is_empty())
+    });
+    if !moved {
+        return;
+    }
     let targets: Vec<Target> = objects
         .iter()
         .map(|o| Target {
@@ -28,6 +36,10 @@ pub(super) fn fix_references(objects: &mut [Object]) {
             cluster: schema::is_cluster_scoped(o.api_version(), o.kind()),
         })
         .collect();
+    let mut by_kind: rustc_hash::FxHashMap<&str, Vec<usize>> = Default::default();
+    for (i, t) in targets.iter().enumerate() {
+        by_kind.entry(t.kind.as_str()).or_default().push(i);
+    }
     for (r, o) in objects.iter_mut().enumerate() {
         let (api, kind) = (o.api_version().to_string(), o.kind().to_string());
         let (group, version) = select::split_api_version(&api);
@@ -35,12 +47,13 @@ pub(super) fn fix_references(objects: &mut [Object]) {
         let own_ns = o.namespace().map(str::to_string);
         let referrer_cluster = schema::is_cluster_scoped(&api, &kind);
         for nr in &field_specs().name_reference {
-            let candidates: Vec<(usize, &Target)> = targets
+            let Some(of_kind) = by_kind.get(nr.kind.as_str()) else {
+                continue;
+            };
+            let candidates: Vec<(usize, &Target)> = of_kind
                 .iter()
-                .enumerate()
-                .filter(|(i, t)| {
-                    *i != r && t.kind == nr.kind && nr.group.as_deref().is_none_or(|g| g == t.group)
-                })
+                .map(|&i| (i, &targets[i]))
+                .filter(|(i, t)| *i != r && nr.group.as_deref().is_none_or(|g| g == t.group))
                 .collect();
             if candidates.is_empty() {
                 continue;
