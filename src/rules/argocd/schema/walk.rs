@@ -6,6 +6,7 @@ use crate::diagnostic::Finding;
 use crate::fix::{Applicability, Edit, Fix};
 use crate::model::argocd::schema::{Availability, Schema, Shape, Struct, Version};
 use crate::model::argocd::schema_options::SYNC_OPTIONS;
+use crate::model::argocd::schema_options::deletes_when_read;
 use crate::source::Span;
 use crate::yaml::{Node, Resolved, ScalarStyle};
 
@@ -161,7 +162,12 @@ impl<'a> Walker<'a> {
                     .with_help(VERSION_HELP),
                 ),
             }
-            self.value(&e.value, &field.shape, &field.allowed, e.key.span);
+            self.value(
+                &e.value,
+                field.shape_at(self.version),
+                &field.allowed,
+                e.key.span,
+            );
             if name == "SyncPolicy" && key == "syncOptions" {
                 self.sync_options(&e.value);
             }
@@ -199,8 +205,7 @@ impl<'a> Walker<'a> {
         st: &'s Struct,
     ) -> Option<&'s str> {
         let key = e.key.scalar_text().unwrap_or("");
-        let names: Vec<&str> = st.fields().map(|f| f.name.as_str()).collect();
-        let suggestion = suggest(key, &names);
+        let suggestion = meant_field(st, key, self.version);
         let at = if self.path.is_empty() {
             String::new()
         } else {
@@ -215,8 +220,7 @@ impl<'a> Walker<'a> {
                 } else {
                     // `Prune: true` → `prune: true` turns pruning on: Argo CD would delete
                     // what it keeps today, so the rename needs review.
-                    let deletes =
-                        matches!(name, "prune" | "allowEmpty") && e.value.as_bool() != Some(false);
+                    let deletes = deletes_when_read(name, &e.value);
                     rename_key(&e.key, name, case_only && !deletes)
                 };
                 finding = finding
@@ -472,6 +476,17 @@ impl<'a> Walker<'a> {
             }
         }
     }
+}
+
+/// The field of `st` an unknown `key` most likely means, among the fields Argo CD `version`
+/// has: a rename is offered only to a key Argo CD would read there.
+pub fn meant_field<'s>(st: &'s Struct, key: &str, version: Version) -> Option<Suggestion<'s>> {
+    let names: Vec<&str> = st
+        .fields()
+        .filter(|f| f.availability(version) == Availability::Yes)
+        .map(|f| f.name.as_str())
+        .collect();
+    suggest(key, &names)
 }
 
 const VERSION_HELP: &str = "Set `argocd.version` in `.gitops-lint.yaml` to the Argo CD release you run, or remove the field.";
