@@ -7,6 +7,7 @@
 
 pub mod argocd_install;
 pub mod kinds;
+pub mod operators;
 pub mod routes;
 
 use std::collections::HashMap;
