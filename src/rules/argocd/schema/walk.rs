@@ -24,6 +24,9 @@ pub struct Walker<'a> {
     template_patch: bool,
     /// The dotted path of the node being checked (`spec.sources[0].helm`).
     path: String,
+    /// The shape a later Argo CD gives the field being checked, when the configured version
+    /// has an older one (`clusterResourceWhitelist`): its new keys are named as such.
+    newer: Option<&'static Shape>,
 }
 
 impl<'a> Walker<'a> {
@@ -43,6 +46,7 @@ impl<'a> Walker<'a> {
             partial,
             template_patch,
             path: String::new(),
+            newer: None,
         }
     }
 
@@ -119,7 +123,9 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn object(&mut self, map: &Node, name: &str, st: &Struct, owner: Span) {
+    fn object(&mut self, map: &Node, name: &str, st: &'static Struct, owner: Span) {
+        // Only this struct's own keys, not those of structs below it.
+        let newer = self.newer.take();
         let was_templated = self.templated;
         if name == "ApplicationSetTemplate" {
             self.templated = true;
@@ -134,7 +140,7 @@ impl<'a> Walker<'a> {
                 continue;
             }
             let Some(field) = st.field(key) else {
-                meant.extend(self.unknown_field(map, e, st));
+                meant.extend(self.unknown_field(map, e, st, newer));
                 continue;
             };
             let len = self.path.len();
@@ -162,12 +168,10 @@ impl<'a> Walker<'a> {
                     .with_help(VERSION_HELP),
                 ),
             }
-            self.value(
-                &e.value,
-                field.shape_at(self.version),
-                &field.allowed,
-                e.key.span,
-            );
+            let shape = field.shape_at(self.version);
+            self.newer = (*shape != field.shape).then_some(&field.shape);
+            self.value(&e.value, shape, &field.allowed, e.key.span);
+            self.newer = None;
             if name == "SyncPolicy" && key == "syncOptions" {
                 self.sync_options(&e.value);
             }
@@ -195,6 +199,7 @@ impl<'a> Walker<'a> {
         }
         self.exclusive(map, name, owner);
         self.templated = was_templated;
+        self.newer = newer;
     }
 
     /// Reports an unknown key; returns the field it probably means.
@@ -203,6 +208,7 @@ impl<'a> Walker<'a> {
         map: &Node,
         e: &crate::yaml::Entry,
         st: &'s Struct,
+        newer: Option<&'static Shape>,
     ) -> Option<&'s str> {
         let key = e.key.scalar_text().unwrap_or("");
         let suggestion = meant_field(st, key, self.version);
@@ -229,13 +235,35 @@ impl<'a> Walker<'a> {
                     ))
                     .with_fix(fix);
             }
-            None => {
-                finding = finding
-                    .with_help("Kubernetes drops unknown fields, so Argo CD never sees this one.");
-            }
+            None => match self.added_later(newer, key) {
+                Some(v) => {
+                    finding = finding.with_help(format!(
+                        "Argo CD {v} adds `{key}` here; with the configured version, {}, Kubernetes drops it and Argo CD never sees it.",
+                        self.version
+                    ));
+                }
+                None => {
+                    finding = finding.with_help(
+                        "Kubernetes drops unknown fields, so Argo CD never sees this one.",
+                    );
+                }
+            },
         }
         self.out.push(finding);
         suggestion.map(|s| s.name)
+    }
+
+    /// The version that adds `key` to the struct of the `newer` shape of the field being
+    /// checked.
+    fn added_later(&self, newer: Option<&Shape>, key: &str) -> Option<Version> {
+        let mut shape = newer?;
+        while let Shape::List(inner) | Shape::Map(inner) = shape {
+            shape = inner;
+        }
+        let Shape::Object(name) = shape else {
+            return None;
+        };
+        self.schema.get(name)?.field(key)?.since
     }
 
     fn scalar(&mut self, node: &Node, shape: &Shape, allowed: &[String]) {
