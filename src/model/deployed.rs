@@ -1,6 +1,8 @@
 //! The deployed view: documents the deployers apply that no file holds as they are applied.
-//! Today these are the Argo CD objects that live Applications render from this repository's
-//! Helm charts (app-of-apps charts and `argocd-apps` values). The engine offers them to every
+//! These are the Argo CD objects that live Applications render from this repository's Helm
+//! charts (app-of-apps charts and `argocd-apps` values), and the builds of an Argo CD
+//! document that overlays build differently (a base patched per environment), one per
+//! overlay, judged in place of the written document. The engine offers them to every
 //! per-document rule and policy after the written documents (see `engine::dispatch`), so an
 //! Application a chart writes is judged like one written by hand.
 
@@ -74,8 +76,43 @@ pub fn build(repo: &Repository, argocd: &ArgoModel) -> Deployed {
                 origin_span,
             }
         })
-        .collect();
+        .collect::<Vec<_>>();
+    let mut docs = docs;
+    docs.extend(variants(repo));
     Deployed { docs }
+}
+
+/// The overlays' builds of the Argo CD documents they build differently: each judged as its
+/// overlay builds it, labelled with the overlay.
+fn variants(repo: &Repository) -> impl Iterator<Item = DeployedDoc> + '_ {
+    repo.variants().iter().filter_map(|v| {
+        let written = repo.docs.get(v.doc)?;
+        let node = repo.kustomize.node(v.kustomization);
+        let file = repo.source(node.file);
+        let name = v
+            .root
+            .path(&["metadata", "name"])
+            .and_then(crate::yaml::Node::as_str)
+            .unwrap_or("");
+        let line = file.lines().line_range(file.text(), 0);
+        Some(DeployedDoc {
+            doc: Document {
+                file: written.file,
+                index: written.index,
+                span: written.span,
+                root: v.root.clone().into(),
+                kind: written.kind,
+                kept: None,
+                rendered: true,
+            },
+            origin: format!(
+                "{} `{name}`, as `{}` builds it",
+                kind_name(written.kind),
+                file.path
+            ),
+            origin_span: Span::new(node.file, line.start, line.end),
+        })
+    })
 }
 
 fn kind_name(kind: DocKind) -> &'static str {

@@ -12,6 +12,19 @@ pub struct Repository {
     /// The kustomization graph, read once here to apply kustomize's transformations to the
     /// Argo CD documents (see [`super::patch`]); [`super::Model::kustomize`] returns it.
     pub(crate) kustomize: super::kustomize::Kustomizations,
+    /// The builds of the Argo CD documents that overlays build differently (a base patched
+    /// per environment): each is judged as its overlay builds it, the written one not at all.
+    variants: Vec<Variant>,
+}
+
+/// One overlay's build of a written Argo CD document that overlays build differently.
+#[derive(Debug)]
+pub struct Variant {
+    /// The written document.
+    pub doc: usize,
+    /// The top-level kustomization (graph node) that builds it so.
+    pub kustomization: usize,
+    pub root: crate::yaml::Node,
 }
 
 impl std::ops::Deref for Repository {
@@ -72,6 +85,7 @@ impl Repository {
         let mut repo = Repository {
             documents,
             kustomize: super::kustomize::Kustomizations::default(),
+            variants: Vec::new(),
         };
         repo.kustomize = super::kustomize::build(&repo);
         // Kustomize reads the files it references as manifests or patches: a values-named
@@ -84,6 +98,7 @@ impl Repository {
         // the Rego view read the patched trees.
         let mut patched = super::patch::apply(&repo, &repo.kustomize);
         repo.documents.ambiguously_patched = std::mem::take(&mut patched.ambiguous);
+        repo.variants = variants(&repo, &patched.ambiguous_builds);
         repo.documents.transformed = patched
             .roots
             .keys()
@@ -97,9 +112,50 @@ impl Repository {
         repo
     }
 
+    /// The overlays' builds of the Argo CD documents they build differently.
+    #[must_use]
+    pub fn variants(&self) -> &[Variant] {
+        &self.variants
+    }
+
+    /// True when document `doc` is judged through its overlays' builds, not as written.
+    #[must_use]
+    pub fn is_varied(&self, doc: usize) -> bool {
+        self.variants.binary_search_by_key(&doc, |v| v.doc).is_ok()
+    }
+
     /// The repository's files and documents, below the model.
     #[must_use]
     pub fn documents(&self) -> &Documents {
         &self.documents
     }
+}
+
+/// Builds each top-level kustomization that holds an ambiguously patched document, and keeps
+/// what it makes of those documents.
+fn variants(
+    repo: &Repository,
+    builds: &std::collections::HashMap<usize, Vec<usize>>,
+) -> Vec<Variant> {
+    let mut by_start: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    for (&doc, starts) in builds {
+        for &s in starts {
+            by_start.entry(s).or_default().push(doc);
+        }
+    }
+    let mut out = Vec::new();
+    for (start, docs) in by_start {
+        let build = super::kustomize::build::build(repo, &repo.kustomize, start);
+        for o in build.objects {
+            if let Some(doc) = o.doc.filter(|d| docs.contains(d)) {
+                out.push(Variant {
+                    doc,
+                    kustomization: start,
+                    root: o.root,
+                });
+            }
+        }
+    }
+    out.sort_by_key(|v| (v.doc, v.kustomization));
+    out
 }

@@ -152,6 +152,7 @@ pub fn parse(file: FileId, text: &str) -> ParsedYaml {
                         b.push(b.null_at(start, end));
                     }
                     Event::Scalar(text, style, anchor, tag) => {
+                        let text = without_eof_break(text, style, end, b.text);
                         let node = Node::scalar(
                             Span::new(file, start, end),
                             scalar_text(text),
@@ -603,6 +604,27 @@ fn scalar_text(text: std::borrow::Cow<'_, str>) -> ScalarText {
         }
         text => ScalarText::from(text.as_ref()),
     }
+}
+
+/// A block scalar that runs to the end of a file with no final line break has none to keep:
+/// YAML's clip and keep chomping preserve the line break that ends the last line, and here
+/// there is none (kustomize and Argo CD read `key: |` + `text` at the end of a file as `text`).
+fn without_eof_break<'t>(
+    text: std::borrow::Cow<'t, str>,
+    style: granit_parser::ScalarStyle,
+    end: usize,
+    source: &str,
+) -> std::borrow::Cow<'t, str> {
+    let block = matches!(
+        style,
+        granit_parser::ScalarStyle::Literal | granit_parser::ScalarStyle::Folded
+    );
+    if !block || end < source.len() || source.ends_with('\n') || !text.ends_with('\n') {
+        return text;
+    }
+    let mut owned = text.into_owned();
+    owned.pop();
+    std::borrow::Cow::Owned(owned)
 }
 
 fn convert_style(style: granit_parser::ScalarStyle) -> ScalarStyle {

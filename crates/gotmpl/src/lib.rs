@@ -17,7 +17,7 @@ mod exec;
 mod fmt;
 mod funcs;
 mod parse;
-mod sha256;
+pub mod sha256;
 mod text;
 mod value;
 pub mod yaml;

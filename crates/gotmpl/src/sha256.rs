@@ -1,4 +1,5 @@
-//! SHA-256 (FIPS 180-4), for Sprig's `sha256sum`: small enough not to need a dependency.
+//! SHA-256 (FIPS 180-4), for Sprig's `sha256sum` and kustomize's generated-name hashes: small enough not to
+//! need a dependency.
 
 const K: [u32; 64] = [
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -11,6 +12,8 @@ const K: [u32; 64] = [
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ];
 
+/// The SHA-256 of `data` in lowercase hex.
+#[must_use]
 pub fn hex_digest(data: &[u8]) -> String {
     let mut h: [u32; 8] = [
         0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,

@@ -3,6 +3,8 @@
 
 use super::*;
 use crate::model::DocKind;
+use crate::model::kustomize::build::json6902::{index, pointer};
+use crate::model::kustomize::build::select::label_selector;
 
 fn doc<'p>(p: &'p Repository, kind: DocKind, name: &str) -> &'p Document {
     p.docs_of(kind)

@@ -107,6 +107,7 @@ impl<'p> Resolver<'p> {
                 Flow::Skip
             }
         });
+        self.kustomize_build_errors(app, start);
         // `helmCharts` of the public `argocd-apps` chart: rendered from their values.
         for file in entered {
             let Some(node) = graph.of_file(file) else {
@@ -130,6 +131,40 @@ impl<'p> Resolver<'p> {
                     anchor: c.anchor,
                 });
             }
+        }
+    }
+
+    /// What `kustomize build` of graph node `start` rejects that the walk above did not
+    /// already report (a patch that matches nothing, an id registered twice, a generator
+    /// merge with nothing to merge, a replacement without its source, a file outside the
+    /// kustomization's folder...): Argo CD cannot produce the source's manifests.
+    fn kustomize_build_errors(&mut self, app: usize, start: usize) {
+        use crate::model::kustomize::build::{self, ProblemKind};
+        let (repo, graph) = (self.repo, self.graph);
+        let problems = self.kustomize_errors.entry(start).or_insert_with(|| {
+            build::build(repo, graph, start)
+                .problems
+                .into_iter()
+                .filter(|p| p.kind == ProblemKind::Error)
+                .collect()
+        });
+        let new: Vec<(crate::source::Span, String)> =
+            problems
+                .iter()
+                .filter(|p| {
+                    !self.model.missing.iter().any(|m| {
+                        m.app == app && m.span.file == p.span.file && overlaps(m.span, p.span)
+                    })
+                })
+                .map(|p| {
+                    (
+                        p.span,
+                        format!("kustomize cannot build the source: {}", p.message),
+                    )
+                })
+                .collect();
+        for (span, message) in new {
+            self.missing(app, span, message);
         }
     }
 
@@ -228,4 +263,8 @@ impl<'p> Resolver<'p> {
         }
         out
     }
+}
+
+fn overlaps(a: crate::source::Span, b: crate::source::Span) -> bool {
+    a.start < b.end.max(b.start + 1) && b.start < a.end.max(a.start + 1)
 }

@@ -330,6 +330,9 @@ struct Resolver<'p> {
     /// Folders of kustomizations whose `argocd-apps` `helmCharts` an Application renders, and
     /// the documents of those Applications.
     kustomize_installs: FxHashMap<String, FxHashSet<usize>>,
+    /// What kustomize rejects in each kustomization a source builds (graph node → its build's
+    /// errors), built once per node.
+    kustomize_errors: FxHashMap<usize, Vec<crate::model::kustomize::build::Problem>>,
     /// The files of each directory source read so far, by folder, `recurse` and globs: every
     /// source reading the same ones shares the list.
     directory_lists: FxHashMap<DirectoryKey, SourceFiles>,
@@ -401,6 +404,7 @@ impl<'p> Resolver<'p> {
             pending_renders: Vec::new(),
             plain_charts: FxHashSet::default(),
             kustomize_installs: FxHashMap::default(),
+            kustomize_errors: FxHashMap::default(),
             directory_lists: FxHashMap::default(),
             model: ArgoModel {
                 repo_identity: identity,

@@ -1,0 +1,610 @@
+//! `kustomize build`, in-process: the objects one kustomization gives, as kustomize v5 makes
+//! them (`api/internal/target/kusttarget.go`):
+//!
+//! 1. resources (files, folders with a kustomization, built on their own first), then the
+//!    generators (`configMapGenerator`, `secretGenerator`), then the components, each applied
+//!    to what is accumulated so far;
+//! 2. the transformers in kustomize's order: `patchesStrategicMerge`, `patches`, `namespace`,
+//!    `namePrefix`, `nameSuffix`, labels, annotations, `patchesJson6902`, `replicas`, `images`,
+//!    `replacements`;
+//! 3. at the top only: generated names get their content hash, then every reference to a
+//!    renamed object is renamed (`nameReference`).
+//!
+//! Objects are span trees: a value a patch, a generator or a transformer sets points at the
+//! kustomization line that set it, the rest at the manifest that wrote it. What kustomize
+//! rejects is a [`Problem`] at the line that causes it; what it would fetch (a remote base,
+//! `helmCharts`) is not built and says so.
+
+pub mod json6902;
+pub mod schema;
+pub mod select;
+pub mod smp;
+
+mod generate;
+mod names;
+mod replace;
+mod transform;
+mod tree;
+
+use super::{EntryField, Kustomizations, Reference};
+use crate::model::Repository;
+use crate::source::Span;
+use crate::yaml::{Node, ScalarStyle, Value};
+
+/// Kustomizations one build enters at most (a graph that includes a folder twice at every
+/// level grows exponentially), and objects it holds at most.
+const STEP_BUDGET: usize = 10_000;
+const OBJECT_LIMIT: usize = 100_000;
+
+/// Largest file a generator or patch reads from the disk.
+const FILE_LIMIT: u64 = 1 << 20;
+
+/// What `kustomize build` of one kustomization gives.
+#[derive(Debug, Default)]
+pub struct Build {
+    pub objects: Vec<Object>,
+    pub problems: Vec<Problem>,
+}
+
+impl Build {
+    /// True when kustomize itself would fail this build.
+    #[must_use]
+    pub fn failed(&self) -> bool {
+        self.problems.iter().any(|p| p.kind == ProblemKind::Error)
+    }
+}
+
+/// One object of a build.
+#[derive(Debug, Clone)]
+pub struct Object {
+    pub root: Node,
+    /// The repository document it was read from; `None` for a generated object.
+    pub doc: Option<usize>,
+    /// Every name it had, the first as written (name references match any of them).
+    pub names: Vec<String>,
+    /// Its namespace as written.
+    pub original_namespace: Option<String>,
+    /// Made by a generator: whether its name takes the content hash.
+    pub generated: Option<Generated>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Generated {
+    pub hash: bool,
+}
+
+impl Object {
+    #[must_use]
+    pub fn api_version(&self) -> &str {
+        self.root.get_str("apiVersion").unwrap_or("")
+    }
+
+    #[must_use]
+    pub fn kind(&self) -> &str {
+        self.root.get_str("kind").unwrap_or("")
+    }
+
+    #[must_use]
+    pub fn name(&self) -> &str {
+        self.root
+            .path(&["metadata", "name"])
+            .and_then(Node::as_str)
+            .unwrap_or("")
+    }
+
+    #[must_use]
+    pub fn namespace(&self) -> Option<&str> {
+        self.root
+            .path(&["metadata", "namespace"])
+            .and_then(Node::as_str)
+            .filter(|n| !n.is_empty())
+    }
+
+    /// `(group, version)`.
+    #[must_use]
+    pub fn group_version(&self) -> (&str, &str) {
+        select::split_api_version(self.api_version())
+    }
+
+    fn ident(&self) -> select::Ident<'_> {
+        select::Ident {
+            root: &self.root,
+            original_name: self.names.first().map(String::as_str),
+            original_namespace: self.original_namespace.as_deref(),
+        }
+    }
+
+    /// Kustomize's id of the object: group, kind, name, namespace (none is `default` for a
+    /// namespaced kind).
+    fn id(&self) -> (String, String, String, String) {
+        let (group, _) = self.group_version();
+        let ns = if schema::is_cluster_scoped(self.api_version(), self.kind()) {
+            String::new()
+        } else {
+            self.namespace().unwrap_or("default").to_string()
+        };
+        (
+            group.to_string(),
+            self.kind().to_string(),
+            self.name().to_string(),
+            ns,
+        )
+    }
+
+    fn from_tree(root: Node, doc: Option<usize>) -> Object {
+        let name = root
+            .path(&["metadata", "name"])
+            .and_then(Node::as_str)
+            .unwrap_or("")
+            .to_string();
+        let original_namespace = root
+            .path(&["metadata", "namespace"])
+            .and_then(Node::as_str)
+            .map(str::to_string);
+        Object {
+            root,
+            doc,
+            names: vec![name],
+            original_namespace,
+            generated: None,
+        }
+    }
+}
+
+/// What kustomize rejects, or what the build did not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub span: Span,
+    pub message: String,
+    pub kind: ProblemKind,
+    /// An error about objects the build should hold (a patch or replacement that finds none):
+    /// not said when part of the build was not built, which may hold them.
+    pub on_objects: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// `kustomize build` fails.
+    Error,
+    /// Not built here: a remote base, a Helm chart, a plugin.
+    NotRendered,
+}
+
+/// Builds kustomization `k` of the repository's graph.
+#[must_use]
+pub fn build(repo: &Repository, ks: &Kustomizations, k: usize) -> Build {
+    let mut b = Builder {
+        repo,
+        ks,
+        steps: STEP_BUDGET,
+        problems: Vec::new(),
+    };
+    let mut objects = Vec::new();
+    b.accumulate(k, &mut objects, &mut vec![k]);
+    if b.problems
+        .iter()
+        .any(|p| p.kind == ProblemKind::NotRendered)
+    {
+        b.problems.retain(|p| !p.on_objects);
+    }
+    if !b.failed() {
+        generate::add_hashes(&mut objects);
+        names::fix_references(&mut objects);
+        for o in &mut objects {
+            stringify_annotations(&mut o.root);
+        }
+        // `IgnoreLocal`: objects marked local configuration feed the build, not its output.
+        objects.retain(|o| {
+            o.root
+                .path(&[
+                    "metadata",
+                    "annotations",
+                    "config.kubernetes.io/local-config",
+                ])
+                .and_then(Node::scalar_text)
+                != Some("true")
+        });
+    }
+    Build {
+        objects,
+        problems: b.problems,
+    }
+}
+
+struct Builder<'a> {
+    repo: &'a Repository,
+    ks: &'a Kustomizations,
+    steps: usize,
+    problems: Vec<Problem>,
+}
+
+impl Builder<'_> {
+    fn failed(&self) -> bool {
+        self.problems.iter().any(|p| p.kind == ProblemKind::Error)
+    }
+
+    fn error(&mut self, span: Span, message: impl Into<String>) {
+        self.push(span, message.into(), ProblemKind::Error, false);
+    }
+
+    /// An error that an object the build lacks causes (see [`Problem::on_objects`]).
+    fn unmatched(&mut self, span: Span, message: impl Into<String>) {
+        self.push(span, message.into(), ProblemKind::Error, true);
+    }
+
+    fn not_rendered(&mut self, span: Span, message: impl Into<String>) {
+        self.push(span, message.into(), ProblemKind::NotRendered, false);
+    }
+
+    fn push(&mut self, span: Span, message: String, kind: ProblemKind, on_objects: bool) {
+        let p = Problem {
+            span,
+            message,
+            kind,
+            on_objects,
+        };
+        if !self.problems.contains(&p) {
+            self.problems.push(p);
+        }
+    }
+
+    /// Kustomization `k`'s resources, generators, components and transformers over `objects`
+    /// (what the caller accumulated: empty, or the resources a component applies to).
+    fn accumulate(&mut self, k: usize, objects: &mut Vec<Object>, stack: &mut Vec<usize>) {
+        if self.steps == 0 {
+            let span = self.kustomization_span(k);
+            self.error(
+                span,
+                "build too large: kustomizations entered past the limit",
+            );
+            return;
+        }
+        self.steps -= 1;
+        let node = self.ks.node(k);
+        let tree = node.doc.map(|d| self.repo.docs[d].root.clone());
+        match &tree {
+            None => {
+                let span = self.kustomization_span(k);
+                self.error(span, "the kustomization is empty");
+            }
+            Some(t) => self.check_fields(t),
+        }
+        for entry in node.entries.iter() {
+            if entry.field == EntryField::Components {
+                continue;
+            }
+            match &entry.reference {
+                Reference::File(_) if !below(&node.dir, &entry.raw) => {
+                    self.error(entry.span, outside_message(&entry.raw, &node.dir));
+                }
+                Reference::File(f) => {
+                    let loaded = self.load_file(*f, entry.span);
+                    self.absorb(objects, loaded, entry.span);
+                }
+                Reference::Kustomization(n) => {
+                    if stack.contains(n) {
+                        self.error(entry.span, format!("cycle detected: `{}`", entry.raw));
+                        continue;
+                    }
+                    if self.is_component(*n) {
+                        self.error(
+                            entry.span,
+                            format!("`{}` is a Component: list it under `components`", entry.raw),
+                        );
+                        continue;
+                    }
+                    let mut sub = Vec::new();
+                    stack.push(*n);
+                    self.accumulate(*n, &mut sub, stack);
+                    stack.pop();
+                    self.absorb(objects, sub, entry.span);
+                }
+                Reference::Remote => self.not_rendered(
+                    entry.span,
+                    format!("remote resource `{}` is not fetched", entry.raw),
+                ),
+                Reference::OutsideRoot => self.error(
+                    entry.span,
+                    format!("`{}` is outside the repository", entry.raw),
+                ),
+                Reference::Other(path) => {
+                    self.error(entry.span, format!("resource `{path}` not found"));
+                }
+            }
+        }
+        if let Some(tree) = &tree {
+            generate::run(self, k, tree, objects);
+            if let Some(charts) = tree
+                .get("helmCharts")
+                .filter(|c| c.items().next().is_some())
+            {
+                self.not_rendered(charts.span, "`helmCharts` are not inflated by this build");
+            }
+        }
+        for entry in node
+            .entries
+            .iter()
+            .filter(|e| e.field == EntryField::Components)
+        {
+            match &entry.reference {
+                Reference::Kustomization(n) if !self.is_component(*n) => self.error(
+                    entry.span,
+                    format!("`{}` is not a Component (`kind: Component`)", entry.raw),
+                ),
+                Reference::Kustomization(n) if !stack.contains(n) => {
+                    stack.push(*n);
+                    self.accumulate(*n, objects, stack);
+                    stack.pop();
+                }
+                Reference::Kustomization(_) => {
+                    self.error(entry.span, format!("cycle detected: `{}`", entry.raw));
+                }
+                Reference::Remote => self.not_rendered(
+                    entry.span,
+                    format!("remote component `{}` is not fetched", entry.raw),
+                ),
+                _ => self.error(entry.span, format!("component `{}` not found", entry.raw)),
+            }
+        }
+        if let Some(tree) = &tree {
+            transform::run(self, k, tree, objects);
+            // `replacements` run last, after every builtin transformer.
+            if let Some(list) = tree.get("replacements") {
+                replace::run(self, k, list, objects);
+            }
+        }
+    }
+
+    /// kustomize refuses a kustomization with a field it does not know, and a `patches` item
+    /// with both `path` and `patch`.
+    fn check_fields(&mut self, tree: &Node) {
+        for e in tree.entries() {
+            if let Some(key) = e
+                .key
+                .scalar_text()
+                .filter(|k| !KUSTOMIZATION_FIELDS.contains(k))
+            {
+                self.error(
+                    e.key.span,
+                    format!("unknown field `{key}` in the kustomization"),
+                );
+            }
+        }
+        for p in tree.get("patches").into_iter().flat_map(Node::items) {
+            if p.get("path").is_some() && p.get("patch").is_some() {
+                self.error(p.span, "a patch takes `path` or `patch`, not both");
+            }
+        }
+    }
+
+    /// A generator's or patch's source file, relative to the kustomization's folder, inside the repository.
+    fn read(&mut self, dir: &str, path: &str, at: Span) -> Option<String> {
+        if !below(dir, path) {
+            self.error(at, outside_message(path, dir));
+            return None;
+        }
+        let Some(rel) = crate::model::paths::join(dir, path) else {
+            self.error(at, format!("`{path}` is outside the repository"));
+            return None;
+        };
+        if let Some(f) = self.repo.file_by_path(&rel) {
+            return Some(f.text().to_string());
+        }
+        let abs = self.repo.root.join(&rel);
+        if self.repo.on_disk && abs.symlink_metadata().is_ok() {
+            let root = crate::source::fs::Root::new(&self.repo.root);
+            match root.read_text(&abs, crate::source::fs::Reach::Root, FILE_LIMIT) {
+                Ok(text) => return Some(text),
+                Err(e) => {
+                    self.error(at, format!("cannot read `{path}`: {}", e.reason));
+                    return None;
+                }
+            }
+        }
+        self.error(at, format!("`{path}` does not exist in this repository"));
+        None
+    }
+
+    fn is_component(&self, k: usize) -> bool {
+        let node = self.ks.node(k);
+        node.doc
+            .is_some_and(|d| self.repo.docs[d].root.get_str("kind") == Some("Component"))
+    }
+
+    fn kustomization_span(&self, k: usize) -> Span {
+        let node = self.ks.node(k);
+        node.doc
+            .map_or_else(|| Span::new(node.file, 0, 0), |d| self.repo.docs[d].span)
+    }
+
+    /// A file's objects, as written (before any patch the model applied to Argo CD kinds).
+    fn load_file(&mut self, file: crate::source::FileId, at: Span) -> Vec<Object> {
+        let range = self.repo.file_doc_range(file);
+        let mut out = Vec::new();
+        // Argo CD documents the model patched, and payloads loading dropped, are read again
+        // as written.
+        let reparsed = range
+            .clone()
+            .any(|i| {
+                self.repo.documents().transformed.contains(&i)
+                    || self.repo.docs[i].root.descendants().any(Node::dropped)
+            })
+            .then(|| crate::yaml::parse(file, self.repo.source(file).text()).docs);
+        for i in range {
+            let doc = &self.repo.docs[i];
+            let root: Node = match &reparsed {
+                Some(docs) => match docs.iter().find(|d| d.index == doc.index) {
+                    Some(d) => d.root.clone(),
+                    None => continue,
+                },
+                None => (*self.repo.tree(doc)).clone(),
+            };
+            if root.is_null() || root.as_map().is_some_and(<[_]>::is_empty) {
+                continue;
+            }
+            if root.as_map().is_none() {
+                self.error(at, "a resource must be a mapping");
+                continue;
+            }
+            if root
+                .path(&["metadata", "name"])
+                .and_then(Node::scalar_text)
+                .is_none_or(str::is_empty)
+                && root.get_str("kind") != Some("List")
+            {
+                self.error(at, "a resource needs `metadata.name`");
+                continue;
+            }
+            if root.get_str("kind") == Some("List") {
+                for item in root.get("items").map(Node::items).into_iter().flatten() {
+                    out.push(Object::from_tree(item.clone(), Some(i)));
+                }
+                continue;
+            }
+            out.push(Object::from_tree(root, Some(i)));
+        }
+        out
+    }
+
+    /// Adds `new` to `objects`; an id already there is kustomize's "already registered id".
+    fn absorb(&mut self, objects: &mut Vec<Object>, new: Vec<Object>, at: Span) {
+        for o in new {
+            if objects.len() >= OBJECT_LIMIT {
+                self.error(at, "build too large: objects past the limit");
+                return;
+            }
+            let id = o.id();
+            if objects.iter().any(|x| x.id() == id) {
+                self.error(
+                    at,
+                    format!(
+                        "may not add resource with an already registered id: {} `{}`",
+                        o.kind(),
+                        o.name()
+                    ),
+                );
+                continue;
+            }
+            objects.push(o);
+        }
+    }
+}
+
+/// kustomize's load restrictor: a file it reads must be in or below the kustomization's folder
+/// (a folder of another kustomization may be anywhere in the repository).
+pub(crate) fn below(dir: &str, raw: &str) -> bool {
+    match crate::model::paths::join(dir, raw) {
+        Some(joined) => dir.is_empty() || joined.starts_with(&format!("{dir}/")),
+        None => false,
+    }
+}
+
+pub(crate) fn outside_message(raw: &str, dir: &str) -> String {
+    let dir = if dir.is_empty() { "." } else { dir };
+    format!(
+        "`{raw}` is not in or below `{dir}`: kustomize refuses files outside the kustomization's folder"
+    )
+}
+
+/// The fields of kustomize's `Kustomization` and `Component` (`api/types/kustomization.go`).
+const KUSTOMIZATION_FIELDS: &[&str] = &[
+    "apiVersion",
+    "kind",
+    "metadata",
+    "openapi",
+    "namePrefix",
+    "nameSuffix",
+    "namespace",
+    "commonLabels",
+    "labels",
+    "commonAnnotations",
+    "patchesStrategicMerge",
+    "patchesJson6902",
+    "patches",
+    "images",
+    "imageTags",
+    "replacements",
+    "replicas",
+    "vars",
+    "sortOptions",
+    "resources",
+    "components",
+    "crds",
+    "bases",
+    "configMapGenerator",
+    "secretGenerator",
+    "helmGlobals",
+    "helmCharts",
+    "helmChartInflationGenerator",
+    "generatorOptions",
+    "configurations",
+    "generators",
+    "transformers",
+    "validators",
+    "buildMetadata",
+];
+
+/// Annotations are strings once kustomize writes the object: it sets and removes its own
+/// internal annotations on every object, which rewrites the mapping as strings (labels keep
+/// their types).
+fn stringify_annotations(root: &mut Node) {
+    let Value::Map(entries) = &mut root.value else {
+        return;
+    };
+    for e in entries.iter_mut() {
+        if e.key.scalar_text() != Some("metadata") {
+            continue;
+        }
+        let Value::Map(meta) = &mut e.value.value else {
+            continue;
+        };
+        // An empty or null `annotations` is not written.
+        crate::yaml::edit_items(meta, |meta| {
+            meta.retain(|m| {
+                m.key.scalar_text() != Some("annotations")
+                    || !(m.value.is_null() || m.value.as_map().is_some_and(<[_]>::is_empty))
+            });
+        });
+        for m in meta.iter_mut() {
+            if m.key.scalar_text() != Some("annotations") {
+                continue;
+            }
+            let Value::Map(pairs) = &mut m.value.value else {
+                continue;
+            };
+            for p in pairs.iter_mut() {
+                if let Some(text) = p.value.scalar_text().map(str::to_string) {
+                    if !p.value.is_null() {
+                        p.value = string(&text, p.value.span);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A plain scalar (a quoted one when empty or when YAML would read it as another type) at
+/// `span`.
+pub(crate) fn string(text: &str, span: Span) -> Node {
+    let plain = Node::scalar(span, text.into(), ScalarStyle::Plain);
+    let is_str = matches!(plain.resolve(), Some(crate::yaml::scalar::Resolved::Str(_)));
+    let style = if text.is_empty() || !is_str {
+        ScalarStyle::DoubleQuoted
+    } else {
+        ScalarStyle::Plain
+    };
+    Node::scalar(span, text.into(), style)
+}
+
+/// An empty mapping at `span`.
+pub(crate) fn map(span: Span) -> Node {
+    Node::new(span, Value::Map(Box::default()))
+}
+
+/// Builds the kustomization of folder `dir` (`""`: the root) of the repository, as
+/// `kustomize build dir` would; `None` when the folder has none.
+#[must_use]
+pub fn build_folder(repo: &Repository, dir: &str) -> Option<Build> {
+    let k = repo.kustomize.in_dir(dir)?;
+    Some(build(repo, &repo.kustomize, k))
+}
