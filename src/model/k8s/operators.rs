@@ -22,6 +22,8 @@ const WRITE_VERBS: &[&str] = &[
 
 const RBAC: &str = "rbac.authorization.k8s.io";
 
+const CLUSTER_ADMIN: &str = "cluster-admin";
+
 /// An operator Deployment: its index in the objects given, and why it is one
 /// (`ClusterRole `x` writes `namespaces``).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,9 +83,10 @@ pub fn operators(
             roles.entry(name).or_insert(what);
         }
     }
-    if roles.is_empty() {
-        return Vec::new();
-    }
+    // Kubernetes' own `cluster-admin` writes everything.
+    roles
+        .entry(CLUSTER_ADMIN)
+        .or_insert_with(|| "every resource (Kubernetes' own role)".to_string());
     // ServiceAccounts bound to them: (namespace, name, role).
     let mut bound: Vec<(Option<&str>, &str, &str)> = Vec::new();
     for (kind, api, d) in objects {
@@ -216,6 +219,29 @@ mod tests {
         assert!(
             found("  - {apiGroups: [\"\"], resources: [nodes/status], verbs: [patch]}\n")
                 .is_empty()
+        );
+    }
+
+    /// Bound to Kubernetes' own `cluster-admin`, which no chart writes.
+    #[test]
+    fn a_deployment_bound_to_cluster_admin_is_an_operator() {
+        let text = OPERATOR.replace(
+            "kind: ClusterRole, name: op}",
+            "kind: ClusterRole, name: cluster-admin}",
+        );
+        let repo = docs(&text);
+        let objects: Vec<(&str, &str, &Document)> = repo
+            .docs
+            .iter()
+            .filter_map(|d| Some((d.k8s_kind()?, d.api_version()?, d)))
+            .collect();
+        let why: Vec<String> = operators(&objects, &KindScopes::default(), &|_| false)
+            .into_iter()
+            .map(|o| o.why)
+            .collect();
+        assert_eq!(
+            why,
+            ["its ClusterRole `cluster-admin` writes every resource (Kubernetes' own role)"]
         );
     }
 
