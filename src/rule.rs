@@ -51,6 +51,9 @@ pub struct RuleOptions {
     /// [`RuleMeta::options`]).
     pub json: BTreeMap<String, serde_json::Map<String, serde_json::Value>>,
     pub typed: TypedOptions,
+    /// The built-in rules this run runs; `None`: every one. A rule leaves a problem that
+    /// another rule reports better to it only when that rule runs.
+    pub enabled: Option<std::collections::BTreeSet<&'static str>>,
 }
 
 impl RuleOptions {
@@ -88,6 +91,15 @@ impl<'a> Context<'a> {
     #[must_use]
     pub fn text(&self, doc: &Document) -> &str {
         self.repo.source(doc.file).text()
+    }
+
+    /// Whether the built-in rule `id` runs in this run.
+    #[must_use]
+    pub fn rule_enabled(&self, id: &str) -> bool {
+        self.rule_options
+            .enabled
+            .as_ref()
+            .is_none_or(|e| e.contains(id))
     }
 
     /// A rule's options ([`rule_options!`]), as configuration parsing filled them at load:

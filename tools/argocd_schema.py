@@ -5,7 +5,8 @@ Reads the Go API types (pkg/apis/application/v1alpha1/{types,applicationset_type
 app_project_types}.go) at each release tag listed in VERSIONS: field names and json tags,
 types, `+kubebuilder:validation:Enum` markers, required fields (no `omitempty` and no
 `+optional`, as controller-gen decides), and the first sentence of each field's comment.
-Fields present in some versions only get `since`/`until`. Nothing of Argo CD's generated CRDs
+Fields present in some versions only get `since`/`until`; a field whose type changed keeps its
+earlier types (`earlier`, each with the version that replaced it). Nothing of Argo CD's generated CRDs
 is read.
 
 Usage: python3 tools/argocd_schema.py /path/to/argo-cd/.git > src/model/argocd/schema.json
@@ -329,15 +330,27 @@ def main():
                 if mf is None:
                     mf = dict(f)
                     mf["_seen"] = []
+                    mf["_types"] = []
                     mt[fname] = mf
                 else:
-                    seen = mf["_seen"]
+                    seen, types_seen = mf["_seen"], mf["_types"]
                     mf.update(f)
-                    mf["_seen"] = seen
+                    mf["_seen"], mf["_types"] = seen, types_seen
                 mf["_seen"].append(idx)
+                mf["_types"].append((idx, f["type"]))
     for tname, fields in merged.items():
         for fname, f in fields.items():
             seen = f.pop("_seen")
+            # A field whose type was another one in earlier versions
+            # (`clusterResourceWhitelist`: `[]metav1.GroupKind` before 3.3): each earlier type
+            # and the first version that no longer has it.
+            earlier = []
+            types_seen = f.pop("_types")
+            for (_, ty), (nidx, nty) in zip(types_seen, types_seen[1:]):
+                if ty != nty:
+                    earlier.append({"type": ty, "until": short(VERSIONS[nidx])})
+            if earlier:
+                f["earlier"] = earlier
             if seen[0] > 0:
                 f["since"] = short(VERSIONS[seen[0]])
             if seen[-1] < len(VERSIONS) - 1:

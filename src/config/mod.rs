@@ -152,6 +152,7 @@ impl Config {
                 .map(|(id, r)| (id.clone(), r.options.clone()))
                 .collect(),
             typed: self.options.clone(),
+            enabled: None,
         }
     }
 }

@@ -48,8 +48,14 @@ pub(super) fn run_rules(
     memo: Option<(&ParseCache, cache::Reuse)>,
     timer: &mut Timer,
 ) -> Found {
-    let options = config.rule_options();
     let enabled = |id: &str| config.level(id) != Some(Level::Off);
+    let mut options = config.rule_options();
+    options.enabled = Some(
+        registry::builtin()
+            .map(|r| r.meta().id)
+            .filter(|id| enabled(id))
+            .collect(),
+    );
     let mut model = Model::new(repo, config.settings());
     // A run whose readers do not read every values document's values keeps, after
     // resolution, only the effective values a later step reads.

@@ -16,6 +16,8 @@ pub(super) struct Hit {
     pub(super) rule: String,
     pub(super) msg: String,
     pub(super) id: Option<String>,
+    /// The id a `# METADATA` annotation gives the rule or definition it came from.
+    pub(super) meta_id: Option<String>,
     pub(super) path: Option<Vec<Step>>,
     pub(super) file: Option<String>,
     pub(super) document: Option<usize>,
@@ -30,6 +32,7 @@ impl Hit {
             rule: rule.to_string(),
             msg,
             id: None,
+            meta_id: None,
             path: None,
             file: None,
             document: None,
@@ -129,30 +132,72 @@ pub(super) fn eval_package_with(
         if exceptions.iter().any(|e| e == exception_name(rule)) {
             continue;
         }
-        if disabled.contains(set_id, &pkg.name, rule) {
-            continue;
-        }
-        match eval(rule) {
-            Ok(Some(v)) => collect_hits(rule, &v, &mut hits, &mut failures),
-            Ok(None) => {}
-            Err(e) => {
-                let timed_out = e.contains("time limit") || e.contains("TimeLimit");
-                if timed_out {
-                    disabled.insert(set_id, &pkg.name, rule);
-                }
-                failures.push(EvalFailure {
-                    rule: rule.clone(),
-                    message: if timed_out {
-                        "exceeded the evaluation time limit; it is skipped for the rest of the run"
-                            .to_string()
-                    } else {
-                        e
-                    },
-                });
+        // Definitions with an id of their own first: their results are theirs, and are not
+        // reported again as the whole rule's.
+        let mut claimed = Vec::new();
+        for d in pkg.ids.definitions.iter().filter(|d| &d.rule == rule) {
+            if let Some(v) = eval_rule(
+                &d.query,
+                rule,
+                set_id,
+                pkg,
+                disabled,
+                &mut eval,
+                &mut failures,
+            ) {
+                let items = result_items(&v);
+                collect_hits(rule, Some(&d.id), &v, &claimed, &mut hits, &mut failures);
+                claimed.extend(items);
             }
+        }
+        if let Some(v) = eval_rule(rule, rule, set_id, pkg, disabled, &mut eval, &mut failures) {
+            let id = pkg.ids.whole.get(rule).map(String::as_str);
+            collect_hits(rule, id, &v, &claimed, &mut hits, &mut failures);
         }
     }
     (hits, failures)
+}
+
+/// Evaluates `query` (rule `rule` or one of its definitions); a failure is `rule`'s.
+fn eval_rule(
+    query: &str,
+    rule: &str,
+    set_id: usize,
+    pkg: &Package,
+    disabled: &Disabled,
+    eval: &mut impl FnMut(&str) -> Result<Option<serde_json::Value>, String>,
+    failures: &mut Vec<EvalFailure>,
+) -> Option<serde_json::Value> {
+    if disabled.contains(set_id, &pkg.name, query) {
+        return None;
+    }
+    match eval(query) {
+        Ok(v) => v,
+        Err(e) => {
+            let timed_out = e.contains("time limit") || e.contains("TimeLimit");
+            if timed_out {
+                disabled.insert(set_id, &pkg.name, query);
+            }
+            failures.push(EvalFailure {
+                rule: rule.to_string(),
+                message: if timed_out {
+                    "exceeded the evaluation time limit; it is skipped for the rest of the run"
+                        .to_string()
+                } else {
+                    e
+                },
+            });
+            None
+        }
+    }
+}
+
+/// A rule's results: a set's items, or the value itself.
+fn result_items(v: &serde_json::Value) -> Vec<serde_json::Value> {
+    match v {
+        serde_json::Value::Array(a) => a.clone(),
+        other => vec![other.clone()],
+    }
 }
 
 /// `exception` is a set of arrays of rule names (conftest: `exception contains rules if …`).
@@ -170,20 +215,41 @@ pub(super) fn exception_names(v: &serde_json::Value) -> Vec<String> {
     out
 }
 
+/// The hits of rule `rule`'s value `v`, less the items in `claimed`, with the `# METADATA` id
+/// `meta_id`.
 pub(super) fn collect_hits(
     rule: &str,
+    meta_id: Option<&str>,
     v: &serde_json::Value,
+    claimed: &[serde_json::Value],
+    hits: &mut Vec<Hit>,
+    failures: &mut Vec<EvalFailure>,
+) {
+    let from = hits.len();
+    collect_items(rule, v, claimed, hits, failures);
+    for h in &mut hits[from..] {
+        h.meta_id = meta_id.map(str::to_string);
+    }
+}
+
+fn collect_items(
+    rule: &str,
+    v: &serde_json::Value,
+    claimed: &[serde_json::Value],
     hits: &mut Vec<Hit>,
     failures: &mut Vec<EvalFailure>,
 ) {
     let items: Vec<&serde_json::Value> = match v {
-        serde_json::Value::Array(a) => a.iter().collect(),
+        serde_json::Value::Array(a) => a.iter().filter(|i| !claimed.contains(i)).collect(),
         // A boolean `deny` (`deny if …`) has no message.
         serde_json::Value::Bool(true) => {
-            hits.push(Hit::message(rule, format!("`{rule}` is true")));
+            if !claimed.contains(v) {
+                hits.push(Hit::message(rule, format!("`{rule}` is true")));
+            }
             return;
         }
         serde_json::Value::Bool(false) => return,
+        other if claimed.contains(other) => return,
         other => vec![other],
     };
     for item in items {
@@ -202,6 +268,7 @@ pub(super) fn collect_hits(
                     rule: rule.to_string(),
                     msg: msg.to_string(),
                     id: o.get("id").and_then(|v| v.as_str()).map(str::to_string),
+                    meta_id: None,
                     path: o.get("path").and_then(location::steps_of_json),
                     file: o
                         .get("file")

@@ -54,7 +54,7 @@ pub(super) fn guarded_kinds<'m>(
 }
 
 /// The name a rule head defines (`deny` in `deny contains msg`, `deny[msg]`, `deny.x`).
-fn base_name(expr: &Expr) -> Option<String> {
+pub(super) fn base_name(expr: &Expr) -> Option<String> {
     match expr {
         Expr::Var { value, .. } => value.as_string().ok().map(ToString::to_string),
         Expr::RefDot { refr, .. } | Expr::RefBrack { refr, .. } => base_name(refr),

@@ -5,6 +5,7 @@
 //! (cheap with regorus' `arc` feature). Each evaluation has a time limit: a runaway rule becomes
 //! a `policy/evaluation-error` finding and is not evaluated again in that run.
 
+mod annotations;
 pub mod data;
 mod eval;
 mod kinds;
@@ -236,6 +237,8 @@ pub struct Package {
     /// The document kinds that can give a result, when the rules say (`policy::kinds`); `None`:
     /// any document.
     pub kinds: Option<BTreeSet<String>>,
+    /// The ids `# METADATA` annotations give its rules (`policy::annotations`).
+    pub ids: annotations::RuleIds,
 }
 
 /// A compiled set of policies.
@@ -525,7 +528,15 @@ impl PolicySet {
         let mut fields = data::Fields::none();
         // The package of each added file, in the order regorus keeps their modules.
         let mut module_packages: Vec<String> = Vec::with_capacity(files.len());
+        // Each file's `# METADATA` ids, and the syntax it was read with.
+        let mut found = Vec::with_capacity(files.len());
+        let mut versions = Vec::with_capacity(files.len());
         for f in files {
+            found.push(if f.path.ends_with("_test.rego") {
+                Vec::new()
+            } else {
+                annotations::annotations(f)?
+            });
             if let Some((at, name, why)) = forbidden_call(&f.text) {
                 return Err(PolicyError {
                     path: PathBuf::from(&f.path),
@@ -548,6 +559,7 @@ impl PolicySet {
                 .rego_version
                 .unwrap_or_else(|| RegoVersion::detect(&f.text));
             engine.set_rego_v0(version == RegoVersion::V0);
+            versions.push(version);
             let pkg = engine
                 .add_policy(f.path.clone(), f.text.clone())
                 .map_err(|e| {
@@ -598,7 +610,7 @@ impl PolicySet {
             }
             p.rules = rules.into_iter().collect();
         }
-        let modules = engine.get_modules();
+        let modules = engine.get_modules().clone();
         if let Some(r) = recursion::find(modules.iter().map(|m| &**m)) {
             let text = files
                 .iter()
@@ -627,6 +639,35 @@ impl PolicySet {
                         .map(|(_, m)| &**m),
                     is_check_rule,
                 );
+            }
+            if found.iter().any(|a| !a.is_empty()) {
+                let modules: Vec<&regorus::unstable::Module> =
+                    modules.iter().map(|m| &**m).collect();
+                let (ids, added) =
+                    annotations::rule_ids(files, &modules, &module_packages, &found)?;
+                for (path, text, i) in added {
+                    engine.set_rego_v0(versions[i] == RegoVersion::V0);
+                    engine.add_policy(path, text).map_err(|e| {
+                        PolicyError::plain(
+                            &files[i].path,
+                            format!("cannot compile a rule definition with its own id: {e:#}"),
+                        )
+                    })?;
+                }
+                for (name, ids) in ids {
+                    if let Some(p) = packages.get_mut(&name) {
+                        for d in &ids.definitions {
+                            p.sites.insert(
+                                d.query.clone(),
+                                RuleSite {
+                                    file: d.file.clone(),
+                                    line: d.line,
+                                },
+                            );
+                        }
+                        p.ids = ids;
+                    }
+                }
             }
         }
         for (path, value) in data {

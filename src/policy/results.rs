@@ -100,8 +100,10 @@ pub(super) fn failure_finding(
     })
 }
 
+/// A user result's id: the result's own `id`, else its rule's `# METADATA` id, else
+/// `policy/<package>/<rule>`.
 pub(super) fn user_rule_id(pkg: &Package, hit: &Hit) -> &'static str {
-    match &hit.id {
+    match hit.id.as_ref().or(hit.meta_id.as_ref()) {
         Some(id) => super::intern(id),
         None => super::intern(&format!("policy/{}/{}", pkg.name, hit.rule)),
     }

@@ -108,3 +108,67 @@ fn argocd_version_setting() {
         assert_eq!(e.span.map(|s| s.0), Some(19), "{bad}");
     }
 }
+
+/// `argocd.version` at each supported release: no `argocd/schema` finding on the corpus's
+/// AppProjects (before 3.3 a `clusterResourceWhitelist` entry is a `GroupKind`; its `group` and
+/// `kind` were once each reported as needing 3.3, hundreds of findings on one repository).
+#[test]
+#[ignore = "needs the real-world corpus at ../shared/corpus"]
+fn corpus_app_projects_are_valid_at_every_version() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let Ok(entries) = std::fs::read_dir(&corpus) else {
+        println!("skipped: no corpus at {}", corpus.display());
+        return;
+    };
+    let mut repos: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    repos.sort();
+    let dir = tempfile::tempdir().unwrap();
+    let mut projects = 0;
+    for version in ["2.13", "3.0", "3.2", "3.4", "3.5"] {
+        let config = dir.path().join(format!("{version}.yaml"));
+        std::fs::write(&config, format!("argocd:\n  version: \"{version}\"\n")).unwrap();
+        let mut found = Vec::new();
+        for repo in &repos {
+            let report = engine::run(&engine::Options {
+                paths: vec![repo.clone()],
+                config: Some(config.clone()),
+                ..engine::Options::default()
+            })
+            .unwrap();
+            projects += report
+                .repo
+                .docs
+                .iter()
+                .filter(|d| d.kind == DocKind::AppProject)
+                .count();
+            for d in report.diagnostics.iter().filter(|d| d.rule == RULE) {
+                let on_project = report
+                    .repo
+                    .file_docs(d.span.file)
+                    .iter()
+                    .filter(|doc| doc.kind == DocKind::AppProject)
+                    .any(|doc| {
+                        let s = doc.root.span;
+                        s.start <= d.span.start && d.span.start <= s.end
+                    });
+                if on_project {
+                    let file = report.repo.source(d.span.file);
+                    let line = file.line_col(d.span.start as usize).line;
+                    found.push(format!("{}:{line}: {}", file.path, d.message));
+                }
+            }
+        }
+        assert!(
+            found.is_empty(),
+            "argocd.version {version}:\n{}",
+            found.join("\n")
+        );
+    }
+    assert!(
+        projects > 50,
+        "the corpus holds only {projects} AppProjects"
+    );
+}

@@ -171,9 +171,9 @@ fn a_file_changed_on_disk_is_not_overwritten() {
     assert_eq!(read(dir.path(), "a.yaml"), "our fix\n");
 }
 
-/// Two rules' fixes of one mistake (`argocd/schema` renames a misspelled `selfheal`,
-/// `argocd/sync-policy` adds `selfHeal`) each make a valid file, and together a duplicate key:
-/// one is applied, the next pass finds nothing left, and no duplicate key is written.
+/// One mistake, one fix: `argocd/schema` renames a misspelled `selfheal`, and
+/// `argocd/sync-policy` leaves the typo to it (adding `selfHeal` beside it would make a
+/// duplicate key once the rename is applied): one pass fixes it, no duplicate key is written.
 #[test]
 fn fixes_that_clash_are_applied_one_at_a_time() {
     let dir = tempfile::tempdir().unwrap();
@@ -195,7 +195,8 @@ fn fixes_that_clash_are_applied_one_at_a_time() {
 #[test]
 fn fix_with_select_applies_only_the_selected_rules_fixes() {
     let dir = tempfile::tempdir().unwrap();
-    // Both rules rename `selfheal`; only `argocd/schema` renames `RevisionHistoryLimit`.
+    // `argocd/sync-policy` renames `selfheal` when `argocd/schema` does not run; only
+    // `argocd/schema` renames `RevisionHistoryLimit`.
     let text = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: typo\n  finalizers: [resources-finalizer.argocd.argoproj.io]\nspec:\n  project: default # gitops-lint: disable=argocd/no-default-project -- this test is about other rules\n  RevisionHistoryLimit: 3\n  source: {repoURL: https://example.com/a.git, path: a, targetRevision: v1}\n  destination: {server: https://kubernetes.default.svc, namespace: a}\n  syncPolicy:\n    automated:\n      prune: true\n      selfheal: true\n";
     std::fs::write(dir.path().join("typo.yaml"), text).unwrap();
     let o = run(dir.path(), &["--fix", "--select", "argocd/sync-policy"]);

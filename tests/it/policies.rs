@@ -930,3 +930,158 @@ fn pack_and_user_policies_fire_on_rendered_children_at_their_values_lines() {
     assert_eq!(user[0].0, "charts/apps/values.yaml:7:16", "{user:?}");
     assert!(user[0].1.contains("by Application `root`"), "{user:?}");
 }
+
+/// `# METADATA` annotations name rules: each definition with a `custom.id` (or a one-word
+/// `title`) has that id under `policy/`, `scope: document` names every definition, and the
+/// rest keep `policy/<package>/<rule>`.
+#[test]
+fn metadata_ids_name_each_rego_rule() {
+    let r = check(with_policies(&["meta-policy"])).unwrap();
+    let mut found: Vec<(String, String)> = policy_findings(&r)
+        .into_iter()
+        .map(|f| (f.0, f.1))
+        .collect();
+    found.sort();
+    let expected = [
+        ("policy/main/deny", "workloads.yaml:14"),
+        ("policy/replicas", "workloads.yaml:2"),
+        ("policy/replicas", "workloads.yaml:2"),
+        ("policy/team/no-latest", "legacy.yaml:2"),
+        ("policy/team/no-latest", "workloads.yaml:2"),
+        ("policy/team/run-as-non-root", "workloads.yaml:2"),
+    ];
+    let got: Vec<(&str, &str)> = found
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    assert_eq!(got, expected);
+}
+
+/// Selected, configured, suppressed and baselined alone: one definition of `deny`.
+#[test]
+fn one_metadata_id_is_selected_suppressed_and_baselined_alone() {
+    let run = |select: &[&str], ignore: &[&str]| -> Vec<String> {
+        let r = engine::run(&Options {
+            paths: vec![data_dir().join("repo")],
+            policy: with_policies(&["meta-policy"]),
+            selection: gitops_lint::config::Selection {
+                select: select.iter().map(|s| s.to_string()).collect(),
+                ignore: ignore.iter().map(|s| s.to_string()).collect(),
+                ..Default::default()
+            },
+            ..Options::default()
+        })
+        .unwrap();
+        let mut rules: Vec<String> = r.diagnostics.iter().map(|d| d.rule.clone()).collect();
+        rules.sort();
+        rules.dedup();
+        rules
+    };
+    assert_eq!(
+        run(&["policy/team/no-latest"], &[]),
+        ["policy/team/no-latest"]
+    );
+    assert_eq!(
+        run(&["policy/"], &["policy/team/no-latest", "policy/replicas"]),
+        ["policy/main/deny", "policy/team/run-as-non-root"]
+    );
+
+    // A repository with the policy: a suppression comment and a level for one id each.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(data_dir().join("repo/workloads.yaml"))
+        .unwrap()
+        .replace(
+            "kind: Deployment\n",
+            "kind: Deployment # gitops-lint: disable=policy/team/no-latest -- pinned by the release job\n",
+        );
+    std::fs::write(dir.path().join("workloads.yaml"), text).unwrap();
+    std::fs::create_dir(dir.path().join("policy")).unwrap();
+    std::fs::copy(
+        data_dir().join("meta-policy/ids.rego"),
+        dir.path().join("policy/ids.rego"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join(".gitops-lint.yaml"),
+        "policies: [policy]\nrules:\n  policy/team/run-as-non-root: warning\n  policy/replicas: off\n",
+    )
+    .unwrap();
+    let r = engine::run(&Options {
+        paths: vec![dir.path().to_path_buf()],
+        ..Options::default()
+    })
+    .unwrap();
+    let rules: Vec<(String, Severity)> = policy_findings(&r)
+        .into_iter()
+        .map(|f| (f.0, f.2))
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            ("policy/team/run-as-non-root".to_string(), Severity::Warning),
+            ("policy/main/deny".to_string(), Severity::Error),
+        ]
+    );
+    assert_eq!(r.summary.suppressed, 1);
+
+    // A baseline taken while `no-latest` is suppressed: once the suppression goes, its finding
+    // is the one new finding at a place where the baseline holds other rules' findings.
+    let bin = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_gitops-lint"));
+        c.current_dir(dir.path()).env("NO_COLOR", "1");
+        c
+    };
+    let o = bin().arg("baseline").output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    std::fs::write(dir.path().join("baseline.json"), &o.stdout).unwrap();
+    let o = bin()
+        .args(["check", "--baseline", "baseline.json", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    // The suppression removed: `no-latest`'s finding is new, no other.
+    let text = std::fs::read_to_string(dir.path().join("workloads.yaml"))
+        .unwrap()
+        .replace(
+            " # gitops-lint: disable=policy/team/no-latest -- pinned by the release job",
+            "",
+        );
+    std::fs::write(dir.path().join("workloads.yaml"), text).unwrap();
+    let o = bin()
+        .args(["check", "--baseline", "baseline.json", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let new: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(new, ["policy/team/no-latest"]);
+}
+
+#[test]
+fn a_duplicate_metadata_id_is_an_error_at_the_annotation() {
+    let Err(Error::Policy(e)) = check(with_policies(&["meta-duplicate"])) else {
+        panic!("a duplicate id must be an error");
+    };
+    let (start, end) = e.span.expect("the error has a position");
+    assert_eq!(&e.text[start..end], "team/no-latest");
+    assert_eq!(e.text[..start].lines().count(), 15, "{e}");
+    assert!(
+        e.message
+            .contains("rule id `policy/team/no-latest` is already the id of the rule at"),
+        "{e}"
+    );
+}

@@ -317,9 +317,11 @@ pub fn build(repo: &Repository, argo: &ArgoModel, budget: &helm::RenderBudget) -
 
 /// Whether a rule reads a rendered object of this kind: workloads (images, argocd-server),
 /// ConfigMaps and Secrets (Argo CD's configuration, tunnels, clusters), Services, routes and
-/// gateways (edge TLS), CRDs, Namespaces, `ArgoCD` instances and OLM Subscriptions; or any
-/// object placed in another namespace than the release's (`argocd/infra-boundary`). The others
-/// (RBAC, ServiceAccounts, PodDisruptionBudgets...) are not kept.
+/// gateways (edge TLS), CRDs, Namespaces, `ArgoCD` instances and OLM Subscriptions, and what
+/// `argocd/infra-boundary` reads to tell infrastructure (admission webhooks and policies,
+/// APIServices, OLM catalogs, and the ClusterRoles and ClusterRoleBindings that make a
+/// Deployment an operator); or any object placed in another namespace than the release's. The
+/// others (Roles, ServiceAccounts, PodDisruptionBudgets...) are not kept.
 fn read_by_rules(root: &crate::yaml::Node, release_namespace: &str) -> bool {
     const KINDS: &[&str] = &[
         "Deployment",
@@ -347,6 +349,13 @@ fn read_by_rules(root: &crate::yaml::Node, release_namespace: &str) -> bool {
         "Namespace",
         "ArgoCD",
         "Subscription",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration",
+        "ValidatingAdmissionPolicy",
+        "APIService",
+        "CatalogSource",
     ];
     root.get_str("kind").is_some_and(|k| KINDS.contains(&k))
         || root

@@ -111,9 +111,21 @@ pub struct Field {
     pub since: Option<Version>,
     /// First modelled version that no longer has it.
     pub until: Option<Version>,
+    /// Its shapes in earlier versions, each with the first version that no longer has it,
+    /// oldest first (`clusterResourceWhitelist` was a list of `GroupKind` before 3.3).
+    pub earlier: Vec<(Shape, Version)>,
 }
 
 impl Field {
+    /// The field's shape in Argo CD `version`.
+    #[must_use]
+    pub fn shape_at(&self, version: Version) -> &Shape {
+        self.earlier
+            .iter()
+            .find(|(_, until)| version < *until)
+            .map_or(&self.shape, |(shape, _)| shape)
+    }
+
     /// Whether Argo CD `version` knows the field.
     #[must_use]
     pub fn availability(&self, version: Version) -> Availability {
@@ -184,6 +196,8 @@ pub struct Schema {
     structs: HashMap<String, Struct>,
     roots: HashMap<String, String>,
     config_maps: HashMap<String, Vec<String>>,
+    /// The keys of each ConfigMap that some modelled versions only have: `(since, until)`.
+    config_map_versions: HashMap<(String, String), (Option<Version>, Option<Version>)>,
 }
 
 #[derive(Deserialize)]
@@ -198,6 +212,15 @@ struct RawField {
     allowed: Vec<String>,
     since: Option<String>,
     until: Option<String>,
+    #[serde(default)]
+    earlier: Vec<RawEarlier>,
+}
+
+#[derive(Deserialize)]
+struct RawEarlier {
+    #[serde(rename = "type")]
+    ty: String,
+    until: String,
 }
 
 #[derive(Deserialize)]
@@ -205,7 +228,13 @@ struct RawSchema {
     versions: Vec<String>,
     roots: HashMap<String, String>,
     types: HashMap<String, HashMap<String, RawField>>,
-    config_maps: HashMap<String, HashMap<String, serde::de::IgnoredAny>>,
+    config_maps: HashMap<String, HashMap<String, RawKey>>,
+}
+
+#[derive(Deserialize)]
+struct RawKey {
+    since: Option<String>,
+    until: Option<String>,
 }
 
 /// The schema, parsed from the embedded data at first use.
@@ -233,19 +262,33 @@ impl Schema {
                         allowed: f.allowed,
                         since: f.since.as_deref().and_then(Version::parse),
                         until: f.until.as_deref().and_then(Version::parse),
+                        earlier: f
+                            .earlier
+                            .iter()
+                            .filter_map(|e| Some((Shape::parse(&e.ty), Version::parse(&e.until)?)))
+                            .collect(),
                     })
                     .collect();
                 fields.sort_by(|a, b| a.name.cmp(&b.name));
                 (name, Struct { fields })
             })
             .collect();
+        let mut config_map_versions = HashMap::new();
         let config_maps = raw
             .config_maps
             .into_iter()
             .map(|(cm, keys)| {
-                let mut keys: Vec<String> = keys.into_keys().collect();
-                keys.sort();
-                (cm, keys)
+                let mut names = Vec::with_capacity(keys.len());
+                for (key, k) in keys {
+                    let since = k.since.as_deref().and_then(Version::parse);
+                    let until = k.until.as_deref().and_then(Version::parse);
+                    if since.is_some() || until.is_some() {
+                        config_map_versions.insert((cm.clone(), key.clone()), (since, until));
+                    }
+                    names.push(key);
+                }
+                names.sort();
+                (cm, names)
             })
             .collect();
         Schema {
@@ -257,6 +300,7 @@ impl Schema {
             structs,
             roots: raw.roots,
             config_maps,
+            config_map_versions,
         }
     }
 
@@ -332,6 +376,20 @@ impl Schema {
         Some(keys.binary_search_by(|k| k.as_str().cmp(key)).is_ok())
     }
 
+    /// Whether Argo CD `version` documents `key` of `config_map` (a key of [`Self::config_map_keys`]).
+    #[must_use]
+    pub fn config_map_key_available(&self, config_map: &str, key: &str, version: Version) -> bool {
+        match self
+            .config_map_versions
+            .get(&(config_map.to_string(), key.to_string()))
+        {
+            None => true,
+            Some((since, until)) => {
+                since.is_none_or(|s| version >= s) && until.is_none_or(|u| version < u)
+            }
+        }
+    }
+
     /// The documented data keys of `config_map`, sorted.
     #[must_use]
     pub fn config_map_keys(&self, config_map: &str) -> &[String] {
@@ -360,11 +418,43 @@ mod tests {
         }
         for st in s.structs.values() {
             for f in st.fields() {
-                if let Some(name) = objects(&f.shape) {
-                    assert!(s.get(name).is_some(), "{} refers to {name}", f.name);
+                for shape in std::iter::once(&f.shape).chain(f.earlier.iter().map(|(s, _)| s)) {
+                    if let Some(name) = objects(shape) {
+                        assert!(s.get(name).is_some(), "{} refers to {name}", f.name);
+                    }
                 }
             }
         }
+    }
+
+    /// `clusterResourceWhitelist` was a list of `GroupKind` before 3.3, which brought
+    /// `ClusterResourceRestrictionItem` (with `name`).
+    #[test]
+    fn a_field_has_the_shape_of_its_version() {
+        let s = schema();
+        let f = s
+            .field_at("AppProject", &["spec", "clusterResourceWhitelist"])
+            .unwrap();
+        let v = |t: &str| Version::parse(t).unwrap();
+        let item = |shape: &Shape| match shape {
+            Shape::List(inner) => (**inner).clone(),
+            other => other.clone(),
+        };
+        assert_eq!(
+            item(f.shape_at(v("3.2"))),
+            Shape::Object("metav1.GroupKind".into())
+        );
+        assert_eq!(
+            item(f.shape_at(v("2.13"))),
+            Shape::Object("metav1.GroupKind".into())
+        );
+        assert_eq!(
+            item(f.shape_at(v("3.3"))),
+            Shape::Object("ClusterResourceRestrictionItem".into())
+        );
+        assert!(s.config_map_key_available("argocd-cm", "helm.repositories", v("2.14")));
+        assert!(!s.config_map_key_available("argocd-cm", "helm.repositories", v("3.0")));
+        assert!(s.config_map_key_available("argocd-cm", "url", v("3.0")));
     }
 
     #[test]

@@ -117,3 +117,32 @@ pub static KNOWN_KEYS: &[&str] = &[
 pub fn find_option<'a>(options: &'a [OptionSpec], name: &str) -> Option<&'a OptionSpec> {
     options.iter().find(|o| o.name == name)
 }
+
+/// Fields that make Argo CD delete resources once it reads them: `prune` and `allowEmpty`
+/// (automated sync deletes what Git no longer has, even everything), and the
+/// `resources-finalizer.argocd.argoproj.io` finalizer in `finalizers` (deleting the
+/// Application deletes what it deployed).
+const DELETING_FIELDS: [&str; 2] = ["prune", "allowEmpty"];
+const RESOURCES_FINALIZER: &str = "resources-finalizer.argocd.argoproj.io";
+
+/// Whether `value`, once Argo CD reads it under the field `name` (a misspelled key renamed to
+/// `name`, say), can make Argo CD delete resources: `prune` or `allowEmpty` that is not
+/// `false`, a `finalizers` list with the resources finalizer, or a mapping holding one of them
+/// (`automated: {prune: true}`, `syncPolicy: {...}`).
+#[must_use]
+pub fn deletes_when_read(name: &str, value: &crate::yaml::Node) -> bool {
+    if DELETING_FIELDS.contains(&name) {
+        return value.as_bool() != Some(false);
+    }
+    if name == "finalizers" {
+        return value.items().any(|i| {
+            i.scalar_text()
+                .is_some_and(|s| s.starts_with(RESOURCES_FINALIZER))
+        });
+    }
+    value.entries().any(|e| {
+        e.key
+            .scalar_text()
+            .is_some_and(|k| deletes_when_read(k, &e.value))
+    })
+}

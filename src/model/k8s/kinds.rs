@@ -517,6 +517,26 @@ pub fn infrastructure_kind(group: &str, kind: &str) -> Option<&'static str> {
     }
 }
 
+/// The resource name of a kind, as Kubernetes' default pluralisation makes it (`Namespace` →
+/// `namespaces`, `IngressClass` → `ingressclasses`, `NetworkPolicy` → `networkpolicies`).
+#[must_use]
+pub fn plural(kind: &str) -> String {
+    let lower = kind.to_lowercase();
+    if lower.ends_with('s')
+        || lower.ends_with('x')
+        || lower.ends_with("ch")
+        || lower.ends_with("sh")
+    {
+        format!("{lower}es")
+    } else if let Some(stem) = lower.strip_suffix('y')
+        && !stem.ends_with(['a', 'e', 'i', 'o', 'u'])
+    {
+        format!("{stem}ies")
+    } else {
+        format!("{lower}s")
+    }
+}
+
 /// What the repository's CustomResourceDefinitions declare, over the tables above.
 #[derive(Debug, Default)]
 pub struct KindScopes {
@@ -577,6 +597,15 @@ impl KindScopes {
             .chain(KNOWN_CRDS)
             .find(|(g, k, _)| *g == group && *k == kind)
             .map(|(_, _, s)| *s)
+    }
+
+    /// Whether `resource` of `group` (as an RBAC rule writes them: `namespaces`, `*`) names a
+    /// cluster-scoped kind; `*` matches any group or resource.
+    #[must_use]
+    pub fn resource_is_cluster_scoped(&self, group: &str, resource: &str) -> bool {
+        self.cluster_kinds().any(|(g, k)| {
+            (group == "*" || group == g) && (resource == "*" || resource == plural(k))
+        })
     }
 
     /// Every known cluster-scoped `(group, kind)`.

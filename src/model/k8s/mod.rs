@@ -5,7 +5,9 @@
 //! [`crate::model::kustomize::Kustomizations::namespaces_by_file`]), else its `metadata.namespace`;
 //! `None` when it is unknown (not written, or two kustomizations disagree).
 
+pub mod argocd_install;
 pub mod kinds;
+pub mod operators;
 pub mod routes;
 
 use std::collections::HashMap;

@@ -6,7 +6,9 @@ use crate::model::Field;
 use crate::model::argocd::deployed::{PerDeployed, chart_names};
 use crate::model::argocd::projects::{concrete, template_patched};
 use crate::model::argocd::resolve::Location;
+use crate::model::k8s::argocd_install::COMPONENTS;
 use crate::model::k8s::kinds;
+use crate::model::k8s::operators::operators;
 use crate::rule::rule_options;
 use crate::rules::argocd::bounds;
 use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
@@ -141,6 +143,7 @@ impl Rule for InfraBoundary {
         };
         let mut items = Vec::new();
         let mut memo = PerDeployed::default();
+        let scopes = kinds::KindScopes::of(repo);
         for (i, app) in model.apps.iter().enumerate() {
             if !app.live {
                 continue;
@@ -250,6 +253,25 @@ impl Rule for InfraBoundary {
                                 ns.span,
                             ));
                         }
+                    }
+                    // Operators: a Deployment bound to a ClusterRole that writes cluster-scoped
+                    // kinds or CRDs (Argo CD's own is `argocd/self-managed`'s).
+                    let triples: Vec<_> = objects
+                        .iter()
+                        .map(|d| (d.kind, d.api_version, d.doc))
+                        .collect();
+                    for op in operators(&triples, &scopes, &|n| COMPONENTS.contains(&n)) {
+                        let d = &objects[op.index];
+                        let name = d.doc.name().unwrap_or("");
+                        let name_span = d
+                            .doc
+                            .root
+                            .path(&["metadata", "name"])
+                            .map_or(d.doc.anchor_span(), |n| n.span);
+                        found.push((
+                            d.describe(format!("the operator Deployment `{name}` ({})", op.why)),
+                            name_span,
+                        ));
                     }
                     for k in kusts {
                         for h in &k.helm_charts {

@@ -14,8 +14,11 @@ use crate::yaml::{Node, ScalarStyle};
 
 pub struct Schema;
 
+/// This rule's id.
+pub const ID: &str = "argocd/schema";
+
 static META: RuleMeta = RuleMeta {
-    id: "argocd/schema",
+    id: ID,
     summary: "an Argo CD object, annotation or ConfigMap key does not match Argo CD's schema (unknown field, wrong type or value, missing field)",
     default_severity: crate::diagnostic::Severity::Error,
     fix: FixAvailability::Sometimes,
@@ -103,22 +106,18 @@ impl Rule for Schema {
 /// then not judged).
 fn check_document(doc: &Document, cx: &Context<'_>, partial: bool) -> Vec<Finding> {
     let schema = schema();
-    let version = schema.clamp(
-        cx.options::<Options>()
-            .version
-            .unwrap_or_else(|| schema.latest()),
-    );
+    let version = configured_version(cx);
     let mut out = Vec::new();
     let kind = match doc.kind {
         DocKind::Application => Some("Application"),
         DocKind::ApplicationSet => Some("ApplicationSet"),
         DocKind::AppProject => Some("AppProject"),
         DocKind::K8sObject | DocKind::Other => {
-            strings::config_map(doc, schema, &mut out);
+            strings::config_map(doc, schema, version, &mut out);
             strings::misclassified(doc, &mut out)
         }
         DocKind::HelmValues => {
-            strings::chart_values(doc, schema, &mut out);
+            strings::chart_values(doc, schema, version, &mut out);
             // `values-app.yaml` holding an Application whose `apiVersion` is misspelled.
             strings::misclassified(doc, &mut out)
         }
@@ -163,6 +162,54 @@ fn check_document(doc: &Document, cx: &Context<'_>, partial: bool) -> Vec<Findin
         }
     }
     out
+}
+
+/// `argocd.version`, in the modelled range; the latest modelled release when unset.
+fn configured_version(cx: &Context<'_>) -> Version {
+    let schema = schema();
+    schema.clamp(
+        cx.options::<Options>()
+            .version
+            .unwrap_or_else(|| schema.latest()),
+    )
+}
+
+/// The field of the schema's struct `name` (`SyncPolicyAutomated`) that this rule reads an
+/// unknown `key` as a typo of (`selfheal` for `selfHeal`), at the configured version: the rule
+/// reports it with its rename, so other rules leave that key to it.
+#[must_use]
+pub fn meant_field(cx: &Context<'_>, name: &str, key: &str) -> Option<&'static str> {
+    let st = schema().get(name)?;
+    if st.field(key).is_some() {
+        return None;
+    }
+    walk::meant_field(st, key, configured_version(cx)).map(|s| s.name)
+}
+
+/// Keys this rule reports as typos of a field (`selfheal`, `Automated`), with their rename,
+/// when it runs: another rule then does not also report that field as missing, nor add it
+/// beside the typo.
+pub struct Typos<'c> {
+    cx: Option<&'c Context<'c>>,
+}
+
+impl<'c> Typos<'c> {
+    #[must_use]
+    pub fn new(cx: &'c Context<'c>) -> Self {
+        Typos {
+            cx: cx.rule_enabled(ID).then_some(cx),
+        }
+    }
+
+    /// The entry of `map` (a struct `st` of the schema) that is a typo of `field`.
+    pub fn of<'n>(&self, map: &'n Node, st: &str, field: &str) -> Option<&'n crate::yaml::Entry> {
+        let cx = self.cx?;
+        map.entries().find(|e| {
+            e.key
+                .scalar_text()
+                .is_some_and(|k| meant_field(cx, st, k) == Some(field))
+        })
+    }
 }
 
 /// Whether `path` or one of its folders is in `patched` (sorted; `""` is the root).

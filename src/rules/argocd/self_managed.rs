@@ -5,14 +5,13 @@ use crate::model::Field;
 use crate::model::argocd::deployed::{PerDeployed, chart_names};
 use crate::model::argocd::projects::concrete;
 use crate::model::argocd::resolve::Location;
-use crate::model::k8s::kinds;
+use crate::model::k8s::argocd_install::{CHART, component, is_install_url};
 use crate::model::kustomize::EntryField;
 use crate::model::template::is_unknown;
 use crate::rule::rule_options;
 use crate::rules::argocd::bounds;
 use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
 use crate::source::Span;
-use crate::yaml::Node;
 
 pub struct SelfManaged;
 
@@ -33,37 +32,6 @@ rule_options! {
         /// `argocd.self_paths`: folders or files holding Argo CD's own installation.
         pub self_paths: Vec<String>,
     }
-}
-
-/// Workloads and configuration of an Argo CD installation.
-const COMPONENTS: &[&str] = &[
-    "argocd-application-controller",
-    "argocd-applicationset-controller",
-    "argocd-cm",
-    "argocd-cmd-params-cm",
-    "argocd-commit-server",
-    "argocd-dex-server",
-    "argocd-gpg-keys-cm",
-    "argocd-notifications-cm",
-    "argocd-notifications-controller",
-    "argocd-rbac-cm",
-    "argocd-redis",
-    "argocd-redis-ha-server",
-    "argocd-repo-server",
-    "argocd-server",
-    "argocd-ssh-known-hosts-cm",
-    "argocd-tls-certs-cm",
-];
-
-const CHART: &str = "argo-cd";
-
-/// OLM packages of the operators that install Argo CD (OpenShift GitOps, argocd-operator).
-const OPERATOR_PACKAGES: &[&str] = &["argocd-operator", "openshift-gitops-operator"];
-
-/// A remote kustomize resource that is Argo CD's install manifests.
-fn is_install_url(s: &str) -> bool {
-    let s = s.to_lowercase();
-    s.contains("argoproj/argo-cd") && s.contains("manifests")
 }
 
 impl Rule for SelfManaged {
@@ -112,38 +80,8 @@ impl Rule for SelfManaged {
                 let judged = memo.judge(cx.model, i, s, src, |objects, kusts| {
                     let mut found: Vec<(String, Span)> = Vec::new();
                     for d in objects {
-                        let name = d.doc.name().unwrap_or("");
-                        let is_component =
-                            matches!(d.kind, "Deployment" | "StatefulSet" | "ConfigMap")
-                                && COMPONENTS.contains(&name);
-                        let is_crd = d.kind == "CustomResourceDefinition"
-                            && d.doc.root.path(&["spec", "group"]).and_then(Node::as_str)
-                                == Some("argoproj.io");
-                        let name_span = d
-                            .doc
-                            .root
-                            .path(&["metadata", "name"])
-                            .map_or(d.doc.anchor_span(), |n| n.span);
-                        if is_component || is_crd {
-                            found.push((d.describe(format!("{} `{name}`", d.kind)), name_span));
-                        } else if d.kind == "ArgoCD"
-                            && kinds::group_of(d.api_version) == "argoproj.io"
-                        {
-                            // The operator turns this into a whole Argo CD installation.
-                            found.push((
-                                d.describe(format!("the `ArgoCD` instance `{name}`")),
-                                name_span,
-                            ));
-                        } else if let Some(pkg) = kinds::olm_subscription_package(d.doc)
-                            .filter(|p| p.as_str().is_some_and(|p| OPERATOR_PACKAGES.contains(&p)))
-                        {
-                            found.push((
-                                d.describe(format!(
-                                    "the OLM Subscription to `{}`",
-                                    pkg.as_str().unwrap_or_default()
-                                )),
-                                pkg.span,
-                            ));
+                        if let Some((what, span)) = component(d.kind, d.api_version, d.doc) {
+                            found.push((d.describe(what), span));
                         }
                     }
                     for k in kusts {

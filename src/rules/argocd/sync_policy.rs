@@ -1,5 +1,6 @@
 //! `argocd/sync-policy`: automated sync with `prune` and `selfHeal` on every Application.
 
+use super::schema::Typos;
 use crate::diagnostic::Finding;
 use crate::fix::{Applicability, Edit, Fix};
 use crate::model::argocd::appset::rolling_sync;
@@ -26,12 +27,15 @@ impl Rule for SyncPolicy {
         &META
     }
 
-    /// Reads the document and its file's text, and whether Argo CD runs progressive syncs.
+    /// Reads the document and its file's text, whether Argo CD runs progressive syncs, and
+    /// whether `argocd/schema` runs, at which version (it owns misspelled keys).
     fn document_memo_key(&self, cx: &Context<'_>) -> Option<String> {
         Some(format!(
-            "{} progressive syncs {:?}",
+            "{} progressive syncs {:?} schema {} {:?}",
             META.id,
-            cx.model.argocd_params().progressive_syncs
+            cx.model.argocd_params().progressive_syncs,
+            cx.rule_enabled(super::schema::ID),
+            cx.options::<super::schema::Options>().version
         ))
     }
 
@@ -76,10 +80,12 @@ impl Rule for SyncPolicy {
         // RollingSync applies unless the repository turns progressive syncs off.
         let rolling = doc.kind == DocKind::ApplicationSet && rolling_sync(&doc.root);
         let off = &cx.model.argocd_params().progressive_syncs;
+        let typos = Typos::new(cx);
+        let spec = &spec_entry.value;
         let found = match off.as_ref().filter(|d| !d.on) {
-            None if rolling => check_rolling(source, &spec_entry.key, &spec_entry.value, name),
-            Some(off) if rolling => {
-                check_spec(source, &spec_entry.key, &spec_entry.value, what, name).map(|f| {
+            None if rolling => check_rolling(source, &spec_entry.key, spec, name, &typos),
+            Some(off) if rolling => check_spec(source, &spec_entry.key, spec, what, name, &typos)
+                .map(|f| {
                     f.with_label(
                         off.span,
                         format!(
@@ -87,9 +93,8 @@ impl Rule for SyncPolicy {
                             off.origin
                         ),
                     )
-                })
-            }
-            _ => check_spec(source, &spec_entry.key, &spec_entry.value, what, name),
+                }),
+            _ => check_spec(source, &spec_entry.key, spec, what, name, &typos),
         };
         found
             .map(|mut f| {
@@ -116,10 +121,22 @@ fn check_rolling(
     spec_key: &Node,
     spec: &Node,
     name: &str,
+    typos: &Typos<'_>,
 ) -> Option<Finding> {
     let text = || source.map(SourceFile::text).filter(|t| !t.is_empty());
     let sync_policy = spec.entry("syncPolicy");
     let automated = sync_policy.and_then(|e| e.value.entry("automated"));
+    let misspelled = match (sync_policy, automated) {
+        (None, _) => typos.of(spec, "ApplicationSpec", "syncPolicy"),
+        (Some(sp), None) => typos.of(&sp.value, "SyncPolicy", "automated"),
+        (_, Some(auto)) if auto.value.get("prune").is_none() => {
+            typos.of(&auto.value, "SyncPolicyAutomated", "prune")
+        }
+        _ => None,
+    };
+    if misspelled.is_some() {
+        return None;
+    }
     let (problem, at, edits) = match automated {
         None => (
             match sync_policy {
@@ -192,10 +209,14 @@ fn check_spec(
     spec: &Node,
     what: &str,
     name: &str,
+    typos: &Typos<'_>,
 ) -> Option<Finding> {
     // A file changed on disk since it was parsed reads as empty: no fix then.
     let text = || source.map(SourceFile::text).filter(|t| !t.is_empty());
     let Some(sp_entry) = spec.entry("syncPolicy") else {
+        if typos.of(spec, "ApplicationSpec", "syncPolicy").is_some() {
+            return None;
+        }
         let fix = if let (Some(text), Some(_)) = (text(), spec.as_map()) {
             add_entry(
                 text,
@@ -226,6 +247,9 @@ fn check_spec(
     };
     let sync_policy = &sp_entry.value;
     let Some(auto_entry) = sync_policy.entry("automated") else {
+        if typos.of(sync_policy, "SyncPolicy", "automated").is_some() {
+            return None;
+        }
         let fix = match text() {
             Some(text) if sync_policy.as_map().is_some() => add_entry(
                 text,
@@ -328,8 +352,10 @@ fn check_spec(
     }
     for key in ["prune", "selfHeal"] {
         match automated.get(key) {
+            None if typos.of(automated, "SyncPolicyAutomated", key).is_some() => {}
             None => {
-                // `selfheal`, `SelfHeal`: Argo CD reads the exact key only.
+                // `selfheal`, `SelfHeal`: Argo CD reads the exact key only (reported here
+                // when `argocd/schema` does not run).
                 let near = automated.as_map().and_then(|entries| {
                     entries.iter().find(|e| {
                         e.key

@@ -3,6 +3,7 @@
 use crate::diagnostic::did_you_mean;
 use crate::diagnostic::{Finding, Severity};
 use crate::model::argocd::projects::{concrete, projects, template_patched};
+use crate::model::k8s::argocd_install::install_site;
 use crate::rule::rule_options;
 use crate::rules::argocd::bounds;
 use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
@@ -39,6 +40,10 @@ impl Rule for UnknownProject {
         let external = &cx.options::<Options>().external_projects;
         let mut known: Vec<&str> = projects.keys().copied().collect();
         known.extend(external.iter().map(String::as_str));
+        // Where the repository installs Argo CD: its AppProjects are then this repository's to
+        // define (an error); without it, the project may be created with Argo CD, elsewhere (a
+        // warning).
+        let install = install_site(cx.model);
         let mut items = Vec::new();
         for (i, app) in model.apps.iter().enumerate() {
             if !app.live {
@@ -61,22 +66,28 @@ impl Rule for UnknownProject {
             {
                 continue;
             }
-            let help = match did_you_mean(name, &known) {
-                Some(d) => format!(
-                    "{}{} Otherwise add the AppProject (Argo CD refuses an Application whose project does not exist), or list it in `argocd.external_projects` if it is created outside this repository.",
-                    d[..1].to_uppercase(),
-                    &d[1..]
-                ),
-                None => "Add the AppProject (Argo CD refuses an Application whose project does not exist), fix the name, or list it in `argocd.external_projects` if it is created outside this repository.".to_string(),
+            let guess = did_you_mean(name, &known)
+                .map(|d| format!("{}{} ", d[..1].to_uppercase(), &d[1..]));
+            let mut f = Finding::new(
+                format!("project `{name}` is not defined in this repository"),
+                field.span,
+            );
+            f = match &install {
+                Some((what, at)) => f
+                    .with_label(*at, format!("Argo CD is installed here ({what}), so this repository defines its AppProjects"))
+                    .with_help(format!(
+                        "{}dd the AppProject (Argo CD refuses an Application whose project does not exist), or list it in `argocd.external_projects` if it is created outside this repository.",
+                        guess.as_deref().map_or("A".to_string(), |g| format!("{g}Otherwise a"))
+                    )),
+                None => {
+                    f.severity = Some(Severity::Warning);
+                    f.with_help(format!(
+                        "{}This repository does not install Argo CD, so the project may be created with it elsewhere: list it in `argocd.external_projects`, or add the AppProject (Argo CD refuses an Application whose project does not exist).",
+                        guess.unwrap_or_default()
+                    ))
+                }
             };
-            items.push((
-                i,
-                Finding::new(
-                    format!("project `{name}` is not defined in this repository"),
-                    field.span,
-                )
-                .with_help(help),
-            ));
+            items.push((i, f));
         }
         bounds::merge_by_span(model, items)
     }

@@ -187,7 +187,7 @@ fn unknown_value(what: &str, got: &str, known: &[&str], span: Span) -> Finding {
 }
 
 /// The data keys of argocd-cm, argocd-cmd-params-cm and argocd-rbac-cm.
-pub fn config_map(doc: &Document, schema: &Schema, out: &mut Vec<Finding>) {
+pub fn config_map(doc: &Document, schema: &Schema, version: Version, out: &mut Vec<Finding>) {
     if doc.k8s_kind() != Some("ConfigMap") {
         return;
     }
@@ -212,13 +212,13 @@ pub fn config_map(doc: &Document, schema: &Schema, out: &mut Vec<Finding>) {
             ),
         }
     }
-    config_map_keys(data, name, &[], schema, out);
+    config_map_keys(data, name, &[], schema, version, out);
 }
 
 /// The argo-cd Helm chart's `configs.cm`, `configs.params` and `configs.rbac` values (also
 /// under `argo-cd:` in a chart that depends on it): the chart writes their keys into the
 /// ConfigMaps, except its own `create` and `annotations`.
-pub fn chart_values(doc: &Document, schema: &Schema, out: &mut Vec<Finding>) {
+pub fn chart_values(doc: &Document, schema: &Schema, version: Version, out: &mut Vec<Finding>) {
     let root = doc.root.get("argo-cd").unwrap_or(&doc.root);
     let Some(configs) = root.get("configs").filter(|c| c.as_map().is_some()) else {
         return;
@@ -229,7 +229,7 @@ pub fn chart_values(doc: &Document, schema: &Schema, out: &mut Vec<Finding>) {
         ("rbac", "argocd-rbac-cm"),
     ] {
         if let Some(data) = configs.get(section).filter(|d| d.as_map().is_some()) {
-            config_map_keys(data, name, &["create", "annotations"], schema, out);
+            config_map_keys(data, name, &["create", "annotations"], schema, version, out);
         }
     }
 }
@@ -239,12 +239,15 @@ fn config_map_keys(
     name: &str,
     chart_keys: &[&str],
     schema: &Schema,
+    version: Version,
     out: &mut Vec<Finding>,
 ) {
+    // A rename is offered only to a key the configured version reads.
     let keys: Vec<&str> = schema
         .config_map_keys(name)
         .iter()
         .map(String::as_str)
+        .filter(|k| schema.config_map_key_available(name, k, version))
         .collect();
     for e in data.entries() {
         let Some(key) = e.key.scalar_text() else {
@@ -253,8 +256,12 @@ fn config_map_keys(
         if chart_keys.contains(&key) || schema.config_map_key_known(name, key) != Some(false) {
             continue;
         }
-        // `ignore.normalizer.jq.timeout` for `controller.ignore.normalizer.jq.timeout`.
+        // `ignore.normalizer.jq.timeout` for `controller.ignore.normalizer.jq.timeout`: a
+        // dotted key only (`repositories` is not `helm.repositories`, another setting).
         let suggestion = suggest(key, &keys).or_else(|| {
+            if !key.contains('.') {
+                return None;
+            }
             let mut scoped = keys.iter().filter(|k| {
                 k.strip_suffix(key)
                     .is_some_and(|prefix| prefix.ends_with('.'))

@@ -6,6 +6,7 @@ use crate::diagnostic::Finding;
 use crate::fix::{Applicability, Edit, Fix};
 use crate::model::argocd::schema::{Availability, Schema, Shape, Struct, Version};
 use crate::model::argocd::schema_options::SYNC_OPTIONS;
+use crate::model::argocd::schema_options::deletes_when_read;
 use crate::source::Span;
 use crate::yaml::{Node, Resolved, ScalarStyle};
 
@@ -23,6 +24,9 @@ pub struct Walker<'a> {
     template_patch: bool,
     /// The dotted path of the node being checked (`spec.sources[0].helm`).
     path: String,
+    /// The shape a later Argo CD gives the field being checked, when the configured version
+    /// has an older one (`clusterResourceWhitelist`): its new keys are named as such.
+    newer: Option<&'static Shape>,
 }
 
 impl<'a> Walker<'a> {
@@ -42,6 +46,7 @@ impl<'a> Walker<'a> {
             partial,
             template_patch,
             path: String::new(),
+            newer: None,
         }
     }
 
@@ -118,7 +123,9 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn object(&mut self, map: &Node, name: &str, st: &Struct, owner: Span) {
+    fn object(&mut self, map: &Node, name: &str, st: &'static Struct, owner: Span) {
+        // Only this struct's own keys, not those of structs below it.
+        let newer = self.newer.take();
         let was_templated = self.templated;
         if name == "ApplicationSetTemplate" {
             self.templated = true;
@@ -133,7 +140,7 @@ impl<'a> Walker<'a> {
                 continue;
             }
             let Some(field) = st.field(key) else {
-                meant.extend(self.unknown_field(map, e, st));
+                meant.extend(self.unknown_field(map, e, st, newer));
                 continue;
             };
             let len = self.path.len();
@@ -161,7 +168,10 @@ impl<'a> Walker<'a> {
                     .with_help(VERSION_HELP),
                 ),
             }
-            self.value(&e.value, &field.shape, &field.allowed, e.key.span);
+            let shape = field.shape_at(self.version);
+            self.newer = (*shape != field.shape).then_some(&field.shape);
+            self.value(&e.value, shape, &field.allowed, e.key.span);
+            self.newer = None;
             if name == "SyncPolicy" && key == "syncOptions" {
                 self.sync_options(&e.value);
             }
@@ -189,6 +199,7 @@ impl<'a> Walker<'a> {
         }
         self.exclusive(map, name, owner);
         self.templated = was_templated;
+        self.newer = newer;
     }
 
     /// Reports an unknown key; returns the field it probably means.
@@ -197,10 +208,10 @@ impl<'a> Walker<'a> {
         map: &Node,
         e: &crate::yaml::Entry,
         st: &'s Struct,
+        newer: Option<&'static Shape>,
     ) -> Option<&'s str> {
         let key = e.key.scalar_text().unwrap_or("");
-        let names: Vec<&str> = st.fields().map(|f| f.name.as_str()).collect();
-        let suggestion = suggest(key, &names);
+        let suggestion = meant_field(st, key, self.version);
         let at = if self.path.is_empty() {
             String::new()
         } else {
@@ -215,8 +226,7 @@ impl<'a> Walker<'a> {
                 } else {
                     // `Prune: true` → `prune: true` turns pruning on: Argo CD would delete
                     // what it keeps today, so the rename needs review.
-                    let deletes =
-                        matches!(name, "prune" | "allowEmpty") && e.value.as_bool() != Some(false);
+                    let deletes = deletes_when_read(name, &e.value);
                     rename_key(&e.key, name, case_only && !deletes)
                 };
                 finding = finding
@@ -225,13 +235,35 @@ impl<'a> Walker<'a> {
                     ))
                     .with_fix(fix);
             }
-            None => {
-                finding = finding
-                    .with_help("Kubernetes drops unknown fields, so Argo CD never sees this one.");
-            }
+            None => match self.added_later(newer, key) {
+                Some(v) => {
+                    finding = finding.with_help(format!(
+                        "Argo CD {v} adds `{key}` here; with the configured version, {}, Kubernetes drops it and Argo CD never sees it.",
+                        self.version
+                    ));
+                }
+                None => {
+                    finding = finding.with_help(
+                        "Kubernetes drops unknown fields, so Argo CD never sees this one.",
+                    );
+                }
+            },
         }
         self.out.push(finding);
         suggestion.map(|s| s.name)
+    }
+
+    /// The version that adds `key` to the struct of the `newer` shape of the field being
+    /// checked.
+    fn added_later(&self, newer: Option<&Shape>, key: &str) -> Option<Version> {
+        let mut shape = newer?;
+        while let Shape::List(inner) | Shape::Map(inner) = shape {
+            shape = inner;
+        }
+        let Shape::Object(name) = shape else {
+            return None;
+        };
+        self.schema.get(name)?.field(key)?.since
     }
 
     fn scalar(&mut self, node: &Node, shape: &Shape, allowed: &[String]) {
@@ -472,6 +504,17 @@ impl<'a> Walker<'a> {
             }
         }
     }
+}
+
+/// The field of `st` an unknown `key` most likely means, among the fields Argo CD `version`
+/// has: a rename is offered only to a key Argo CD would read there.
+pub fn meant_field<'s>(st: &'s Struct, key: &str, version: Version) -> Option<Suggestion<'s>> {
+    let names: Vec<&str> = st
+        .fields()
+        .filter(|f| f.availability(version) == Availability::Yes)
+        .map(|f| f.name.as_str())
+        .collect();
+    suggest(key, &names)
 }
 
 const VERSION_HELP: &str = "Set `argocd.version` in `.gitops-lint.yaml` to the Argo CD release you run, or remove the field.";
