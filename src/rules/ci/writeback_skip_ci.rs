@@ -196,10 +196,13 @@ impl<'a> Job<'a> {
             }
         }
         let mut out = Vec::new();
+        if !self.github {
+            out.extend(events.iter().filter_map(|e| self.job_token_push(e)));
+        }
         let mut seen_commit = false;
         for (i, ev) in events.iter().enumerate() {
             let (src, target, push) = match &ev.kind {
-                EventKind::Commit(src) => {
+                EventKind::Commit { message: src, .. } => {
                     let Some(push) = next_push[i].map(|p| &events[p]) else {
                         continue;
                     };
@@ -208,6 +211,7 @@ impl<'a> Job<'a> {
                         ci_skip,
                         mr_create,
                         cred,
+                        ..
                     } = &push.kind
                     else {
                         continue;
@@ -239,6 +243,27 @@ impl<'a> Job<'a> {
             }
         }
         out
+    }
+
+    /// A push with GitLab's `CI_JOB_TOKEN`, which GitLab refuses by default.
+    fn job_token_push(&self, ev: &Event<'a>) -> Option<Finding> {
+        let EventKind::Push {
+            cred: Cred::JobToken,
+            ..
+        } = &ev.kind
+        else {
+            return None;
+        };
+        let job = self.name;
+        Some(
+            Finding::new(
+                format!("job `{job}` pushes with `CI_JOB_TOKEN`, which cannot push unless the project allows it: the job fails"),
+                self.span_of(ev.site),
+            )
+            .with_severity(Severity::Warning)
+            .with_label(self.key, format!("in job `{job}`"))
+            .with_help("Push with a project access token kept in a masked CI/CD variable, or allow job tokens to push (Settings > CI/CD > Job token permissions, GitLab 17.2 and later)."),
+        )
     }
 
     /// The message's known text, its undefined variables, and whether it holds a command
