@@ -50,6 +50,10 @@ pub struct GitlabPipeline {
     pub jobs: Vec<GitlabJob>,
     /// Includes of files outside this repository, whose jobs are not read.
     pub external_includes: Vec<ExternalInclude>,
+    /// `workflow: rules`, which decide whether a pipeline starts at all.
+    pub workflow_rules: Option<Node>,
+    /// The global `variables:`.
+    pub variables: BTreeMap<String, Node>,
 }
 
 /// An `include:` of another project's file, a remote URL or a CI/CD component.
@@ -71,6 +75,11 @@ pub struct GitlabJob {
     pub scripts: Vec<Node>,
     /// Effective variables: global, then `extends` parents, then the job's own.
     pub variables: BTreeMap<String, Node>,
+    /// `rules:`, `only:`, `except:` and `when:`, as the job's `extends` chain sets them.
+    pub rules: Option<Node>,
+    pub only: Option<Node>,
+    pub except: Option<Node>,
+    pub when: Option<Node>,
 }
 
 impl GitlabJob {
@@ -117,7 +126,19 @@ fn pipeline(repo: &Repository, root: FileId) -> GitlabPipeline {
         .map(|d| &*d.root)
         .filter(|r| r.as_map().is_some())
         .collect();
-    let jobs = Layers { layers }.jobs();
+    let layers = Layers { layers };
+    let jobs = layers.jobs();
+    let workflow_rules = layers
+        .defs("workflow")
+        .iter()
+        .rev()
+        .find_map(|w| w.get("rules"))
+        .cloned();
+    let variables = layers
+        .merged_map("variables")
+        .into_iter()
+        .map(|(k, v)| (k, v.clone()))
+        .collect();
     let external_includes = files
         .iter()
         .flat_map(|&f| repo.file_docs(f))
@@ -128,6 +149,8 @@ fn pipeline(repo: &Repository, root: FileId) -> GitlabPipeline {
         files,
         jobs,
         external_includes,
+        workflow_rules,
+        variables,
     }
 }
 
@@ -346,11 +369,22 @@ impl<'a> Layers<'a> {
                     self.flatten(n, 0, &mut scripts);
                 }
             }
+            let rules = get("rules");
+            // `rules` and `only`/`except` cannot be used together; `rules` wins here.
+            let (only, except) = if rules.is_some() {
+                (None, None)
+            } else {
+                (get("only"), get("except"))
+            };
             out.push(GitlabJob {
                 name: name.to_string(),
                 key: key.span,
                 scripts: scripts.into_iter().cloned().collect(),
                 variables,
+                rules: rules.cloned(),
+                only: only.cloned(),
+                except: except.cloned(),
+                when: get("when").cloned(),
             });
         }
         out

@@ -15,6 +15,7 @@ pub mod git;
 pub mod github;
 pub mod gitlab;
 pub mod shell;
+pub mod trigger;
 
 use crate::model::Repository;
 use crate::yaml::Node;

@@ -5,18 +5,21 @@
 //! skip marker, can it be known, and where to add one (`fix.rs`).
 
 mod fix;
+mod guard;
 #[cfg(test)]
 mod tests;
 
 use crate::diagnostic::{Finding, Severity};
 use crate::model::Repository;
 use crate::model::ci::git::{self, Cred, Event, EventKind, GitTrace, MessageSource, Site, Target};
+use crate::model::ci::trigger::{self, Pushed, Starts};
 use crate::model::paths;
 use crate::model::{DocKind, Document};
 use crate::rule::rule_options;
 use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
 use crate::source::{FileId, Span};
 use crate::yaml::{Node, locate};
+use guard::depends;
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -92,7 +95,11 @@ impl Rule for WritebackSkipCi {
             paths::this_repository_urls(&cx.settings.repo_urls, repo.git_origin.as_deref());
         let other_repositories = options.other_repositories();
         let ci = cx.model.ci();
-        let judge = |github: bool, name: &str, key: Span, trace: GitTrace<'_>| {
+        let judge = |github: bool,
+                     name: &str,
+                     key: Span,
+                     trace: GitTrace<'_>,
+                     starts: &dyn Fn(&Pushed<'_>) -> Starts| {
             Job {
                 repo,
                 github,
@@ -101,6 +108,7 @@ impl Rule for WritebackSkipCi {
                 name,
                 key,
                 trace,
+                starts,
                 offsets: RefCell::default(),
             }
             .findings()
@@ -112,7 +120,8 @@ impl Rule for WritebackSkipCi {
                 for pipeline in ci.gitlab.iter().filter(|p| p.root == doc.file) {
                     for job in &pipeline.jobs {
                         let trace = git::gitlab(job, &this_repo);
-                        out.extend(judge(false, &job.name, job.key, trace));
+                        let starts = |p: &Pushed<'_>| trigger::gitlab::starts(pipeline, job, p);
+                        out.extend(judge(false, &job.name, job.key, trace, &starts));
                     }
                     // Jobs from another project or URL are not read: say so, once each.
                     for inc in &pipeline.external_includes {
@@ -134,9 +143,12 @@ impl Rule for WritebackSkipCi {
                 let workflows = ci.github.iter().filter(|w| {
                     w.file == doc.file && repo.docs.get(w.doc).map(|d| d.index) == Some(doc.index)
                 });
-                for job in workflows.flat_map(|w| &w.jobs) {
-                    let trace = git::github(job, &this_repo);
-                    out.extend(judge(true, &job.name, job.key, trace));
+                for w in workflows {
+                    for job in &w.jobs {
+                        let trace = git::github(job, &this_repo);
+                        let starts = |p: &Pushed<'_>| trigger::github::starts(w, job, p);
+                        out.extend(judge(true, &job.name, job.key, trace, &starts));
+                    }
                 }
             }
             _ => {}
@@ -157,6 +169,8 @@ struct Job<'a> {
     name: &'a str,
     key: Span,
     trace: GitTrace<'a>,
+    /// Whether CI runs the job again for a commit it pushes to this repository.
+    starts: &'a dyn Fn(&Pushed<'_>) -> Starts,
     /// Each script scalar's byte offsets in its file ([`locate::scalar_offsets`]), computed
     /// once: a `script: |` block of thousands of commands is not mapped again for each one.
     offsets: RefCell<FxHashMap<Span, Option<Rc<[usize]>>>>,
@@ -202,7 +216,7 @@ impl<'a> Job<'a> {
         let mut seen_commit = false;
         for (i, ev) in events.iter().enumerate() {
             let (src, target, push) = match &ev.kind {
-                EventKind::Commit { message: src, .. } => {
+                EventKind::Commit { message: src, meta } => {
                     let Some(push) = next_push[i].map(|p| &events[p]) else {
                         continue;
                     };
@@ -225,7 +239,7 @@ impl<'a> Job<'a> {
                     {
                         continue;
                     }
-                    (src, target, Some(push))
+                    (src, target, Some((push, meta)))
                 }
                 EventKind::Api { target, message } if !self.github => (message, target, None),
                 _ => continue,
@@ -238,32 +252,22 @@ impl<'a> Job<'a> {
                 continue;
             }
             seen_commit = true;
-            if let Some(f) = self.finding(ev, src, target, push, &verdict) {
+            // Would CI run this job again for the commit? Only this repository's CI is known.
+            let loop_guard = match (target, &verdict) {
+                (Target::This, Verdict::Missing | Verdict::Unknown(_)) => {
+                    self.loop_guard(src, push, &verdict)
+                }
+                _ => Starts::Yes,
+            };
+            if matches!(loop_guard, Starts::No(_)) {
+                continue;
+            }
+            let push = push.map(|(p, _)| p);
+            if let Some(f) = self.finding(ev, src, target, push, &verdict, loop_guard) {
                 out.push(f);
             }
         }
         out
-    }
-
-    /// A push with GitLab's `CI_JOB_TOKEN`, which GitLab refuses by default.
-    fn job_token_push(&self, ev: &Event<'a>) -> Option<Finding> {
-        let EventKind::Push {
-            cred: Cred::JobToken,
-            ..
-        } = &ev.kind
-        else {
-            return None;
-        };
-        let job = self.name;
-        Some(
-            Finding::new(
-                format!("job `{job}` pushes with `CI_JOB_TOKEN`, which cannot push unless the project allows it: the job fails"),
-                self.span_of(ev.site),
-            )
-            .with_severity(Severity::Warning)
-            .with_label(self.key, format!("in job `{job}`"))
-            .with_help("Push with a project access token kept in a masked CI/CD variable, or allow job tokens to push (Settings > CI/CD > Job token permissions, GitLab 17.2 and later)."),
-        )
     }
 
     /// The message's known text, its undefined variables, and whether it holds a command
@@ -348,6 +352,7 @@ impl<'a> Job<'a> {
         target: &Target,
         push: Option<&Event<'a>>,
         verdict: &Verdict,
+        loop_guard: Starts,
     ) -> Option<Finding> {
         // A loop is always an error; an unwanted pipeline elsewhere is the configured level.
         let elsewhere = match target {
@@ -394,9 +399,28 @@ impl<'a> Job<'a> {
             consequence
         };
         let span = self.span_of(ev.site);
-        let mut f = match verdict {
-            Verdict::Skips => return None,
-            Verdict::Missing => {
+        let mut f = match (verdict, &loop_guard) {
+            (Verdict::Skips, _) => return None,
+            (Verdict::Missing, Starts::Unknown(guard)) => Finding::new(
+                format!(
+                    "cannot verify that job `{job}`, which {what} {whither} without `[skip ci]` in the message, does not loop: {}",
+                    depends(guard)
+                ),
+                span,
+            )
+            .with_severity(Severity::Info)
+            .with_fix(self.fix(src))
+            .with_label(guard.span, "the guard"),
+            (Verdict::Unknown(reason), Starts::Unknown(guard)) => Finding::new(
+                format!(
+                    "cannot verify that job `{job}`, which {what} {whither}, marks its commit `[skip ci]` ({reason}) or does not loop: {}",
+                    depends(guard)
+                ),
+                span,
+            )
+            .with_severity(Severity::Info)
+            .with_label(guard.span, "the guard"),
+            (Verdict::Missing, _) => {
                 let f = Finding::new(
                     format!("job `{job}` {what} {whither} without `[skip ci]` in the message: {consequence}"),
                     span,
@@ -407,7 +431,7 @@ impl<'a> Job<'a> {
                     None => f,
                 }
             }
-            Verdict::Unknown(reason) => Finding::new(
+            (Verdict::Unknown(reason), _) => Finding::new(
                 format!(
                     "cannot verify that job `{job}`, which {what} {whither}, marks its commit `[skip ci]`: {reason}"
                 ),
