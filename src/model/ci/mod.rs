@@ -14,6 +14,7 @@
 pub mod git;
 pub mod github;
 pub mod gitlab;
+pub mod images;
 pub mod shell;
 pub mod trigger;
 

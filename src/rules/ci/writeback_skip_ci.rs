@@ -4,6 +4,7 @@
 //! (`model::ci::git`); this rule judges the commits that are pushed: does the message hold a
 //! skip marker, can it be known, and where to add one (`fix.rs`).
 
+mod bots;
 mod fix;
 mod guard;
 #[cfg(test)]
@@ -77,6 +78,10 @@ impl Options {
 impl Rule for WritebackSkipCi {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
+        bots::findings(cx)
     }
 
     fn check(&self, doc: &Document, cx: &Context<'_>) -> Vec<Finding> {
