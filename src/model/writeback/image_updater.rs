@@ -257,3 +257,80 @@ fn resource(root: &Node, argo: &ArgoModel, here: &Here, cfg: &Config) -> Vec<Bot
     }
     out
 }
+
+/// An Application that Image Updater's annotations configure, as written.
+#[derive(Debug)]
+pub struct Annotated<'r> {
+    pub app: &'r App,
+    /// `image-list`.
+    pub image_list: &'r Node,
+    /// `write-back-method` (`None`: the default, `argocd`).
+    pub method: Option<&'r Node>,
+    /// `git-branch`.
+    pub git_branch: Option<&'r Node>,
+    /// The `targetRevision` of the source it writes to (the first source).
+    pub target_revision: Option<&'r Node>,
+    /// The ApplicationSet that generates it.
+    pub appset: Option<&'r Node>,
+}
+
+impl Annotated<'_> {
+    /// Whether it writes back with Git (`git`, `git:secret:...`).
+    #[must_use]
+    pub fn git(&self) -> bool {
+        self.method
+            .and_then(Node::scalar_text)
+            .is_some_and(|m| m.trim().starts_with("git"))
+    }
+
+    /// The tracked images, without tags.
+    #[must_use]
+    pub fn images(&self) -> Vec<&str> {
+        self.image_list
+            .scalar_text()
+            .unwrap_or("")
+            .split(',')
+            .map(|i| i.split_once('=').map_or(i, |(_, img)| img))
+            .map(image_name)
+            .filter(|i| !i.is_empty())
+            .collect()
+    }
+}
+
+/// Every Application with an `image-list` annotation, once per place it is written (the
+/// Applications of one ApplicationSet share their template).
+#[must_use]
+pub fn annotated_apps<'r>(repo: &'r Repository, argo: &'r ArgoModel) -> Vec<Annotated<'r>> {
+    let mut out: Vec<Annotated<'r>> = Vec::new();
+    for app in &argo.apps {
+        let Some(ann) = annotations(repo, app) else {
+            continue;
+        };
+        let get = |k: &str| ann.get(&format!("{PREFIX}{k}"));
+        let Some(image_list) = get("image-list") else {
+            continue;
+        };
+        if out.iter().any(|a| a.image_list.span == image_list.span) {
+            continue;
+        }
+        let target_revision = spec(repo, app)
+            .map(crate::model::argocd::sources)
+            .and_then(|s| s.first().copied())
+            .and_then(|s| s.get("targetRevision"));
+        let appset = app
+            .appset
+            .as_ref()
+            .and_then(|_| repo.docs.get(app.doc))
+            .filter(|d| d.kind == DocKind::ApplicationSet)
+            .map(|d| &*d.root);
+        out.push(Annotated {
+            app,
+            image_list,
+            method: get("write-back-method"),
+            git_branch: get("git-branch"),
+            target_revision,
+            appset,
+        });
+    }
+    out
+}

@@ -16,7 +16,7 @@
 mod flux;
 mod image_updater;
 
-pub use image_updater::READS;
+pub use image_updater::{Annotated, READS, annotated_apps};
 
 use rustc_hash::FxHashSet;
 

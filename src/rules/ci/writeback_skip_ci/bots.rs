@@ -134,14 +134,14 @@ fn finding(bot: &Bot, hits: &[Hit]) -> Option<Finding> {
     let mut f = match &first.guard {
         None => Finding::new(
             format!(
-                "{tool} (`{name}`) commits to {branch} without `[skip ci]` in its message: the commit starts CI, whose job `{}` {}, in a loop",
+                "the write-back of {tool} (`{name}`) to {branch} has no `[skip ci]` in its message: the commit starts CI, whose job `{}` {}, in a loop",
                 first.job, first.what
             ),
             bot.span,
         ),
         Some(g) => Finding::new(
             format!(
-                "cannot verify that {tool} (`{name}`), which commits to {branch} without `[skip ci]` in its message, does not loop: job `{}` {}, and {}",
+                "cannot verify that the write-back of {tool} (`{name}`) to {branch}, without `[skip ci]` in its message, does not loop: job `{}` {}, and {}",
                 first.job,
                 first.what,
                 match &g.depends_on {
