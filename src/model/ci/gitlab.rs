@@ -15,7 +15,7 @@ use super::variable_value;
 use crate::model::Repository;
 use crate::model::{DocKind, paths};
 use crate::source::{FileId, Span};
-use crate::yaml::Node;
+use crate::yaml::{Node, ScalarStyle};
 
 /// Top-level GitLab CI keys that are not jobs.
 pub const GITLAB_RESERVED: &[&str] = &[
@@ -126,7 +126,7 @@ fn pipeline(repo: &Repository, root: FileId) -> GitlabPipeline {
         .map(|d| &*d.root)
         .filter(|r| r.as_map().is_some())
         .collect();
-    let layers = Layers { layers };
+    let layers = Layers { repo, layers };
     let jobs = layers.jobs();
     let workflow_rules = layers
         .defs("workflow")
@@ -266,6 +266,7 @@ fn resolve_include(repo: &Repository, path: &str) -> Vec<FileId> {
 
 /// The top-level mappings of a pipeline's files, lowest precedence first.
 struct Layers<'a> {
+    repo: &'a Repository,
     layers: Vec<&'a Node>,
 }
 
@@ -379,7 +380,10 @@ impl<'a> Layers<'a> {
             out.push(GitlabJob {
                 name: name.to_string(),
                 key: key.span,
-                scripts: scripts.into_iter().cloned().collect(),
+                scripts: scripts
+                    .into_iter()
+                    .filter_map(|n| self.script_line(n))
+                    .collect(),
                 variables,
                 rules: rules.cloned(),
                 only: only.cloned(),
@@ -418,9 +422,32 @@ impl<'a> Layers<'a> {
             for i in items {
                 self.flatten(i, depth + 1, out);
             }
-        } else if node.as_scalar().is_some() && !node.is_null() {
+        } else if (node.as_scalar().is_some() && !node.is_null()) || node.as_map().is_some() {
             out.push(node);
         }
+    }
+
+    /// A script line as GitLab's runner would run it: a string; or a line YAML read as a
+    /// one-entry mapping (`- git commit -am "ci: bump"`, which GitLab rejects and
+    /// `ci/script-not-string` reports), read back as the plain text written, so that what it
+    /// does is still seen.
+    fn script_line(&self, node: &Node) -> Option<Node> {
+        let Some(entries) = node.as_map() else {
+            return Some(node.clone());
+        };
+        let [e] = entries else {
+            return None;
+        };
+        let plain = |n: &Node| n.as_scalar().is_some_and(|s| s.style == ScalarStyle::Plain);
+        if node.flow() || !plain(&e.key) || e.value.as_scalar().is_none() {
+            return None;
+        }
+        let text = self.repo.source(node.span.file).text();
+        let written = text.get(node.span.range())?;
+        if written.contains('\n') || written.contains(" #") {
+            return None;
+        }
+        Some(Node::scalar(node.span, written.into(), ScalarStyle::Plain))
     }
 
     /// The node a `!reference [job, key, ...]` points at.
