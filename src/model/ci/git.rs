@@ -778,4 +778,48 @@ mod tests {
         );
         assert_eq!(url_cred("${CI_REPOSITORY_URL}"), Some(Cred::JobToken));
     }
+
+    #[test]
+    fn commits_carry_author_files_and_branch() {
+        let repo = crate::model::Repository::in_memory(&[(
+            ".gitlab-ci.yml",
+            "j:\n  variables: {BRANCH: develop}\n  script:\n    - git config --global user.name bot\n    - git config user.email bot@x\n    - cd k8s/base && git add kustomization.yaml ../app.yaml\n    - git commit -m bump && git push origin HEAD:$BRANCH\n    - git -c user.name=other commit -am two && git push\n    - git add . && git commit -m three && git push origin HEAD:refs/heads/$UNSET\n",
+        )]);
+        let p = &crate::model::ci::gitlab::pipelines(&repo)[0];
+        let this = Vec::new();
+        let t = gitlab(&p.jobs[0], &this);
+        let metas: Vec<&CommitMeta> = t
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Commit { meta, .. } => Some(meta),
+                _ => None,
+            })
+            .collect();
+        let branches: Vec<&Branch> = t
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Push { branch, .. } => Some(branch),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(metas[0].author_name.as_deref(), Some("bot"));
+        assert_eq!(metas[0].author_email.as_deref(), Some("bot@x"));
+        assert_eq!(
+            metas[0].files.as_deref(),
+            Some(
+                &[
+                    "k8s/base/kustomization.yaml".to_string(),
+                    "k8s/app.yaml".to_string()
+                ][..]
+            )
+        );
+        assert_eq!(metas[1].author_name.as_deref(), Some("other"));
+        assert_eq!(metas[1].files, None);
+        assert_eq!(metas[2].files, None);
+        assert_eq!(branches[0], &Branch::Named("develop".into()));
+        assert_eq!(branches[1], &Branch::Current);
+        assert!(matches!(branches[2], Branch::Unknown(_)));
+    }
 }
