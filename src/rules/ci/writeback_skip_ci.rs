@@ -31,7 +31,7 @@ const ID: &str = "ci/writeback-skip-ci";
 
 static META: RuleMeta = RuleMeta {
     id: ID,
-    summary: "a CI job that commits back to a repository must mark its commits `[skip ci]`",
+    summary: "a CI job or a bot that commits back to a repository must mark its commits `[skip ci]` unless nothing loops",
     default_severity: Severity::Error,
     fix: FixAvailability::Sometimes,
     reads: Reads::NONE,
