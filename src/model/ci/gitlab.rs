@@ -48,6 +48,10 @@ pub struct GitlabPipeline {
     pub files: Vec<FileId>,
     /// Jobs in the order they appear, the root file's first.
     pub jobs: Vec<GitlabJob>,
+    /// In a pipeline without jobs, the hidden jobs (`.update-gitops`) that nothing extends:
+    /// templates for the projects that include the file, such as a shared CI modules
+    /// project's write-back job.
+    pub templates: Vec<GitlabJob>,
     /// Includes of files outside this repository, whose jobs are not read.
     pub external_includes: Vec<ExternalInclude>,
     /// `workflow: rules`, which decide whether a pipeline starts at all.
@@ -127,7 +131,14 @@ fn pipeline(repo: &Repository, root: FileId) -> GitlabPipeline {
         .filter(|r| r.as_map().is_some())
         .collect();
     let layers = Layers { repo, layers };
-    let jobs = layers.jobs();
+    let jobs = layers.jobs(&layers.job_keys(false));
+    // A file of templates only (a shared CI modules project): its hidden jobs are what it is
+    // for. Elsewhere a hidden job nothing extends is usually a job switched off.
+    let templates = if jobs.is_empty() {
+        layers.jobs(&layers.leaf_templates())
+    } else {
+        Vec::new()
+    };
     let workflow_rules = layers
         .defs("workflow")
         .iter()
@@ -148,6 +159,7 @@ fn pipeline(repo: &Repository, root: FileId) -> GitlabPipeline {
         root,
         files,
         jobs,
+        templates,
         external_includes,
         workflow_rules,
         variables,
@@ -277,14 +289,14 @@ impl<'a> Layers<'a> {
     }
 
     /// Job names in the order they appear, with their key nodes (last definition wins).
-    fn job_keys(&self) -> Vec<(&'a str, &'a Node)> {
+    fn job_keys(&self, hidden: bool) -> Vec<(&'a str, &'a Node)> {
         let mut out: Vec<(&'a str, &'a Node)> = Vec::new();
         for layer in self.layers.iter().rev() {
             for e in layer.entries() {
                 let Some(name) = e.key.scalar_text() else {
                     continue;
                 };
-                if name.starts_with('.')
+                if name.starts_with('.') != hidden
                     || GITLAB_RESERVED.contains(&name)
                     || e.value.as_map().is_none()
                     || out.iter().any(|(n, _)| *n == name)
@@ -295,6 +307,26 @@ impl<'a> Layers<'a> {
             }
         }
         out
+    }
+
+    /// Hidden jobs that no job or hidden job extends.
+    fn leaf_templates(&self) -> Vec<(&'a str, &'a Node)> {
+        let mut extended = HashSet::new();
+        for layer in &self.layers {
+            for e in layer.entries() {
+                let Some(ext) = e.value.get("extends") else {
+                    continue;
+                };
+                match ext.as_seq() {
+                    Some(items) => extended.extend(items.iter().filter_map(Node::as_str)),
+                    None => extended.extend(ext.as_str()),
+                }
+            }
+        }
+        self.job_keys(true)
+            .into_iter()
+            .filter(|(n, _)| !extended.contains(n))
+            .collect()
     }
 
     /// The mapping layers of a job or template, `extends` parents first.
@@ -323,11 +355,11 @@ impl<'a> Layers<'a> {
     }
 
     /// Resolves every job.
-    fn jobs(&self) -> Vec<GitlabJob> {
+    fn jobs(&self, keys: &[(&'a str, &'a Node)]) -> Vec<GitlabJob> {
         let global_vars = self.merged_map("variables");
         let default: Vec<&'a Node> = self.defs("default");
         let mut out = Vec::new();
-        for (name, key) in self.job_keys() {
+        for &(name, key) in keys {
             let mut layers = Vec::new();
             self.job_layers(name, 0, &mut layers);
             let get = |k: &str| layers.iter().rev().find_map(|l| l.get(k));

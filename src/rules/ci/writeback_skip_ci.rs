@@ -123,7 +123,7 @@ impl Rule for WritebackSkipCi {
             DocKind::GitlabCi => {
                 // A file included by another GitLab CI file is judged as part of that one.
                 for pipeline in ci.gitlab.iter().filter(|p| p.root == doc.file) {
-                    for job in &pipeline.jobs {
+                    for job in pipeline.jobs.iter().chain(&pipeline.templates) {
                         let trace = git::gitlab(job, &this_repo);
                         let starts = |p: &Pushed<'_>| trigger::gitlab::starts(pipeline, job, p);
                         out.extend(judge(false, &job.name, job.key, trace, &starts));
@@ -376,6 +376,10 @@ impl<'a> Job<'a> {
             "creates a commit through the Commits API"
         };
         let whither = match target {
+            // A template's `$CI_PROJECT_PATH` is the project that includes it.
+            Target::This if job.starts_with('.') => {
+                "to the repository of the project that includes it".to_string()
+            }
             Target::This => "to this repository".to_string(),
             Target::Other(u) if u.is_empty() => "to another repository".to_string(),
             Target::Other(u) => format!("to another repository (`{u}`)"),
