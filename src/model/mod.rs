@@ -4,8 +4,9 @@
 //!
 //! Folders by domain: the deployer (`argocd/`), Kubernetes objects and the routes to them
 //! (`k8s/`), source resolution any deployer reuses (`sources/`), Helm (`helm/`), kustomize
-//! (`kustomize.rs`, `patch.rs`) and CI (`ci/`). The repository with kustomize applied is
-//! [`Repository`] (`repository.rs`), over the documents of `crate::repo`.
+//! (`kustomize.rs`, `patch.rs`), CI (`ci/`) and the bots that commit (`writeback/`). The
+//! repository with kustomize applied is [`Repository`] (`repository.rs`), over the documents
+//! of `crate::repo`.
 //!
 //! The seam between deployers: each builds its own fact of what it deploys from this
 //! repository. Argo CD's is [`Model::argocd`] (`argocd::resolve`), and what it renders is
@@ -24,6 +25,7 @@ pub mod repository;
 pub mod settings;
 pub mod sources;
 pub mod template;
+pub mod writeback;
 
 use std::sync::OnceLock;
 
@@ -40,13 +42,15 @@ use crate::repo::retention::Reads;
 /// reader: the cluster Secrets and `argocd-cm` (`argocd::projects`), cloudflared
 /// configurations and values that may hold tunnel routes (`k8s::routes::tunnels`), and the
 /// values files chart sources layer over their chart's defaults (`argocd::resolve`), and the
-/// argo-cd chart's `configs` (`argocd::params`). Every run keeps them, with what its rules
+/// argo-cd chart's `configs` (`argocd::params`), and Image Updater's ConfigMap
+/// (`writeback`). Every run keeps them, with what its rules
 /// declare (`RuleMeta::reads`).
-pub const READS: [Reads; 4] = [
+pub const READS: [Reads; 5] = [
     argocd::projects::READS,
     k8s::routes::tunnels::READS,
     argocd::resolve::READS,
     argocd::params::READS,
+    writeback::READS,
 ];
 
 /// The repository and the facts computed from it, each built on first use, once per run, and
@@ -119,6 +123,9 @@ facts! {
     ci: ci::CiModel = |m: &Model<'_>| ci::build(m.repo);
     /// What the deployers apply that no file holds as it is applied (rendered Argo CD objects).
     deployed: deployed::Deployed = |m: &Model<'_>| deployed::build(m.repo, m.argocd());
+    /// The bots that commit to Git repositories (Argo CD Image Updater, Flux image automation).
+    writeback: writeback::Writers =
+        |m: &Model<'_>| writeback::build(m.repo, m.argocd(), &m.settings.repo_urls);
 }
 
 impl<'p> Model<'p> {

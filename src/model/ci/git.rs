@@ -18,9 +18,11 @@ pub enum Var<'a> {
     Yaml(&'a Node),
     /// A GitHub `env:` value.
     Env(&'a Node),
-    /// A shell assignment: its expanded value (None when unknown) and where it was written.
+    /// A shell assignment: its expanded value (None when unknown), the value with unknown
+    /// variables kept as `${NAME}` (for URLs), and where it was written.
     Shell {
         value: Option<String>,
+        kept: String,
         node: &'a Node,
         word: Word,
     },
@@ -33,6 +35,9 @@ pub enum Cred {
     GithubToken,
     /// A personal access token, an app token or an SSH key (what it is, for messages).
     Strong(&'static str),
+    /// GitLab's `CI_JOB_TOKEN` (also inside `CI_REPOSITORY_URL`): GitLab refuses its pushes
+    /// unless the project allows them.
+    JobToken,
     /// No credentials (`persist-credentials: false` and a plain URL).
     None,
 }
@@ -60,11 +65,40 @@ pub enum MessageSource<'a> {
     Unknown(&'static str),
 }
 
+/// The branch a push writes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Branch {
+    /// A branch named in the refspec (`HEAD:main`, `origin main`).
+    Named(String),
+    /// The branch the job runs for: no refspec, `HEAD`, `$CI_COMMIT_BRANCH`,
+    /// `${{ github.ref_name }}`.
+    Current,
+    /// A refspec the job's variables do not say (what it was written as).
+    Unknown(String),
+}
+
+/// What a commit is made of, as far as the job's script says.
+#[derive(Clone, Debug, Default)]
+pub struct CommitMeta {
+    /// `user.name` (`git config`, `-c`, `--author`, `GIT_AUTHOR_NAME`), when known.
+    pub author_name: Option<String>,
+    /// `user.email`, when known.
+    pub author_email: Option<String>,
+    /// The files it writes, relative to the repository's root, when the script names them
+    /// (`git add PATH`); `None` after `-a`, `git add .` or a glob.
+    pub files: Option<Vec<String>>,
+}
+
 #[derive(Debug)]
 pub enum EventKind<'a> {
-    Commit(MessageSource<'a>),
+    Commit {
+        message: MessageSource<'a>,
+        meta: CommitMeta,
+    },
     Push {
         target: Target,
+        /// The branch it writes.
+        branch: Branch,
         /// `-o ci.skip`.
         ci_skip: bool,
         /// `-o merge_request.create`.
@@ -105,6 +139,10 @@ pub struct GitTrace<'a> {
     clones: Vec<ClonedRepo>,
     remotes: HashMap<String, String>,
     checkout: Cred,
+    /// `git config user.name` / `user.email` set so far.
+    identity: HashMap<String, String>,
+    /// The files `git add` staged since the last commit (`None`: not known).
+    staged: Option<Vec<String>>,
 }
 
 struct ClonedRepo {
@@ -165,6 +203,8 @@ impl<'a> GitTrace<'a> {
             clones: Vec::new(),
             remotes: HashMap::new(),
             checkout: Cred::GithubToken,
+            identity: HashMap::new(),
+            staged: Some(Vec::new()),
         }
     }
 
@@ -188,6 +228,26 @@ impl<'a> GitTrace<'a> {
         }
     }
 
+    /// The value of a variable with unknown variables kept as `${NAME}`.
+    fn lookup_keep_at(&self, name: &str, depth: usize) -> Option<String> {
+        if depth > 8 {
+            return None;
+        }
+        match self.vars.get(name)? {
+            Var::Yaml(n) | Var::Env(n) => {
+                let raw = n.scalar_text()?;
+                Some(shell::expand_text(raw, None, &|v| self.keep(v, depth + 1)).text)
+            }
+            Var::Shell { kept, .. } => Some(kept.clone()),
+        }
+    }
+
+    /// A variable's value for [`GitTrace::expand_keep`]: its value, else `${NAME}`.
+    fn keep(&self, name: &str, depth: usize) -> Option<String> {
+        self.lookup_keep_at(name, depth)
+            .or_else(|| (!name.is_empty()).then(|| format!("${{{name}}}")))
+    }
+
     /// A word with the variables known here expanded.
     #[must_use]
     pub fn expand(&self, w: &Word) -> shell::Expanded {
@@ -197,11 +257,7 @@ impl<'a> GitTrace<'a> {
     /// Expands known variables and keeps unknown ones as `${NAME}`: for URLs and paths,
     /// where `${CI_PROJECT_PATH}` still says which repository it is.
     fn expand_keep(&self, w: &Word) -> String {
-        shell::expand(w, &|n| {
-            self.lookup(n)
-                .or_else(|| (!n.is_empty()).then(|| format!("${{{n}}}")))
-        })
-        .text
+        shell::expand(w, &|n| self.keep(n, 0)).text
     }
 
     fn cd(&self, dir: &str) -> String {
@@ -218,10 +274,12 @@ impl<'a> GitTrace<'a> {
                 Action::Assign { name, value } => {
                     let e = self.expand(&value);
                     let known = !e.substitution && !e.text.trim().is_empty();
+                    let kept = self.expand_keep(&value);
                     self.vars.insert(
                         name,
                         Var::Shell {
                             value: known.then_some(e.text),
+                            kept,
                             node,
                             word: value,
                         },
@@ -268,12 +326,33 @@ impl<'a> GitTrace<'a> {
                     self.review = true;
                     continue;
                 }
-                Action::Commit(c) => EventKind::Commit(message_source(node, c.message)),
+                Action::Add { dir, paths } => {
+                    self.stage(dir.as_ref(), paths.as_deref());
+                    continue;
+                }
+                Action::Config { key, value } => {
+                    let v = self.expand(&value);
+                    if v.undefined.is_empty() && !v.substitution {
+                        self.identity.insert(key, v.text);
+                    } else {
+                        self.identity.remove(&key);
+                    }
+                    continue;
+                }
+                Action::Commit(c) => {
+                    let meta = self.commit_meta(&c);
+                    EventKind::Commit {
+                        message: message_source(node, c.message),
+                        meta,
+                    }
+                }
                 Action::Push(p) => {
                     let dir = p.dir.as_ref().map(|d| self.cd(&self.expand_keep(d)));
                     let (target, cred) = self.push_target(p.target.as_ref(), dir);
+                    let branch = self.push_branch(&p.refspecs);
                     EventKind::Push {
                         target,
+                        branch,
                         ci_skip: p.ci_skip,
                         mr_create: p.mr_create,
                         cred,
@@ -285,6 +364,116 @@ impl<'a> GitTrace<'a> {
                 },
             };
             self.events.push(Event { kind, site });
+        }
+    }
+
+    /// `git add PATH...`: the paths, from the repository's root, staged for the next commit.
+    fn stage(&mut self, dir: Option<&Word>, paths: Option<&[Word]>) {
+        let Some(paths) = paths else {
+            self.staged = None;
+            return;
+        };
+        let base = match dir {
+            Some(d) => Some(self.cd(&self.expand_keep(d))),
+            None => self.cwd.clone(),
+        };
+        let base = match base.as_deref().map(root_relative) {
+            Some(None) => {
+                self.staged = None;
+                return;
+            }
+            Some(b) => b,
+            None => None,
+        };
+        let mut added = Vec::new();
+        for p in paths {
+            let e = self.expand(p);
+            let full = paths::join_shell_dir(base.as_deref(), &e.text);
+            match root_relative(&full) {
+                Some(f) if e.undefined.is_empty() && !e.substitution && !f.starts_with("..") => {
+                    added.push(f);
+                }
+                _ => {
+                    self.staged = None;
+                    return;
+                }
+            }
+        }
+        if let Some(s) = self.staged.as_mut() {
+            s.extend(added);
+        }
+    }
+
+    /// What the script says about a commit, and the staged files it takes.
+    fn commit_meta(&mut self, c: &shell::Commit) -> CommitMeta {
+        let mut name = self.identity.get("user.name").cloned();
+        let mut email = self.identity.get("user.email").cloned();
+        for (var, slot) in [
+            ("GIT_AUTHOR_NAME", &mut name),
+            ("GIT_AUTHOR_EMAIL", &mut email),
+        ] {
+            if self.vars.contains_key(var) {
+                *slot = self.lookup(var);
+            }
+        }
+        for (key, value) in &c.identity {
+            let v = self.expand(value);
+            let known = (v.undefined.is_empty() && !v.substitution).then_some(v.text);
+            match key.as_str() {
+                "user.name" => name = known,
+                "user.email" => email = known,
+                _ => {
+                    // `--author="Name <email>"`.
+                    let a = known.as_deref().unwrap_or("");
+                    let (n, e) = a.split_once('<').unwrap_or((a, ""));
+                    name = known.as_ref().map(|_| n.trim().to_string());
+                    email = known
+                        .as_ref()
+                        .map(|_| e.trim_end_matches('>').trim().to_string());
+                }
+            }
+        }
+        let staged = self.staged.replace(Vec::new());
+        CommitMeta {
+            author_name: name,
+            author_email: email,
+            files: if c.all { None } else { staged },
+        }
+    }
+
+    /// The branch a push writes, from its refspecs.
+    fn push_branch(&self, refspecs: &[Word]) -> Branch {
+        const CURRENT: &[&str] = &[
+            "CI_COMMIT_BRANCH",
+            "CI_COMMIT_REF_NAME",
+            "GITHUB_REF_NAME",
+            "GITHUB_HEAD_REF",
+            "GITHUB_REF",
+            "github.ref_name",
+            "github.head_ref",
+            "github.ref",
+        ];
+        let Some(spec) = refspecs.first() else {
+            return Branch::Current;
+        };
+        let raw = spec.text.trim_start_matches('+');
+        let dst = raw.rsplit_once(':').map_or(raw, |(_, d)| d);
+        let names = variables_named(dst);
+        if names.len() == 1 && CURRENT.contains(&names[0]) {
+            return Branch::Current;
+        }
+        let e = shell::expand(
+            &spec.slice(spec.text.len() - dst.len()..spec.text.len()),
+            &|n| self.lookup(n),
+        );
+        if !e.undefined.is_empty() || e.substitution || e.text.contains("${{") {
+            return Branch::Unknown(dst.to_string());
+        }
+        let b = e.text.trim_start_matches("refs/heads/");
+        if b == "HEAD" || b.is_empty() {
+            Branch::Current
+        } else {
+            Branch::Named(b.to_string())
         }
     }
 
@@ -325,7 +514,7 @@ impl<'a> GitTrace<'a> {
         let name = match target {
             Some(t) => {
                 let x = self.expand_keep(t);
-                if looks_like_url(&x) || looks_like_url(&t.text) {
+                if looks_like_url(&x) || looks_like_url(&t.text) || names_this_repository(&x) {
                     let raw = &t.text;
                     let cred = url_cred(&x).unwrap_or_else(|| self.checkout.clone());
                     return (self.classify(raw, &x), cred);
@@ -346,14 +535,7 @@ impl<'a> GitTrace<'a> {
     }
 
     fn classify(&self, raw: &str, expanded: &str) -> Target {
-        const THIS: &[&str] = &[
-            "CI_PROJECT_PATH",
-            "CI_REPOSITORY_URL",
-            "CI_PROJECT_URL",
-            "GITHUB_REPOSITORY",
-            "github.repository",
-        ];
-        if THIS.iter().any(|t| raw.contains(t) || expanded.contains(t)) {
+        if names_this_repository(raw) || names_this_repository(expanded) {
             return Target::This;
         }
         let n = paths::normalize_url(expanded);
@@ -406,13 +588,37 @@ impl<'a> GitTrace<'a> {
             MessageSource::Input(n) => n.span,
             _ => at,
         };
+        let branch = step
+            .input("branch")
+            .and_then(Node::as_str)
+            .filter(|b| !b.is_empty())
+            .map_or(Branch::Current, |b| {
+                if b.contains("${{") {
+                    Branch::Unknown(b.to_string())
+                } else {
+                    Branch::Named(b.to_string())
+                }
+            });
+        let files = step
+            .input("file_pattern")
+            .or_else(|| step.input("add"))
+            .and_then(Node::as_str)
+            .filter(|p| !p.contains(['*', '?', '[', ' ']) && *p != "." && !p.contains("${{"))
+            .map(|p| vec![p.trim_start_matches("./").to_string()]);
         self.events.push(Event {
-            kind: EventKind::Commit(src),
+            kind: EventKind::Commit {
+                message: src,
+                meta: CommitMeta {
+                    files,
+                    ..CommitMeta::default()
+                },
+            },
             site: Site::Node(commit_at),
         });
         self.events.push(Event {
             kind: EventKind::Push {
                 target: Target::This,
+                branch,
                 ci_skip: false,
                 mr_create: false,
                 cred: self.checkout.clone(),
@@ -460,14 +666,66 @@ fn looks_like_url(s: &str) -> bool {
     s.contains("://") || s.contains('@') || s.contains('/') || s.ends_with(".git")
 }
 
+/// The variables (`$NAME`, `${NAME}`) and GitHub expressions (`${{ github.x }}`) a text
+/// names, in order.
+fn variables_named(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if text[i..].starts_with("${{") {
+            let end = text[i..].find("}}").map_or(text.len(), |e| i + e);
+            out.push(text[i + 3..end].trim());
+            i = end;
+            continue;
+        }
+        if b[i] == b'$' {
+            let start = i + 1 + usize::from(b.get(i + 1) == Some(&b'{'));
+            let mut j = start;
+            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+                j += 1;
+            }
+            if j > start {
+                out.push(&text[start..j]);
+            }
+            i = j.max(i + 1);
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Whether a URL is built from the CI's own name for this repository: GitLab's
+/// `CI_PROJECT_PATH` (with `CI_SERVER_HOST` or any host), `CI_PROJECT_URL`,
+/// `CI_REPOSITORY_URL`, `CI_PROJECT_NAMESPACE` with `CI_PROJECT_NAME`, GitHub's
+/// `github.repository` and `GITHUB_REPOSITORY`.
+fn names_this_repository(text: &str) -> bool {
+    let vars = variables_named(text);
+    let has = |n: &str| vars.contains(&n);
+    has("CI_PROJECT_PATH")
+        || has("CI_PROJECT_URL")
+        || has("CI_REPOSITORY_URL")
+        || has("GITHUB_REPOSITORY")
+        || has("github.repository")
+        || (has("CI_PROJECT_NAMESPACE") && has("CI_PROJECT_NAME"))
+}
+
 /// Credentials carried by a remote URL, if any.
 fn url_cred(url: &str) -> Option<Cred> {
     if url.starts_with("git@") || url.starts_with("ssh://") {
         return Some(Cred::Strong("an SSH key"));
     }
+    // `CI_REPOSITORY_URL` is `https://gitlab-ci-token:$CI_JOB_TOKEN@host/path.git`.
+    if variables_named(url).contains(&"CI_REPOSITORY_URL") {
+        return Some(Cred::JobToken);
+    }
     let after = url.split_once("://").map_or(url, |(_, r)| r);
     let host_part = after.split('/').next().unwrap_or("");
     let (user, _) = host_part.rsplit_once('@')?;
+    if variables_named(user).contains(&"CI_JOB_TOKEN") {
+        return Some(Cred::JobToken);
+    }
     if is_github_token(user) {
         Some(Cred::GithubToken)
     } else {
@@ -475,6 +733,93 @@ fn url_cred(url: &str) -> Option<Cred> {
     }
 }
 
+/// A path from the workspace's root: `${CI_PROJECT_DIR}/x` and `${GITHUB_WORKSPACE}/x` are
+/// `x`; another absolute path or one from a variable is not known.
+fn root_relative(p: &str) -> Option<String> {
+    let p = p.trim_start_matches("./");
+    for root in [
+        "${CI_PROJECT_DIR}",
+        "${GITHUB_WORKSPACE}",
+        "${{ github.workspace }}",
+    ] {
+        if let Some(rest) = p.strip_prefix(root) {
+            return Some(rest.trim_start_matches('/').to_string());
+        }
+    }
+    (!p.starts_with('/') && !p.contains('$')).then(|| p.to_string())
+}
+
 fn clean_dir(d: &str) -> String {
     d.trim_start_matches("./").trim_end_matches('/').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_repository_is_named_by_exact_variables() {
+        assert!(names_this_repository(
+            "https://oauth2:${T}@${CI_SERVER_HOST}/${CI_PROJECT_PATH}.git"
+        ));
+        assert!(names_this_repository(
+            "$CI_PROJECT_NAMESPACE/$CI_PROJECT_NAME"
+        ));
+        assert!(names_this_repository("github.com/${{ github.repository }}"));
+        assert!(!names_this_repository(
+            "https://h/g/${CI_PROJECT_PATH_SLUG}-gitops.git"
+        ));
+        assert!(!names_this_repository(
+            "https://h/${CI_PROJECT_NAMESPACE}/gitops.git"
+        ));
+        assert_eq!(
+            url_cred("https://gitlab-ci-token:${CI_JOB_TOKEN}@h/p.git"),
+            Some(Cred::JobToken)
+        );
+        assert_eq!(url_cred("${CI_REPOSITORY_URL}"), Some(Cred::JobToken));
+    }
+
+    #[test]
+    fn commits_carry_author_files_and_branch() {
+        let repo = crate::model::Repository::in_memory(&[(
+            ".gitlab-ci.yml",
+            "j:\n  variables: {BRANCH: develop}\n  script:\n    - git config --global user.name bot\n    - git config user.email bot@x\n    - cd k8s/base && git add kustomization.yaml ../app.yaml\n    - git commit -m bump && git push origin HEAD:$BRANCH\n    - git -c user.name=other commit -am two && git push\n    - git add . && git commit -m three && git push origin HEAD:refs/heads/$UNSET\n",
+        )]);
+        let p = &crate::model::ci::gitlab::pipelines(&repo)[0];
+        let this = Vec::new();
+        let t = gitlab(&p.jobs[0], &this);
+        let metas: Vec<&CommitMeta> = t
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Commit { meta, .. } => Some(meta),
+                _ => None,
+            })
+            .collect();
+        let branches: Vec<&Branch> = t
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Push { branch, .. } => Some(branch),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(metas[0].author_name.as_deref(), Some("bot"));
+        assert_eq!(metas[0].author_email.as_deref(), Some("bot@x"));
+        assert_eq!(
+            metas[0].files.as_deref(),
+            Some(
+                &[
+                    "k8s/base/kustomization.yaml".to_string(),
+                    "k8s/app.yaml".to_string()
+                ][..]
+            )
+        );
+        assert_eq!(metas[1].author_name.as_deref(), Some("other"));
+        assert_eq!(metas[1].files, None);
+        assert_eq!(metas[2].files, None);
+        assert_eq!(branches[0], &Branch::Named("develop".into()));
+        assert_eq!(branches[1], &Branch::Current);
+        assert!(matches!(branches[2], Branch::Unknown(_)));
+    }
 }

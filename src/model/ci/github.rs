@@ -15,6 +15,8 @@ pub struct GithubWorkflow {
     pub doc: usize,
     pub file: FileId,
     pub jobs: Vec<GithubJob>,
+    /// `on:`, the events that start it.
+    pub on: Option<Node>,
 }
 
 /// A GitHub Actions job.
@@ -24,6 +26,8 @@ pub struct GithubJob {
     /// The job's key, for labels.
     pub key: Span,
     pub steps: Vec<GithubStep>,
+    /// The job's `if:`.
+    pub condition: Option<Node>,
 }
 
 /// A step of a GitHub Actions job.
@@ -70,6 +74,12 @@ pub fn workflows(repo: &Repository) -> Vec<GithubWorkflow> {
             doc: i,
             file: d.file,
             jobs: jobs(&d.root),
+            // YAML 1.1 reads a bare `on` key as the boolean true.
+            on: d
+                .root
+                .entries()
+                .find(|e| matches!(e.key.scalar_text(), Some("on" | "true")))
+                .map(|e| e.value.clone()),
         })
         .collect()
 }
@@ -116,6 +126,7 @@ pub fn jobs(root: &Node) -> Vec<GithubJob> {
             name: name.to_string(),
             key: e.key.span,
             steps,
+            condition: e.value.get("if").cloned(),
         });
     }
     out

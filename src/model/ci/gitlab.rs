@@ -15,7 +15,7 @@ use super::variable_value;
 use crate::model::Repository;
 use crate::model::{DocKind, paths};
 use crate::source::{FileId, Span};
-use crate::yaml::Node;
+use crate::yaml::{Node, ScalarStyle};
 
 /// Top-level GitLab CI keys that are not jobs.
 pub const GITLAB_RESERVED: &[&str] = &[
@@ -48,8 +48,16 @@ pub struct GitlabPipeline {
     pub files: Vec<FileId>,
     /// Jobs in the order they appear, the root file's first.
     pub jobs: Vec<GitlabJob>,
+    /// In a pipeline without jobs, the hidden jobs (`.update-gitops`) that nothing extends:
+    /// templates for the projects that include the file, such as a shared CI modules
+    /// project's write-back job.
+    pub templates: Vec<GitlabJob>,
     /// Includes of files outside this repository, whose jobs are not read.
     pub external_includes: Vec<ExternalInclude>,
+    /// `workflow: rules`, which decide whether a pipeline starts at all.
+    pub workflow_rules: Option<Node>,
+    /// The global `variables:`.
+    pub variables: BTreeMap<String, Node>,
 }
 
 /// An `include:` of another project's file, a remote URL or a CI/CD component.
@@ -71,6 +79,11 @@ pub struct GitlabJob {
     pub scripts: Vec<Node>,
     /// Effective variables: global, then `extends` parents, then the job's own.
     pub variables: BTreeMap<String, Node>,
+    /// `rules:`, `only:`, `except:` and `when:`, as the job's `extends` chain sets them.
+    pub rules: Option<Node>,
+    pub only: Option<Node>,
+    pub except: Option<Node>,
+    pub when: Option<Node>,
 }
 
 impl GitlabJob {
@@ -117,7 +130,26 @@ fn pipeline(repo: &Repository, root: FileId) -> GitlabPipeline {
         .map(|d| &*d.root)
         .filter(|r| r.as_map().is_some())
         .collect();
-    let jobs = Layers { layers }.jobs();
+    let layers = Layers { repo, layers };
+    let jobs = layers.jobs(&layers.job_keys(false));
+    // A file of templates only (a shared CI modules project): its hidden jobs are what it is
+    // for. Elsewhere a hidden job nothing extends is usually a job switched off.
+    let templates = if jobs.is_empty() {
+        layers.jobs(&layers.leaf_templates())
+    } else {
+        Vec::new()
+    };
+    let workflow_rules = layers
+        .defs("workflow")
+        .iter()
+        .rev()
+        .find_map(|w| w.get("rules"))
+        .cloned();
+    let variables = layers
+        .merged_map("variables")
+        .into_iter()
+        .map(|(k, v)| (k, v.clone()))
+        .collect();
     let external_includes = files
         .iter()
         .flat_map(|&f| repo.file_docs(f))
@@ -127,7 +159,10 @@ fn pipeline(repo: &Repository, root: FileId) -> GitlabPipeline {
         root,
         files,
         jobs,
+        templates,
         external_includes,
+        workflow_rules,
+        variables,
     }
 }
 
@@ -243,6 +278,7 @@ fn resolve_include(repo: &Repository, path: &str) -> Vec<FileId> {
 
 /// The top-level mappings of a pipeline's files, lowest precedence first.
 struct Layers<'a> {
+    repo: &'a Repository,
     layers: Vec<&'a Node>,
 }
 
@@ -253,14 +289,14 @@ impl<'a> Layers<'a> {
     }
 
     /// Job names in the order they appear, with their key nodes (last definition wins).
-    fn job_keys(&self) -> Vec<(&'a str, &'a Node)> {
+    fn job_keys(&self, hidden: bool) -> Vec<(&'a str, &'a Node)> {
         let mut out: Vec<(&'a str, &'a Node)> = Vec::new();
         for layer in self.layers.iter().rev() {
             for e in layer.entries() {
                 let Some(name) = e.key.scalar_text() else {
                     continue;
                 };
-                if name.starts_with('.')
+                if name.starts_with('.') != hidden
                     || GITLAB_RESERVED.contains(&name)
                     || e.value.as_map().is_none()
                     || out.iter().any(|(n, _)| *n == name)
@@ -271,6 +307,26 @@ impl<'a> Layers<'a> {
             }
         }
         out
+    }
+
+    /// Hidden jobs that no job or hidden job extends.
+    fn leaf_templates(&self) -> Vec<(&'a str, &'a Node)> {
+        let mut extended = HashSet::new();
+        for layer in &self.layers {
+            for e in layer.entries() {
+                let Some(ext) = e.value.get("extends") else {
+                    continue;
+                };
+                match ext.as_seq() {
+                    Some(items) => extended.extend(items.iter().filter_map(Node::as_str)),
+                    None => extended.extend(ext.as_str()),
+                }
+            }
+        }
+        self.job_keys(true)
+            .into_iter()
+            .filter(|(n, _)| !extended.contains(n))
+            .collect()
     }
 
     /// The mapping layers of a job or template, `extends` parents first.
@@ -299,11 +355,11 @@ impl<'a> Layers<'a> {
     }
 
     /// Resolves every job.
-    fn jobs(&self) -> Vec<GitlabJob> {
+    fn jobs(&self, keys: &[(&'a str, &'a Node)]) -> Vec<GitlabJob> {
         let global_vars = self.merged_map("variables");
         let default: Vec<&'a Node> = self.defs("default");
         let mut out = Vec::new();
-        for (name, key) in self.job_keys() {
+        for &(name, key) in keys {
             let mut layers = Vec::new();
             self.job_layers(name, 0, &mut layers);
             let get = |k: &str| layers.iter().rev().find_map(|l| l.get(k));
@@ -346,11 +402,25 @@ impl<'a> Layers<'a> {
                     self.flatten(n, 0, &mut scripts);
                 }
             }
+            let rules = get("rules");
+            // `rules` and `only`/`except` cannot be used together; `rules` wins here.
+            let (only, except) = if rules.is_some() {
+                (None, None)
+            } else {
+                (get("only"), get("except"))
+            };
             out.push(GitlabJob {
                 name: name.to_string(),
                 key: key.span,
-                scripts: scripts.into_iter().cloned().collect(),
+                scripts: scripts
+                    .into_iter()
+                    .filter_map(|n| self.script_line(n))
+                    .collect(),
                 variables,
+                rules: rules.cloned(),
+                only: only.cloned(),
+                except: except.cloned(),
+                when: get("when").cloned(),
             });
         }
         out
@@ -384,9 +454,32 @@ impl<'a> Layers<'a> {
             for i in items {
                 self.flatten(i, depth + 1, out);
             }
-        } else if node.as_scalar().is_some() && !node.is_null() {
+        } else if (node.as_scalar().is_some() && !node.is_null()) || node.as_map().is_some() {
             out.push(node);
         }
+    }
+
+    /// A script line as GitLab's runner would run it: a string; or a line YAML read as a
+    /// one-entry mapping (`- git commit -am "ci: bump"`, which GitLab rejects and
+    /// `ci/script-not-string` reports), read back as the plain text written, so that what it
+    /// does is still seen.
+    fn script_line(&self, node: &Node) -> Option<Node> {
+        let Some(entries) = node.as_map() else {
+            return Some(node.clone());
+        };
+        let [e] = entries else {
+            return None;
+        };
+        let plain = |n: &Node| n.as_scalar().is_some_and(|s| s.style == ScalarStyle::Plain);
+        if node.flow() || !plain(&e.key) || e.value.as_scalar().is_none() {
+            return None;
+        }
+        let text = self.repo.source(node.span.file).text();
+        let written = text.get(node.span.range())?;
+        if written.contains('\n') || written.contains(" #") {
+            return None;
+        }
+        Some(Node::scalar(node.span, written.into(), ScalarStyle::Plain))
     }
 
     /// The node a `!reference [job, key, ...]` points at.

@@ -14,7 +14,9 @@
 pub mod git;
 pub mod github;
 pub mod gitlab;
+pub mod images;
 pub mod shell;
+pub mod trigger;
 
 use crate::model::Repository;
 use crate::yaml::Node;

@@ -5,6 +5,7 @@ pub mod bounds;
 pub mod app_of_apps_cycle;
 pub mod destination_out_of_project;
 pub mod image_tag_none;
+pub mod image_updater;
 pub mod infra_boundary;
 pub mod insecure_without_edge_tls;
 pub mod missing_source;
@@ -21,6 +22,7 @@ pub static RULES: &[&dyn crate::rule::Rule] = &[
     &app_of_apps_cycle::AppOfAppsCycle,
     &destination_out_of_project::DestinationOutOfProject,
     &image_tag_none::ImageTagNone,
+    &image_updater::ImageUpdater,
     &infra_boundary::InfraBoundary,
     &insecure_without_edge_tls::InsecureWithoutEdgeTls,
     &missing_source::MissingSource,

@@ -4,19 +4,23 @@
 //! (`model::ci::git`); this rule judges the commits that are pushed: does the message hold a
 //! skip marker, can it be known, and where to add one (`fix.rs`).
 
+mod bots;
 mod fix;
+mod guard;
 #[cfg(test)]
 mod tests;
 
 use crate::diagnostic::{Finding, Severity};
 use crate::model::Repository;
 use crate::model::ci::git::{self, Cred, Event, EventKind, GitTrace, MessageSource, Site, Target};
+use crate::model::ci::trigger::{self, Pushed, Starts};
 use crate::model::paths;
 use crate::model::{DocKind, Document};
 use crate::rule::rule_options;
 use crate::rules::{Context, FixAvailability, Reads, Rule, RuleMeta};
 use crate::source::{FileId, Span};
 use crate::yaml::{Node, locate};
+use guard::depends;
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -27,7 +31,7 @@ const ID: &str = "ci/writeback-skip-ci";
 
 static META: RuleMeta = RuleMeta {
     id: ID,
-    summary: "a CI job that commits back to a repository must mark its commits `[skip ci]`",
+    summary: "a CI job or a bot that commits back to a repository must mark its commits `[skip ci]` unless nothing loops",
     default_severity: Severity::Error,
     fix: FixAvailability::Sometimes,
     reads: Reads::NONE,
@@ -76,6 +80,10 @@ impl Rule for WritebackSkipCi {
         &META
     }
 
+    fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
+        bots::findings(cx)
+    }
+
     fn check(&self, doc: &Document, cx: &Context<'_>) -> Vec<Finding> {
         let repo = cx.repo;
         // Each file is analysed once, from its first document.
@@ -92,7 +100,11 @@ impl Rule for WritebackSkipCi {
             paths::this_repository_urls(&cx.settings.repo_urls, repo.git_origin.as_deref());
         let other_repositories = options.other_repositories();
         let ci = cx.model.ci();
-        let judge = |github: bool, name: &str, key: Span, trace: GitTrace<'_>| {
+        let judge = |github: bool,
+                     name: &str,
+                     key: Span,
+                     trace: GitTrace<'_>,
+                     starts: &dyn Fn(&Pushed<'_>) -> Starts| {
             Job {
                 repo,
                 github,
@@ -101,6 +113,7 @@ impl Rule for WritebackSkipCi {
                 name,
                 key,
                 trace,
+                starts,
                 offsets: RefCell::default(),
             }
             .findings()
@@ -110,9 +123,10 @@ impl Rule for WritebackSkipCi {
             DocKind::GitlabCi => {
                 // A file included by another GitLab CI file is judged as part of that one.
                 for pipeline in ci.gitlab.iter().filter(|p| p.root == doc.file) {
-                    for job in &pipeline.jobs {
+                    for job in pipeline.jobs.iter().chain(&pipeline.templates) {
                         let trace = git::gitlab(job, &this_repo);
-                        out.extend(judge(false, &job.name, job.key, trace));
+                        let starts = |p: &Pushed<'_>| trigger::gitlab::starts(pipeline, job, p);
+                        out.extend(judge(false, &job.name, job.key, trace, &starts));
                     }
                     // Jobs from another project or URL are not read: say so, once each.
                     for inc in &pipeline.external_includes {
@@ -134,9 +148,12 @@ impl Rule for WritebackSkipCi {
                 let workflows = ci.github.iter().filter(|w| {
                     w.file == doc.file && repo.docs.get(w.doc).map(|d| d.index) == Some(doc.index)
                 });
-                for job in workflows.flat_map(|w| &w.jobs) {
-                    let trace = git::github(job, &this_repo);
-                    out.extend(judge(true, &job.name, job.key, trace));
+                for w in workflows {
+                    for job in &w.jobs {
+                        let trace = git::github(job, &this_repo);
+                        let starts = |p: &Pushed<'_>| trigger::github::starts(w, job, p);
+                        out.extend(judge(true, &job.name, job.key, trace, &starts));
+                    }
                 }
             }
             _ => {}
@@ -157,6 +174,8 @@ struct Job<'a> {
     name: &'a str,
     key: Span,
     trace: GitTrace<'a>,
+    /// Whether CI runs the job again for a commit it pushes to this repository.
+    starts: &'a dyn Fn(&Pushed<'_>) -> Starts,
     /// Each script scalar's byte offsets in its file ([`locate::scalar_offsets`]), computed
     /// once: a `script: |` block of thousands of commands is not mapped again for each one.
     offsets: RefCell<FxHashMap<Span, Option<Rc<[usize]>>>>,
@@ -196,10 +215,13 @@ impl<'a> Job<'a> {
             }
         }
         let mut out = Vec::new();
+        if !self.github {
+            out.extend(events.iter().filter_map(|e| self.job_token_push(e)));
+        }
         let mut seen_commit = false;
         for (i, ev) in events.iter().enumerate() {
             let (src, target, push) = match &ev.kind {
-                EventKind::Commit(src) => {
+                EventKind::Commit { message: src, meta } => {
                     let Some(push) = next_push[i].map(|p| &events[p]) else {
                         continue;
                     };
@@ -208,6 +230,7 @@ impl<'a> Job<'a> {
                         ci_skip,
                         mr_create,
                         cred,
+                        ..
                     } = &push.kind
                     else {
                         continue;
@@ -221,7 +244,7 @@ impl<'a> Job<'a> {
                     {
                         continue;
                     }
-                    (src, target, Some(push))
+                    (src, target, Some((push, meta)))
                 }
                 EventKind::Api { target, message } if !self.github => (message, target, None),
                 _ => continue,
@@ -234,7 +257,18 @@ impl<'a> Job<'a> {
                 continue;
             }
             seen_commit = true;
-            if let Some(f) = self.finding(ev, src, target, push, &verdict) {
+            // Would CI run this job again for the commit? Only this repository's CI is known.
+            let loop_guard = match (target, &verdict) {
+                (Target::This, Verdict::Missing | Verdict::Unknown(_)) => {
+                    self.loop_guard(src, push, &verdict)
+                }
+                _ => Starts::Yes,
+            };
+            if matches!(loop_guard, Starts::No(_)) {
+                continue;
+            }
+            let push = push.map(|(p, _)| p);
+            if let Some(f) = self.finding(ev, src, target, push, &verdict, loop_guard) {
                 out.push(f);
             }
         }
@@ -323,6 +357,7 @@ impl<'a> Job<'a> {
         target: &Target,
         push: Option<&Event<'a>>,
         verdict: &Verdict,
+        loop_guard: Starts,
     ) -> Option<Finding> {
         // A loop is always an error; an unwanted pipeline elsewhere is the configured level.
         let elsewhere = match target {
@@ -341,6 +376,10 @@ impl<'a> Job<'a> {
             "creates a commit through the Commits API"
         };
         let whither = match target {
+            // A template's `$CI_PROJECT_PATH` is the project that includes it.
+            Target::This if job.starts_with('.') => {
+                "to the repository of the project that includes it".to_string()
+            }
             Target::This => "to this repository".to_string(),
             Target::Other(u) if u.is_empty() => "to another repository".to_string(),
             Target::Other(u) => format!("to another repository (`{u}`)"),
@@ -369,9 +408,28 @@ impl<'a> Job<'a> {
             consequence
         };
         let span = self.span_of(ev.site);
-        let mut f = match verdict {
-            Verdict::Skips => return None,
-            Verdict::Missing => {
+        let mut f = match (verdict, &loop_guard) {
+            (Verdict::Skips, _) => return None,
+            (Verdict::Missing, Starts::Unknown(guard)) => Finding::new(
+                format!(
+                    "cannot verify that job `{job}`, which {what} {whither} without `[skip ci]` in the message, does not loop: {}",
+                    depends(guard)
+                ),
+                span,
+            )
+            .with_severity(Severity::Info)
+            .with_fix(self.fix(src))
+            .with_label(guard.span, "the guard"),
+            (Verdict::Unknown(reason), Starts::Unknown(guard)) => Finding::new(
+                format!(
+                    "cannot verify that job `{job}`, which {what} {whither}, marks its commit `[skip ci]` ({reason}) or does not loop: {}",
+                    depends(guard)
+                ),
+                span,
+            )
+            .with_severity(Severity::Info)
+            .with_label(guard.span, "the guard"),
+            (Verdict::Missing, _) => {
                 let f = Finding::new(
                     format!("job `{job}` {what} {whither} without `[skip ci]` in the message: {consequence}"),
                     span,
@@ -382,7 +440,7 @@ impl<'a> Job<'a> {
                     None => f,
                 }
             }
-            Verdict::Unknown(reason) => Finding::new(
+            (Verdict::Unknown(reason), _) => Finding::new(
                 format!(
                     "cannot verify that job `{job}`, which {what} {whither}, marks its commit `[skip ci]`: {reason}"
                 ),

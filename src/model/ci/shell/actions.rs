@@ -19,6 +19,10 @@ pub struct Commit {
     pub dir: Option<Word>,
     pub message: Message,
     pub amend: bool,
+    /// `-a`: every tracked file that changed.
+    pub all: bool,
+    /// `git -c user.name=... -c user.email=...` and `--author`, as `(key, value)`.
+    pub identity: Vec<(String, Word)>,
 }
 
 #[derive(Clone, Debug)]
@@ -30,6 +34,8 @@ pub struct Push {
     pub ci_skip: bool,
     /// `-o merge_request.create`.
     pub mr_create: bool,
+    /// The refspecs after the remote (`HEAD:main`).
+    pub refspecs: Vec<Word>,
 }
 
 /// What a command does, as far as write-backs are concerned.
@@ -50,6 +56,16 @@ pub enum Action {
     },
     Commit(Commit),
     Push(Push),
+    /// `git add PATH...`: the paths as written; `None` for `.`, `-A`, `-u` or a glob.
+    Add {
+        dir: Option<Word>,
+        paths: Option<Vec<Word>>,
+    },
+    /// `git config [--global] user.name VALUE` (and `user.email`).
+    Config {
+        key: String,
+        value: Word,
+    },
     /// `glab mr create`, `gh pr create`, `hub pull-request`.
     ReviewRequest,
     /// A POST to GitLab's Commits API (`/repository/commits`) with curl or glab.
@@ -181,6 +197,7 @@ fn strip_redirections(words: &[Word]) -> Vec<&Word> {
 
 fn git(args: &[&Word]) -> Option<Action> {
     let mut dir = None;
+    let mut identity = Vec::new();
     let mut i = 0;
     while let Some(a) = args.get(i) {
         match a.text.as_str() {
@@ -188,7 +205,16 @@ fn git(args: &[&Word]) -> Option<Action> {
                 dir = args.get(i + 1).map(|x| (*x).clone());
                 i += 2;
             }
-            "-c" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
+            "-c" => {
+                if let Some(kv) = args.get(i + 1)
+                    && let Some((k, _)) = kv.text.split_once('=')
+                    && matches!(k, "user.name" | "user.email")
+                {
+                    identity.push((k.to_string(), kv.slice(k.len() + 1..kv.text.len())));
+                }
+                i += 2;
+            }
+            "--git-dir" | "--work-tree" | "--namespace" => i += 2,
             t if t.starts_with('-') => i += 1,
             _ => break,
         }
@@ -196,7 +222,25 @@ fn git(args: &[&Word]) -> Option<Action> {
     let sub = args.get(i)?;
     let rest = &args[i + 1..];
     match sub.text.as_str() {
-        "commit" => Some(Action::Commit(commit(rest, dir))),
+        "commit" => {
+            let mut c = commit(rest, dir);
+            identity.append(&mut c.identity);
+            c.identity = identity;
+            Some(Action::Commit(c))
+        }
+        "add" => Some(add(rest, dir)),
+        "config" => {
+            let pos: Vec<&&Word> = rest.iter().filter(|w| !w.text.starts_with('-')).collect();
+            match pos.as_slice() {
+                [k, v] if matches!(k.text.as_str(), "user.name" | "user.email") => {
+                    Some(Action::Config {
+                        key: k.text.clone(),
+                        value: (**v).clone(),
+                    })
+                }
+                _ => None,
+            }
+        }
         "push" => Some(Action::Push(push(rest, dir))),
         "clone" => clone(rest),
         "remote" => {
@@ -220,7 +264,8 @@ fn git(args: &[&Word]) -> Option<Action> {
 fn commit(args: &[&Word], dir: Option<Word>) -> Commit {
     let mut msgs: Vec<Word> = Vec::new();
     let mut unknown: Option<&'static str> = None;
-    let (mut amend, mut no_edit) = (false, false);
+    let (mut amend, mut no_edit, mut all) = (false, false, false);
+    let mut identity = Vec::new();
     let mut i = 0;
     while let Some(a) = args.get(i) {
         let t = a.text.as_str();
@@ -234,6 +279,16 @@ fn commit(args: &[&Word], dir: Option<Word>) -> Commit {
                 }
             }
             "--amend" => amend = true,
+            "--all" => all = true,
+            "--author" => {
+                if let Some(v) = args.get(i) {
+                    identity.push(("author".to_string(), (*v).clone()));
+                    i += 1;
+                }
+            }
+            _ if t.starts_with("--author=") => {
+                identity.push(("author".to_string(), a.slice("--author=".len()..t.len())));
+            }
             "--no-edit" => no_edit = true,
             "-F" | "--file" => {
                 unknown = Some("the message is read from a file (`-F`)");
@@ -247,7 +302,7 @@ fn commit(args: &[&Word], dir: Option<Word>) -> Commit {
                 unknown = Some("the message comes from a template file");
                 i += 1;
             }
-            "--author" | "--date" | "--cleanup" | "--trailer" | "-S" | "--gpg-sign" => {}
+            "--date" | "--cleanup" | "--trailer" | "-S" | "--gpg-sign" => {}
             _ if t.starts_with("--message=") => {
                 msgs.push(a.slice("--message=".len()..a.text.len()));
             }
@@ -265,6 +320,7 @@ fn commit(args: &[&Word], dir: Option<Word>) -> Commit {
                 // A cluster of short options: `-am`, `-sm msg`, `-m"msg"`.
                 for (k, c) in t.char_indices().skip(1) {
                     match c {
+                        'a' => all = true,
                         'm' => {
                             if k + 1 < t.len() {
                                 msgs.push(a.slice(k + 1..t.len()));
@@ -305,7 +361,26 @@ fn commit(args: &[&Word], dir: Option<Word>) -> Commit {
         dir,
         message,
         amend,
+        all,
+        identity,
     }
+}
+
+fn add(args: &[&Word], dir: Option<Word>) -> Action {
+    let mut paths = Some(Vec::new());
+    for a in args {
+        let t = a.text.as_str();
+        let everything = matches!(t, "." | "-A" | "--all" | "-u" | "--update" | "*" | ":/")
+            || (!a.literal.iter().all(|&l| l) && t.contains(['*', '?', '[', '`']));
+        if everything {
+            paths = None;
+        } else if !t.starts_with('-')
+            && let Some(p) = paths.as_mut()
+        {
+            p.push((*a).clone());
+        }
+    }
+    Action::Add { dir, paths }
 }
 
 /// Why the message is not on the command line, for a short `git commit` option that takes it
@@ -334,6 +409,7 @@ fn push(args: &[&Word], dir: Option<Word>) -> Push {
         target: None,
         ci_skip: false,
         mr_create: false,
+        refspecs: Vec::new(),
     };
     let mut i = 0;
     while let Some(a) = args.get(i) {
@@ -362,6 +438,8 @@ fn push(args: &[&Word], dir: Option<Word>) -> Push {
             _ => {
                 if p.target.is_none() {
                     p.target = Some((*a).clone());
+                } else {
+                    p.refspecs.push((*a).clone());
                 }
             }
         }
