@@ -307,3 +307,226 @@ fn first_difference(
     }
     String::new()
 }
+
+/// A seeded generator of kustomizations (bases, overlays, components, patches, generators,
+/// replacements), each built in-process and by `kubectl kustomize`: the objects must agree,
+/// and so must failure. `KUSTOMIZE_GEN_CASES` sets how many (60 by default).
+#[test]
+#[ignore = "needs kubectl (the machine image ships it)"]
+fn generated_kustomizations_match_kubectl() {
+    let kubectl = kubectl().expect("`kubectl` is required for the kustomize oracle");
+    let cases: u64 = std::env::var("KUSTOMIZE_GEN_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(60);
+    let mut differ = Vec::new();
+    for seed in 1..=cases {
+        let dir = tempfile::tempdir().unwrap();
+        let files = generated_case(seed);
+        for (rel, text) in &files {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let out = Command::new(&kubectl)
+            .arg("kustomize")
+            .arg(dir.path().join("overlays/env"))
+            .output()
+            .unwrap();
+        let opts = engine::Options {
+            paths: vec![dir.path().to_path_buf()],
+            ..engine::Options::default()
+        };
+        let (repo, _) = engine::load(&opts).unwrap();
+        let build = gitops_lint::model::kustomize::build::build_folder(&repo, "overlays/env")
+            .expect("the overlay's kustomization");
+        let verdict = if !out.status.success() {
+            (!build.failed()).then(|| {
+                format!(
+                    "kubectl fails ({}), the build did not",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                )
+            })
+        } else {
+            let theirs = sorted_objects(
+                gitops_lint::yaml::parse(
+                    gitops_lint::source::FileId(0),
+                    &String::from_utf8_lossy(&out.stdout),
+                )
+                .docs
+                .into_iter()
+                .map(|d| d.root.to_json())
+                .filter(|j| !j.is_null())
+                .collect(),
+            );
+            let ours = sorted_objects(build.objects.iter().map(|o| o.root.to_json()).collect());
+            (build.failed() || ours != theirs).then(|| first_difference(&ours, &theirs, &build))
+        };
+        if let Some(why) = verdict {
+            let listing: Vec<String> = files.iter().map(|(p, t)| format!("--- {p}\n{t}")).collect();
+            differ.push(format!("seed {seed}: {why}\n{}", listing.join("")));
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "{} of {cases} generated cases differ:\n\n{}",
+        differ.len(),
+        differ.join("\n\n")
+    );
+}
+
+/// xorshift64*: the same cases on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// One generated repository: `base/`, `components/extra/` and `overlays/env/`, built from the
+/// overlay.
+fn generated_case(seed: u64) -> Vec<(String, String)> {
+    let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let app = r.pick(&["web", "api", "worker", "billing"]);
+    let sidecar = r.chance(40);
+    let mut files = Vec::new();
+    let mut deployment = format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {app}\n  labels:\n    app: {app}\nspec:\n  replicas: {}\n  selector:\n    matchLabels:\n      app: {app}\n  template:\n    metadata:\n      labels:\n        app: {app}\n    spec:\n      serviceAccountName: {app}\n      containers:\n      - name: {app}\n        image: registry.example.com/{app}:1.{}.0\n        ports:\n        - containerPort: 8080\n          name: http\n        env:\n        - name: MODE\n          value: base\n        - name: LEVEL\n          valueFrom:\n            configMapKeyRef:\n              name: {app}-config\n              key: LEVEL\n        envFrom:\n        - secretRef:\n            name: {app}-secret\n        volumeMounts:\n        - name: config\n          mountPath: /etc/{app}\n",
+        1 + r.below(3),
+        r.below(9)
+    );
+    if sidecar {
+        deployment.push_str("      - name: proxy\n        image: envoyproxy/envoy:v1.30.1\n");
+    }
+    deployment.push_str(&format!(
+        "      volumes:\n      - name: config\n        configMap:\n          name: {app}-config\n"
+    ));
+    files.push(("base/deployment.yaml".to_string(), deployment));
+    files.push((
+        "base/service.yaml".to_string(),
+        format!("apiVersion: v1\nkind: Service\nmetadata:\n  name: {app}\nspec:\n  selector:\n    app: {app}\n  ports:\n  - port: 80\n    targetPort: http\n"),
+    ));
+    files.push((
+        "base/rbac.yaml".to_string(),
+        format!("apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: {app}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: {app}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  name: reader\nsubjects:\n- kind: ServiceAccount\n  name: {app}\n"),
+    ));
+    let mut base =
+        "resources:\n- deployment.yaml\n- service.yaml\n- rbac.yaml\nconfigMapGenerator:\n"
+            .to_string();
+    base.push_str(&format!(
+        "- name: {app}-config\n  literals:\n  - LEVEL={}\n",
+        r.pick(&["info", "debug", "warn"])
+    ));
+    if r.chance(50) {
+        base.push_str("  - EXTRA=\"quoted value\"\n");
+    }
+    base.push_str(&format!(
+        "secretGenerator:\n- name: {app}-secret\n  literals:\n  - TOKEN=s3cr3t-{}\n",
+        r.below(1000)
+    ));
+    if r.chance(30) {
+        base.push_str("generatorOptions:\n  disableNameSuffixHash: true\n");
+    }
+    files.push(("base/kustomization.yaml".to_string(), base));
+    let component = r.chance(40);
+    if component {
+        files.push((
+            "components/extra/kustomization.yaml".to_string(),
+            format!("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonAnnotations:\n  team: {}\npatches:\n- target:\n    kind: Deployment\n  patch: |-\n    - op: add\n      path: /spec/template/metadata/annotations\n      value:\n        component: extra\n", r.pick(&["a", "b"])),
+        ));
+    }
+    let mut overlay = "resources:\n- ../../base\n".to_string();
+    if component {
+        overlay.push_str("components:\n- ../../components/extra\n");
+    }
+    if r.chance(50) {
+        overlay.push_str(&format!("namePrefix: {}-\n", r.pick(&["prod", "dev"])));
+    }
+    if r.chance(30) {
+        overlay.push_str("nameSuffix: -v2\n");
+    }
+    if r.chance(50) {
+        overlay.push_str(&format!(
+            "namespace: {}\n",
+            r.pick(&["shop", "default", "team-x"])
+        ));
+    }
+    match r.below(3) {
+        0 => overlay.push_str("commonLabels:\n  env: prod\n"),
+        1 => overlay.push_str(&format!(
+            "labels:\n- pairs:\n    env: prod\n  includeSelectors: {}\n  includeTemplates: {}\n",
+            r.chance(50),
+            r.chance(50)
+        )),
+        _ => {}
+    }
+    if r.chance(40) {
+        overlay.push_str("commonAnnotations:\n  owner: platform\n");
+    }
+    if r.chance(60) {
+        overlay.push_str(&format!(
+            "images:\n- name: registry.example.com/{app}\n  newTag: \"2.{}.0\"\n",
+            r.below(9)
+        ));
+        if sidecar && r.chance(50) {
+            overlay.push_str("- name: envoyproxy/envoy\n  newName: mirror.example.com/envoy\n");
+        }
+    }
+    if r.chance(40) {
+        overlay.push_str(&format!(
+            "replicas:\n- name: {app}\n  count: {}\n",
+            2 + r.below(4)
+        ));
+    }
+    let mut patches = Vec::new();
+    if r.chance(60) {
+        patches.push(format!(
+            "- patch: |-\n    apiVersion: apps/v1\n    kind: Deployment\n    metadata:\n      name: {app}\n    spec:\n      template:\n        spec:\n          containers:\n          - name: {app}\n            env:\n            - name: MODE\n              value: {}\n            - name: NEW\n              value: \"1\"\n",
+            r.pick(&["prod", "dev"])
+        ));
+    }
+    if r.chance(30) {
+        patches.push(format!(
+            "- patch: |-\n    apiVersion: apps/v1\n    kind: Deployment\n    metadata:\n      name: {app}\n    spec:\n      template:\n        spec:\n          containers:\n          - name: debug\n            image: busybox:1.36\n"
+        ));
+    }
+    if r.chance(40) {
+        patches.push(format!(
+            "- target:\n    kind: {}\n  patch: |-\n    - op: add\n      path: /metadata/annotations\n      value:\n        patched: \"yes\"\n",
+            r.pick(&["Deployment", "Service"])
+        ));
+    }
+    if r.chance(15) {
+        patches.push("- patch: |-\n    apiVersion: apps/v1\n    kind: Deployment\n    metadata:\n      name: missing\n    spec:\n      replicas: 1\n".to_string());
+    }
+    if !patches.is_empty() {
+        overlay.push_str("patches:\n");
+        overlay.push_str(&patches.concat());
+    }
+    if r.chance(40) {
+        overlay.push_str(&format!(
+            "configMapGenerator:\n- name: {app}-config\n  behavior: {}\n  literals:\n  - LEVEL=error\n",
+            r.pick(&["merge", "replace"])
+        ));
+    }
+    if r.chance(40) {
+        overlay.push_str(&format!(
+            "replacements:\n- source:\n    kind: Service\n    name: {app}\n    fieldPath: spec.ports.0.port\n  targets:\n  - select:\n      kind: Deployment\n    fieldPaths:\n    - spec.template.metadata.annotations.port\n    options:\n      create: true\n"
+        ));
+    }
+    files.push(("overlays/env/kustomization.yaml".to_string(), overlay));
+    files
+}
