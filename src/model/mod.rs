@@ -116,7 +116,10 @@ facts! {
         |m: &Model<'_>| argocd::rendered::build(m.repo, m.argocd(), &m.render_budget);
     /// The index behind [`Model::k8s`].
     k8s_index: k8s::K8sIndex =
-        |m: &Model<'_>| k8s::index(&m.repo.docs, m.kustomize(), Some(m.rendered()));
+        |m: &Model<'_>| {
+            let unlisted = m.kustomize().unlisted_files(m.repo);
+            k8s::index(&m.repo.docs, m.kustomize(), &unlisted, Some(m.rendered()))
+        };
     /// Argo CD's command parameters as the repository sets them (`argocd-cmd-params-cm`).
     argocd_params: argocd::params::Params = |m: &Model<'_>| argocd::params::read(m.repo);
     /// The assembled CI pipelines (GitLab) and workflows (GitHub).

@@ -43,11 +43,13 @@ pub fn group_of(api_version: &str) -> &str {
 }
 
 /// Indexes the objects among `docs` (manifests and Argo CD objects; kustomizations, charts and
-/// CI files are not objects), then the `rendered` ones (numbered after `docs`).
+/// CI files are not objects, nor manifests of `unlisted` files), then the `rendered` ones
+/// (numbered after `docs`).
 #[must_use]
 pub fn index(
     docs: &[Document],
     kustomize: &Kustomizations,
+    unlisted: &std::collections::HashSet<FileId>,
     rendered: Option<&RenderedObjects>,
 ) -> K8sIndex {
     let namespaces: HashMap<FileId, Option<String>> = kustomize.namespaces_by_file();
@@ -56,13 +58,13 @@ pub fn index(
         .iter()
         .enumerate()
         .filter(|(_, d)| {
-            matches!(
-                d.kind,
-                DocKind::K8sObject
-                    | DocKind::Application
-                    | DocKind::ApplicationSet
-                    | DocKind::AppProject
-            )
+            // A manifest beside a kustomization that does not list it is not deployed (an
+            // Argo CD object there may still be applied by hand, as a bootstrap).
+            (d.kind == DocKind::K8sObject && !unlisted.contains(&d.file))
+                || matches!(
+                    d.kind,
+                    DocKind::Application | DocKind::ApplicationSet | DocKind::AppProject
+                )
         })
         .filter_map(|(i, d)| {
             let (api, kind) = (d.api_version()?, d.k8s_kind()?);
@@ -215,7 +217,12 @@ mod tests {
     /// The object index of a leaked test repository.
     fn objects(repo: &'static crate::model::Repository) -> Objects<'static> {
         let graph = Box::leak(Box::new(crate::model::kustomize::build(repo)));
-        let index = Box::leak(Box::new(index(&repo.docs, graph, None)));
+        let index = Box::leak(Box::new(index(
+            &repo.docs,
+            graph,
+            &graph.unlisted_files(repo),
+            None,
+        )));
         Objects::new(&repo.docs, &[], index)
     }
 

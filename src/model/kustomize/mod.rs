@@ -620,6 +620,28 @@ impl Kustomizations {
             .collect()
     }
 
+    /// Manifest files kustomize never deploys: in a folder that has a kustomization (Argo CD
+    /// and `kubectl apply -k` build it, not the folder's files), referenced by no kustomization
+    /// (as a resource, a patch or a values file). A stale file left beside a kustomization is
+    /// not an object of the cluster.
+    #[must_use]
+    pub fn unlisted_files(&self, repo: &Repository) -> HashSet<FileId> {
+        if self.nodes.is_empty() {
+            return HashSet::new();
+        }
+        let referenced: HashSet<FileId> = self.referenced_files().into_iter().collect();
+        let own: HashSet<FileId> = self.nodes.iter().map(|k| k.file).collect();
+        repo.sources
+            .all()
+            .filter(|f| !referenced.contains(&f.id) && !own.contains(&f.id))
+            .filter(|f| {
+                let dir = f.path.rsplit_once('/').map_or("", |(d, _)| d);
+                self.by_dir.contains_key(dir)
+            })
+            .map(|f| f.id)
+            .collect()
+    }
+
     /// The namespace kustomize gives the objects of each file a kustomization lists (its
     /// resources and its strategic merge patch files): the outermost `namespace:` on the way
     /// from a kustomization nothing includes. `None` when two ways disagree.
