@@ -242,9 +242,11 @@ mod tests {
                 "b.yaml",
                 "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata: {name: old, namespace: prod}\n---\napiVersion: serving.knative.dev/v1\nkind: Service\nmetadata: {name: web, namespace: prod}\n---\napiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: team, namespace: argocd}\n",
             ),
-            ("kustomization.yaml", "resources: [c.yaml]\n"),
+            // A kustomization lists the files of its folder (files beside it that it does not
+            // list are not deployed).
+            ("app/kustomization.yaml", "resources: [c.yaml]\n"),
             (
-                "c.yaml",
+                "app/c.yaml",
                 "apiVersion: v1\nkind: Service\nmetadata: {name: api}\n",
             ),
         ])));
