@@ -98,7 +98,7 @@ impl Repository {
         // the Rego view read the patched trees.
         let mut patched = super::patch::apply(&repo, &repo.kustomize);
         repo.documents.ambiguously_patched = std::mem::take(&mut patched.ambiguous);
-        repo.variants = variants(&repo, &patched.ambiguous_builds);
+        repo.variants = variants(std::mem::take(&mut patched.ambiguous_builds));
         repo.documents.transformed = patched
             .roots
             .keys()
@@ -135,31 +135,20 @@ impl Repository {
     }
 }
 
-/// Builds each top-level kustomization that holds an ambiguously patched document, and keeps
-/// what it makes of those documents.
+/// The builds of the ambiguously patched documents, in document order.
 fn variants(
-    repo: &Repository,
-    builds: &std::collections::HashMap<usize, Vec<usize>>,
+    builds: std::collections::HashMap<usize, Vec<(usize, crate::yaml::Node)>>,
 ) -> Vec<Variant> {
-    let mut by_start: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
-    for (&doc, starts) in builds {
-        for &s in starts {
-            by_start.entry(s).or_default().push(doc);
-        }
-    }
-    let mut out = Vec::new();
-    for (start, docs) in by_start {
-        let build = super::kustomize::build::build(repo, &repo.kustomize, start);
-        for o in build.objects {
-            if let Some(doc) = o.doc.filter(|d| docs.contains(d)) {
-                out.push(Variant {
-                    doc,
-                    kustomization: start,
-                    root: o.root,
-                });
-            }
-        }
-    }
+    let mut out: Vec<Variant> = builds
+        .into_iter()
+        .flat_map(|(doc, trees)| {
+            trees.into_iter().map(move |(kustomization, root)| Variant {
+                doc,
+                kustomization,
+                root,
+            })
+        })
+        .collect();
     out.sort_by_key(|v| (v.doc, v.kustomization));
     out
 }

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::model::DocKind;
+use crate::source::Span;
 use crate::model::kustomize::build::json6902::{index, pointer};
 use crate::model::kustomize::build::select::label_selector;
 
