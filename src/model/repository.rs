@@ -1,6 +1,7 @@
 //! The repository with kustomize applied: the kustomization graph, read once, and the Argo CD
-//! documents as kustomize's patches and transformers make them (see [`super::patch`]). The
-//! documents themselves are [`Documents`], below the model.
+//! documents as kustomize builds them (see [`super::patch`]), with each overlay's build of one
+//! that overlays build differently. The documents themselves are [`Documents`], below the
+//! model.
 
 use std::path::PathBuf;
 
