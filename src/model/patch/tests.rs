@@ -3,9 +3,9 @@
 
 use super::*;
 use crate::model::DocKind;
-use crate::source::Span;
 use crate::model::kustomize::build::json6902::{index, pointer};
 use crate::model::kustomize::build::select::label_selector;
+use crate::source::Span;
 
 fn doc<'p>(p: &'p Repository, kind: DocKind, name: &str) -> &'p Document {
     p.docs_of(kind)
