@@ -100,6 +100,24 @@ const KNOWN_DIFFERENCES: &[&str] = &[
     "sortoptions-invalid-error",
 ];
 
+/// The build's objects and the ones `kubectl kustomize` printed (`text`), each sorted by
+/// identity, as JSON.
+fn both_sorted(
+    build: &gitops_lint::model::kustomize::build::Build,
+    text: &str,
+) -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
+    let ours = sorted_objects(build.objects.iter().map(|o| o.root.to_json()).collect());
+    let theirs = sorted_objects(
+        gitops_lint::yaml::parse(gitops_lint::source::FileId(0), text)
+            .docs
+            .into_iter()
+            .map(|d| d.root.to_json())
+            .filter(|j| !j.is_null())
+            .collect(),
+    );
+    (ours, theirs)
+}
+
 fn sorted_objects(mut objs: Vec<serde_json::Value>) -> Vec<serde_json::Value> {
     let key = |o: &serde_json::Value| {
         (
@@ -140,15 +158,7 @@ fn build_matches_kubectl_goldens() {
             (!build.failed()).then(|| "kustomize fails; the build did not".to_string())
         } else {
             let text = std::fs::read_to_string(dir.join("expected.yaml")).unwrap();
-            let theirs = sorted_objects(
-                gitops_lint::yaml::parse(gitops_lint::source::FileId(0), &text)
-                    .docs
-                    .into_iter()
-                    .map(|d| d.root.to_json())
-                    .filter(|j| !j.is_null())
-                    .collect(),
-            );
-            let ours = sorted_objects(build.objects.iter().map(|o| o.root.to_json()).collect());
+            let (ours, theirs) = both_sorted(&build, &text);
             if build.failed() {
                 Some(format!("the build failed: {:?}", build.problems))
             } else if ours != theirs {
@@ -245,18 +255,7 @@ fn corpus_builds_match_kubectl() {
             else {
                 continue;
             };
-            let theirs = sorted_objects(
-                gitops_lint::yaml::parse(
-                    gitops_lint::source::FileId(0),
-                    &String::from_utf8_lossy(&out.stdout),
-                )
-                .docs
-                .into_iter()
-                .map(|d| d.root.to_json())
-                .filter(|j| !j.is_null())
-                .collect(),
-            );
-            let ours = sorted_objects(build.objects.iter().map(|o| o.root.to_json()).collect());
+            let (ours, theirs) = both_sorted(&build, &String::from_utf8_lossy(&out.stdout));
             if ours == theirs && !build.failed() {
                 agree += 1;
             } else if !judged.contains(&label.as_str()) {
@@ -348,18 +347,7 @@ fn generated_kustomizations_match_kubectl() {
                 )
             })
         } else {
-            let theirs = sorted_objects(
-                gitops_lint::yaml::parse(
-                    gitops_lint::source::FileId(0),
-                    &String::from_utf8_lossy(&out.stdout),
-                )
-                .docs
-                .into_iter()
-                .map(|d| d.root.to_json())
-                .filter(|j| !j.is_null())
-                .collect(),
-            );
-            let ours = sorted_objects(build.objects.iter().map(|o| o.root.to_json()).collect());
+            let (ours, theirs) = both_sorted(&build, &String::from_utf8_lossy(&out.stdout));
             (build.failed() || ours != theirs).then(|| first_difference(&ours, &theirs, &build))
         };
         if let Some(why) = verdict {
