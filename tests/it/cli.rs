@@ -1388,3 +1388,43 @@ json.dump([json.dumps(d) for d in docs], sys.stdout)
     };
     assert_eq!(normal(&ours), normal(&helm));
 }
+
+/// What `render` prints for a kustomize source is what `kubectl kustomize` builds, object for
+/// object, for the example's kustomize Application.
+#[test]
+#[ignore = "needs kubectl (the machine image ships it)"]
+fn render_agrees_with_kubectl_kustomize_on_the_example() {
+    let o = run(
+        &["render", "citation-worker-dev", "--format", "json"],
+        &example(),
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let mut ours: Vec<serde_json::Value> = v["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["object"].clone())
+        .collect();
+    let out = Command::new("kubectl")
+        .arg("kustomize")
+        .arg(example().join("apps/citation-worker/overlays/dev"))
+        .output()
+        .expect("kubectl");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut theirs: Vec<serde_json::Value> = gitops_lint::yaml::parse(
+        gitops_lint::source::FileId(0),
+        &String::from_utf8_lossy(&out.stdout),
+    )
+    .docs
+    .into_iter()
+    .map(|d| d.root.to_json())
+    .collect();
+    assert_eq!(ours.len(), 2, "{ours:?}");
+    ours.sort_by_key(ToString::to_string);
+    theirs.sort_by_key(ToString::to_string);
+    assert_eq!(ours, theirs);
+}
