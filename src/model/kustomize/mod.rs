@@ -27,6 +27,9 @@ pub struct Kustomizations {
     nodes: Vec<Kustomization>,
     /// Folder → the kustomization kustomize reads there.
     by_dir: HashMap<String, usize>,
+    /// Argo CD runs kustomize with `--load-restrictor LoadRestrictionsNone` (its `argocd-cm`
+    /// `kustomize.buildOptions`): files outside a kustomization's folder may be read.
+    pub unrestricted_loads: bool,
 }
 
 /// One kustomization file, as written.
@@ -243,6 +246,26 @@ pub enum Flow {
     Skip,
 }
 
+/// True when the repository's `argocd-cm` has Argo CD run kustomize without its load
+/// restrictor (`kustomize.buildOptions`, or a versioned `kustomize.buildOptions.<version>`,
+/// holding `LoadRestrictionsNone`).
+fn unrestricted_loads(repo: &Repository) -> bool {
+    repo.docs_of(DocKind::K8sObject).any(|d| {
+        d.root.get_str("kind") == Some("ConfigMap")
+            && d.name() == Some(crate::model::argocd::ARGOCD_CM)
+            && d.root.get("data").is_some_and(|data| {
+                data.entries().any(|e| {
+                    e.key
+                        .scalar_text()
+                        .is_some_and(|k| k.starts_with("kustomize.buildOptions"))
+                        && e.value
+                            .scalar_text()
+                            .is_some_and(|v| v.contains("LoadRestrictionsNone"))
+                })
+            })
+    })
+}
+
 /// Reads every kustomization of the repository: each file kustomize would read as a folder's
 /// kustomization, and each other file holding a `kustomize.config.k8s.io` document.
 #[must_use]
@@ -277,11 +300,15 @@ pub fn build(repo: &Repository) -> Kustomizations {
         repo,
         by_dir: &by_dir,
     };
-    let nodes = files
+    let nodes: Vec<Kustomization> = files
         .into_iter()
         .map(|(file, doc)| reader.read(file, doc))
         .collect();
-    Kustomizations { nodes, by_dir }
+    Kustomizations {
+        unrestricted_loads: !nodes.is_empty() && unrestricted_loads(repo),
+        nodes,
+        by_dir,
+    }
 }
 
 struct Reader<'a> {

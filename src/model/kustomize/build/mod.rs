@@ -289,7 +289,7 @@ impl Builder<'_> {
                 continue;
             }
             match &entry.reference {
-                Reference::File(_) if !below(&node.dir, &entry.raw) => {
+                Reference::File(_) if !self.may_load(&node.dir, &entry.raw) => {
                     self.error(entry.span, outside_message(&entry.raw, &node.dir));
                 }
                 Reference::File(f) => {
@@ -394,7 +394,7 @@ impl Builder<'_> {
 
     /// A generator's or patch's source file, relative to the kustomization's folder, inside the repository.
     fn read(&mut self, dir: &str, path: &str, at: Span) -> Option<String> {
-        if !below(dir, path) {
+        if !self.may_load(dir, path) {
             self.error(at, outside_message(path, dir));
             return None;
         }
@@ -510,7 +510,14 @@ impl Builder<'_> {
 }
 
 /// kustomize's load restrictor: a file it reads must be in or below the kustomization's folder
-/// (a folder of another kustomization may be anywhere in the repository).
+/// (a folder of another kustomization may be anywhere in the repository), unless Argo CD runs
+/// kustomize without it.
+impl Builder<'_> {
+    fn may_load(&self, dir: &str, raw: &str) -> bool {
+        self.ks.unrestricted_loads || below(dir, raw)
+    }
+}
+
 pub(crate) fn below(dir: &str, raw: &str) -> bool {
     match crate::model::paths::join(dir, raw) {
         Some(joined) => dir.is_empty() || joined.starts_with(&format!("{dir}/")),

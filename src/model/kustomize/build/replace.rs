@@ -9,7 +9,7 @@ pub(super) fn run(b: &mut Builder<'_>, k: usize, list: &Node, objects: &mut [Obj
     let dir = b.ks.node(k).dir.clone();
     for item in list.items() {
         if let Some(path) = item.get("path").and_then(Node::as_str) {
-            if !super::below(&dir, path) {
+            if !b.may_load(&dir, path) {
                 b.error(item.span, super::outside_message(path, &dir));
                 continue;
             }

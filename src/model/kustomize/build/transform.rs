@@ -92,7 +92,7 @@ fn custom_spec(n: &Node) -> Option<FieldSpec> {
 fn patch_docs(b: &mut Builder<'_>, k: usize, body: &PatchBody) -> Option<Vec<Node>> {
     match body {
         PatchBody::Inline { docs, .. } => Some(docs.clone()),
-        PatchBody::File { path, .. } if !super::below(&b.ks.node(k).dir, &path.value) => {
+        PatchBody::File { path, .. } if !b.may_load(&b.ks.node(k).dir, &path.value) => {
             let dir = b.ks.node(k).dir.clone();
             b.error(path.span, super::outside_message(&path.value, &dir));
             None
