@@ -246,24 +246,40 @@ pub enum Flow {
     Skip,
 }
 
-/// True when the repository's `argocd-cm` has Argo CD run kustomize without its load
-/// restrictor (`kustomize.buildOptions`, or a versioned `kustomize.buildOptions.<version>`,
-/// holding `LoadRestrictionsNone`).
+/// True when the repository has Argo CD run kustomize without its load restrictor:
+/// `kustomize.buildOptions` (or a versioned `kustomize.buildOptions.<version>`) holding
+/// `LoadRestrictionsNone`, in its `argocd-cm` or in a values file of the argo-cd chart
+/// (`configs.cm`). Values files are looked at as text: those still held, and, read once and
+/// dropped, those loading released whose path names Argo CD (`argocd`, `argo-cd`), where the
+/// chart's values live.
 fn unrestricted_loads(repo: &Repository) -> bool {
-    repo.docs_of(DocKind::K8sObject).any(|d| {
-        d.root.get_str("kind") == Some("ConfigMap")
-            && d.name() == Some(crate::model::argocd::ARGOCD_CM)
-            && d.root.get("data").is_some_and(|data| {
-                data.entries().any(|e| {
-                    e.key
-                        .scalar_text()
-                        .is_some_and(|k| k.starts_with("kustomize.buildOptions"))
-                        && e.value
+    let says = |text: &str| {
+        text.contains("kustomize.buildOptions") && text.contains("LoadRestrictionsNone")
+    };
+    let in_values = repo.docs_of(DocKind::HelmValues).any(|d| {
+        let file = repo.source(d.file);
+        if !file.text_was_released() {
+            return says(file.text());
+        }
+        let path = file.path.to_ascii_lowercase();
+        (path.contains("argocd") || path.contains("argo-cd"))
+            && crate::source::read_text(&file.abs()).is_ok_and(|t| says(&t))
+    });
+    in_values
+        || repo.docs_of(DocKind::K8sObject).any(|d| {
+            d.root.get_str("kind") == Some("ConfigMap")
+                && d.name() == Some(crate::model::argocd::ARGOCD_CM)
+                && d.root.get("data").is_some_and(|data| {
+                    data.entries().any(|e| {
+                        e.key
                             .scalar_text()
-                            .is_some_and(|v| v.contains("LoadRestrictionsNone"))
+                            .is_some_and(|k| k.starts_with("kustomize.buildOptions"))
+                            && e.value
+                                .scalar_text()
+                                .is_some_and(|v| v.contains("LoadRestrictionsNone"))
+                    })
                 })
-            })
-    })
+        })
 }
 
 /// Reads every kustomization of the repository: each file kustomize would read as a folder's
