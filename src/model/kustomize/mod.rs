@@ -246,6 +246,9 @@ pub enum Flow {
     Skip,
 }
 
+/// Argo CD's settings ConfigMap (`argocd::ARGOCD_CM`, a domain above this one).
+const ARGOCD_CM: &str = "argocd-cm";
+
 /// True when the repository has Argo CD run kustomize without its load restrictor:
 /// `kustomize.buildOptions` (or a versioned `kustomize.buildOptions.<version>`) holding
 /// `LoadRestrictionsNone`, in its `argocd-cm` or in a values file of the argo-cd chart
@@ -268,7 +271,7 @@ fn unrestricted_loads(repo: &Repository) -> bool {
     in_values
         || repo.docs_of(DocKind::K8sObject).any(|d| {
             d.root.get_str("kind") == Some("ConfigMap")
-                && d.name() == Some(crate::model::argocd::ARGOCD_CM)
+                && d.name() == Some(ARGOCD_CM)
                 && d.root.get("data").is_some_and(|data| {
                     data.entries().any(|e| {
                         e.key
