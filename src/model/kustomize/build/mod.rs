@@ -116,7 +116,7 @@ impl Object {
 
     /// Kustomize's id of the object: group, kind, name, namespace (none is `default` for a
     /// namespaced kind).
-    fn id(&self) -> (String, String, String, String) {
+    fn id(&self) -> Id {
         let (group, _) = self.group_version();
         let ns = if schema::is_cluster_scoped(self.api_version(), self.kind()) {
             String::new()
@@ -150,6 +150,9 @@ impl Object {
         }
     }
 }
+
+/// Kustomize's id of an object: group, kind, name, namespace.
+type Id = (String, String, String, String);
 
 /// What kustomize rejects, or what the build did not read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -277,6 +280,9 @@ impl Builder<'_> {
         self.steps -= 1;
         let node = self.ks.node(k);
         let tree = node.doc.map(|d| self.repo.docs[d].root.clone());
+        // The ids of what is accumulated, kept as resources are added (a kustomization may
+        // list thousands of files).
+        let mut ids: rustc_hash::FxHashSet<Id> = objects.iter().map(Object::id).collect();
         match &tree {
             None => {
                 let span = self.kustomization_span(k);
@@ -294,7 +300,7 @@ impl Builder<'_> {
                 }
                 Reference::File(f) => {
                     let loaded = self.load_file(*f, entry.span);
-                    self.absorb(objects, loaded, entry.span);
+                    self.absorb(objects, &mut ids, loaded, entry.span);
                 }
                 Reference::Kustomization(n) => {
                     if stack.contains(n) {
@@ -312,7 +318,7 @@ impl Builder<'_> {
                     stack.push(*n);
                     self.accumulate(*n, &mut sub, stack);
                     stack.pop();
-                    self.absorb(objects, sub, entry.span);
+                    self.absorb(objects, &mut ids, sub, entry.span);
                 }
                 Reference::Remote => self.not_rendered(
                     entry.span,
@@ -483,11 +489,13 @@ impl Builder<'_> {
     }
 
     /// Adds `new` to `objects`; an id already there is kustomize's "already registered id".
-    fn absorb(&mut self, objects: &mut Vec<Object>, new: Vec<Object>, at: Span) {
-        if new.is_empty() {
-            return;
-        }
-        let mut ids: rustc_hash::FxHashSet<_> = objects.iter().map(Object::id).collect();
+    fn absorb(
+        &mut self,
+        objects: &mut Vec<Object>,
+        ids: &mut rustc_hash::FxHashSet<Id>,
+        new: Vec<Object>,
+        at: Span,
+    ) {
         for o in new {
             if objects.len() >= OBJECT_LIMIT {
                 self.error(at, "build too large: objects past the limit");
