@@ -265,8 +265,15 @@ fn unrestricted_loads(repo: &Repository) -> bool {
             return says(file.text());
         }
         let path = file.path.to_ascii_lowercase();
+        // Read again through the confined layer (inside the root, a regular file, bounded).
         (path.contains("argocd") || path.contains("argo-cd"))
-            && crate::source::read_text(&file.abs()).is_ok_and(|t| says(&t))
+            && crate::source::fs::Root::new(&repo.root)
+                .read_text(
+                    &file.abs(),
+                    crate::source::fs::Reach::Root,
+                    crate::source::fs::MAX_FILE_BYTES,
+                )
+                .is_ok_and(|t| says(&t))
     });
     in_values
         || repo.docs_of(DocKind::K8sObject).any(|d| {

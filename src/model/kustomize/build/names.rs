@@ -86,6 +86,12 @@ fn rename(
     own_ns: Option<&str>,
     referrer_cluster: bool,
 ) {
+    if let Value::Seq(items) = &mut n.value {
+        for item in items.iter_mut() {
+            rename(item, candidates, kind, own_ns, referrer_cluster);
+        }
+        return;
+    }
     match &n.value {
         Value::Scalar(_) => {
             let Some(old) = n.as_str().map(str::to_string) else {
@@ -126,13 +132,7 @@ fn rename(
                 super::tree::set_key(n, "namespace", string(tns, span));
             }
         }
-        Value::Seq(items) => {
-            let mut items = items.clone();
-            for item in items.iter_mut() {
-                rename(item, candidates, kind, own_ns, referrer_cluster);
-            }
-            n.value = Value::Seq(items);
-        }
+        Value::Seq(_) => {}
     }
 }
 
