@@ -168,6 +168,12 @@ pub trait Rule: Send + Sync {
         self.meta().applies_to.contains(&doc.kind)
     }
 
+    /// Whether [`Rule::applies`] may accept a document of `kind`: the engine builds the
+    /// deployed documents of a kind only for the rules that judge it.
+    fn may_apply_to(&self, kind: DocKind) -> bool {
+        self.meta().applies_to.contains(&kind)
+    }
+
     /// Like [`Rule::check`], for rules that name the rule of each finding themselves or
     /// whose checks can fail to evaluate (policies).
     fn check_emitting(&self, doc: &Document, cx: &Context<'_>) -> Checked {

@@ -16,7 +16,7 @@ use super::timer::{Timer, add_elapsed};
 use crate::config::{Config, Level};
 use crate::diagnostic::{Finding, Label};
 use crate::model::deployed::DeployedDoc;
-use crate::model::{Document, Model, Repository};
+use crate::model::{DocKind, Document, Model, Repository};
 use crate::registry;
 use crate::rule::{Checked, Context, Emitted, Failure, Rule};
 use crate::source::{FileId, Span};
@@ -145,6 +145,16 @@ pub(super) fn run_rules(
     if let Ok(deployed) = catch_unwind(AssertUnwindSafe(|| pass.deployed(&model.deployed().docs))) {
         raw.extend(deployed.raw);
         failed.extend(deployed.failed);
+    }
+    // The objects charts render, only for the rules that judge objects (rendering is the
+    // costly part, and a run of Argo CD rules alone does not need it).
+    if rules.iter().any(|r| r.may_apply_to(DocKind::K8sObject)) {
+        if let Ok(deployed) = catch_unwind(AssertUnwindSafe(|| {
+            pass.deployed(&model.deployed_objects().docs)
+        })) {
+            raw.extend(deployed.raw);
+            failed.extend(deployed.failed);
+        }
     }
     timer.mark("rules: documents");
     if let Some((cache, reuse)) = &memo {

@@ -1,11 +1,12 @@
 //! The deployed view: documents the deployers apply that no file holds as they are applied.
 //! These are the Argo CD objects that live Applications render from this repository's Helm
-//! charts (app-of-apps charts and `argocd-apps` values), and the builds of an Argo CD
-//! document that overlays build differently (a base patched per environment), one per
-//! overlay, judged in place of the written document. The engine offers them to every
+//! charts (app-of-apps charts and `argocd-apps` values), and the builds of a document
+//! (an Argo CD object or a workload) that overlays build differently (a base patched per
+//! environment), one per overlay, judged in place of the written document. The engine offers them to every
 //! per-document rule and policy after the written documents (see `engine::dispatch`), so an
 //! Application a chart writes is judged like one written by hand.
 
+use super::argocd::rendered::RenderedObjects;
 use super::argocd::resolve::ArgoModel;
 use super::{DocKind, Document, Repository};
 use crate::source::Span;
@@ -82,7 +83,40 @@ pub fn build(repo: &Repository, argocd: &ArgoModel) -> Deployed {
     Deployed { docs }
 }
 
-/// The overlays' builds of the Argo CD documents they build differently: each judged as its
+/// The other objects live Applications render from this repository's charts (workloads,
+/// ConfigMaps, Services...: what `argocd::rendered` keeps), for the rules and policies that
+/// judge Kubernetes objects. A finding on one lands at the values node that set the value,
+/// else at the template line, labelled with the object and where it was rendered.
+#[must_use]
+pub fn objects(repo: &Repository, rendered: &RenderedObjects) -> Deployed {
+    let docs = rendered
+        .docs
+        .iter()
+        .zip(&rendered.meta)
+        .map(|(d, meta)| DeployedDoc {
+            doc: d.clone(),
+            origin: format!(
+                "{} `{}`, {}",
+                d.k8s_kind().unwrap_or("object"),
+                d.name().unwrap_or(""),
+                meta.label
+            ),
+            origin_span: line_of(repo, d.span),
+        })
+        .collect();
+    Deployed { docs }
+}
+
+/// The whole line `span` starts on.
+fn line_of(repo: &Repository, span: Span) -> Span {
+    let f = repo.source(span.file);
+    let r = f
+        .lines()
+        .line_range(f.text(), f.lines().line_of(span.start as usize));
+    Span::new(span.file, r.start, r.end)
+}
+
+/// The overlays' builds of the documents they build differently: each judged as its
 /// overlay builds it, labelled with the overlay.
 fn variants(repo: &Repository) -> impl Iterator<Item = DeployedDoc> + '_ {
     repo.variants().iter().filter_map(|v| {
@@ -107,12 +141,20 @@ fn variants(repo: &Repository) -> impl Iterator<Item = DeployedDoc> + '_ {
             },
             origin: format!(
                 "{} `{name}`, as `{}` builds it",
-                kind_name(written.kind),
+                object_kind(written.kind, &v.root),
                 file.path
             ),
             origin_span: Span::new(node.file, line.start, line.end),
         })
     })
+}
+
+/// The kind a label names: Argo CD's, else the object's own `kind`.
+fn object_kind(kind: DocKind, root: &crate::yaml::Node) -> &str {
+    match kind {
+        DocKind::K8sObject => root.get_str("kind").unwrap_or("object"),
+        _ => kind_name(kind),
+    }
 }
 
 fn kind_name(kind: DocKind) -> &'static str {

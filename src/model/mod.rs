@@ -126,6 +126,9 @@ facts! {
     ci: ci::CiModel = |m: &Model<'_>| ci::build(m.repo);
     /// What the deployers apply that no file holds as it is applied (rendered Argo CD objects).
     deployed: deployed::Deployed = |m: &Model<'_>| deployed::build(m.repo, m.argocd());
+    /// The other Kubernetes objects live Applications render from this repository's charts,
+    /// for the rules and policies that judge objects.
+    deployed_objects: deployed::Deployed = |m: &Model<'_>| deployed::objects(m.repo, m.rendered());
     /// The bots that commit to Git repositories (Argo CD Image Updater, Flux image automation).
     writeback: writeback::Writers =
         |m: &Model<'_>| writeback::build(m.repo, m.argocd(), &m.settings.repo_urls);

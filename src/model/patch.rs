@@ -1,7 +1,8 @@
-//! What kustomize makes of the Argo CD objects of the repository: each kustomization that
-//! nothing includes is built in-process (`kustomize::build`: patches, generators, replacements,
-//! namespaces, prefixes, labels... in kustomize's order), and a document every build makes
-//! alike takes that tree. Its nodes keep their spans: a value a patch or a replacement sets
+//! What kustomize makes of the objects of the repository: each kustomization that nothing
+//! includes is built in-process (`kustomize::build`: patches, generators, replacements,
+//! namespaces, prefixes, images, labels... in kustomize's order), and a document every build
+//! makes alike takes that tree: Argo CD objects and workloads alike (an `images:` digest, a
+//! `namespace:`, a patched value are what rules and policies judge). Its nodes keep their spans: a value a patch or a replacement sets
 //! points at the line that set it, so a finding on it lands there.
 //!
 //! A document that builds make differently is kept as written, with each build's tree beside
@@ -76,29 +77,31 @@ pub fn apply(repo: &Repository, ks: &Kustomizations) -> Patched {
             }
         }
     }
-    // What the builds of the kustomizations nothing includes make of the Argo CD objects they
-    // hold: the whole of kustomize (patches, generators, replacements, labels...), each
+    // What the builds of the kustomizations nothing includes make of the objects they hold:
+    // the whole of kustomize (patches, generators, replacements, labels...), each
     // kustomization on its own thread.
-    let argo_files: HashSet<FileId> = repo
+    let object_files: HashSet<FileId> = repo
         .docs
         .iter()
-        .filter(|d| is_argocd_kind(d.kind))
+        .filter(|d| is_object(d.kind))
         .map(|d| d.file)
         .collect();
-    if argo_files.is_empty() {
+    if object_files.is_empty() {
         return out;
     }
     let starts: Vec<usize> = (0..nodes.len())
-        .filter(|&k| !included[k] && reaches(ks, k, &argo_files))
+        .filter(|&k| !included[k] && reaches(ks, k, &object_files))
         .collect();
     let builds: Vec<(usize, Vec<(usize, Node)>)> = starts
         .par_iter()
         .map(|&start| {
-            let objects = build::build(repo, ks, start)
+            // As loaded: ConfigMap and Secret payloads that loading emptied stay empty (no
+            // reader kept them), so an unchanged one compares equal and nothing grows.
+            let objects = build::build_as_loaded(repo, ks, start)
                 .objects
                 .into_iter()
                 .filter_map(|o| {
-                    let doc = o.doc.filter(|&d| is_argocd_kind(repo.docs[d].kind))?;
+                    let doc = o.doc.filter(|&d| is_object(repo.docs[d].kind))?;
                     Some((doc, o.root))
                 })
                 .collect();
@@ -142,6 +145,11 @@ pub fn apply(repo: &Repository, ks: &Kustomizations) -> Patched {
         );
     }
     out
+}
+
+/// A Kubernetes object: what a kustomize build transforms.
+fn is_object(kind: super::DocKind) -> bool {
+    is_argocd_kind(kind) || kind == super::DocKind::K8sObject
 }
 
 /// True when the build of kustomization `start` reads one of `files`.

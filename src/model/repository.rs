@@ -1,5 +1,5 @@
-//! The repository with kustomize applied: the kustomization graph, read once, and the Argo CD
-//! documents as kustomize builds them (see [`super::patch`]), with each overlay's build of one
+//! The repository with kustomize applied: the kustomization graph, read once, and the
+//! objects as kustomize builds them (see [`super::patch`]), with each overlay's build of one
 //! that overlays build differently. The documents themselves are [`Documents`], below the
 //! model.
 
@@ -11,14 +11,14 @@ use crate::source::SourceDb;
 pub struct Repository {
     documents: Documents,
     /// The kustomization graph, read once here to apply kustomize's transformations to the
-    /// Argo CD documents (see [`super::patch`]); [`super::Model::kustomize`] returns it.
+    /// objects (see [`super::patch`]); [`super::Model::kustomize`] returns it.
     pub(crate) kustomize: super::kustomize::Kustomizations,
-    /// The builds of the Argo CD documents that overlays build differently (a base patched
+    /// The builds of the documents that overlays build differently (a base patched
     /// per environment): each is judged as its overlay builds it, the written one not at all.
     variants: Vec<Variant>,
 }
 
-/// One overlay's build of a written Argo CD document that overlays build differently.
+/// One overlay's build of a written document that overlays build differently.
 #[derive(Debug)]
 pub struct Variant {
     /// The written document.
@@ -95,7 +95,7 @@ impl Repository {
         if repo.documents.restore_trees(&referenced) {
             repo.kustomize = super::kustomize::build(&repo);
         }
-        // Argo CD documents are what kustomize makes of them: every rule, the resolver and
+        // Objects are what kustomize makes of them: every rule, the resolver and
         // the Rego view read the patched trees.
         let mut patched = super::patch::apply(&repo, &repo.kustomize);
         repo.documents.ambiguously_patched = std::mem::take(&mut patched.ambiguous);
@@ -117,7 +117,7 @@ impl Repository {
         repo
     }
 
-    /// The overlays' builds of the Argo CD documents they build differently.
+    /// The overlays' builds of the documents they build differently.
     #[must_use]
     pub fn variants(&self) -> &[Variant] {
         &self.variants

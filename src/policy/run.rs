@@ -591,6 +591,10 @@ impl Rule for UserPackageRule {
         self.scope == UserScope::Document && doc.kind != DocKind::Config && self.can_report_on(doc)
     }
 
+    fn may_apply_to(&self, kind: DocKind) -> bool {
+        self.scope == UserScope::Document && kind != DocKind::Config
+    }
+
     fn check_emitting(&self, doc: &Document, cx: &Context<'_>) -> Checked {
         let Some(pkg) = self.rt.package(1, &self.package) else {
             return Checked::default();

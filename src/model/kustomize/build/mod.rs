@@ -187,6 +187,13 @@ pub fn problems(repo: &Repository, ks: &Kustomizations, k: usize) -> Vec<Problem
     build_with(repo, ks, k, false).problems
 }
 
+/// Builds kustomization `k` over the trees as loaded: the ConfigMap and Secret payloads that
+/// loading emptied (no reader kept them) stay empty.
+#[must_use]
+pub fn build_as_loaded(repo: &Repository, ks: &Kustomizations, k: usize) -> Build {
+    build_with(repo, ks, k, false)
+}
+
 fn build_with(repo: &Repository, ks: &Kustomizations, k: usize, whole: bool) -> Build {
     let mut b = Builder {
         repo,
