@@ -146,6 +146,21 @@ pub(super) fn run_rules(
         raw.extend(deployed.raw);
         failed.extend(deployed.failed);
     }
+    // The objects overlays build differently, built again for the documents a rule judges.
+    let varied: Vec<usize> = repo
+        .object_variants()
+        .par_iter()
+        .map(|(doc, _)| *doc)
+        .filter(|&doc| rules.iter().any(|r| r.applies(&repo.docs[doc], &cx)))
+        .collect();
+    if !varied.is_empty() {
+        if let Ok(deployed) = catch_unwind(AssertUnwindSafe(|| {
+            pass.deployed(&crate::model::deployed::object_variants(repo, &varied).docs)
+        })) {
+            raw.extend(deployed.raw);
+            failed.extend(deployed.failed);
+        }
+    }
     // The objects charts render, only for the rules that judge objects (rendering is the
     // costly part, and a run of Argo CD rules alone does not need it).
     if rules.iter().any(|r| r.may_apply_to(DocKind::K8sObject)) {

@@ -290,9 +290,9 @@ fn load_project(
     }
     let templates = read_templates(&root, &shared_root, &files, &with_templates);
     let git_origin = crate::model::paths::git_origin(&root);
-    let mut repo = Repository::new(root, SourceDb::with_templates(files, templates), docs);
+    let mut repo =
+        Repository::read_from_disk(root, SourceDb::with_templates(files, templates), docs);
     repo.git_origin = git_origin;
-    repo.on_disk = true;
     (repo, findings, reuse)
 }
 

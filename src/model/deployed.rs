@@ -116,36 +116,81 @@ fn line_of(repo: &Repository, span: Span) -> Span {
     Span::new(span.file, r.start, r.end)
 }
 
-/// The overlays' builds of the documents they build differently: each judged as its
+/// The overlays' builds of the Argo CD documents they build differently: each judged as its
 /// overlay builds it, labelled with the overlay.
 fn variants(repo: &Repository) -> impl Iterator<Item = DeployedDoc> + '_ {
-    repo.variants().iter().filter_map(|v| {
-        let written = repo.docs.get(v.doc)?;
-        let node = repo.kustomize.node(v.kustomization);
-        let file = repo.source(node.file);
-        let name = v
-            .root
-            .path(&["metadata", "name"])
-            .and_then(crate::yaml::Node::as_str)
-            .unwrap_or("");
-        let line = file.lines().line_range(file.text(), 0);
-        Some(DeployedDoc {
-            doc: Document {
-                file: written.file,
-                index: written.index,
-                span: written.span,
-                root: v.root.clone().into(),
-                kind: written.kind,
-                kept: None,
-                rendered: true,
-            },
-            origin: format!(
-                "{} `{name}`, as `{}` builds it",
-                object_kind(written.kind, &v.root),
-                file.path
-            ),
-            origin_span: Span::new(node.file, line.start, line.end),
+    repo.variants()
+        .iter()
+        .filter_map(|v| variant(repo, v.doc, v.kustomization, v.root.clone()))
+}
+
+/// The overlays' builds of the other objects they build differently, for the documents
+/// `needed` (those a rule judges; see [`Repository::object_variants`]): each kustomization
+/// that builds one is built again, on all threads.
+#[must_use]
+pub fn object_variants(repo: &Repository, needed: &[usize]) -> Deployed {
+    use rayon::prelude::*;
+    let all = repo.object_variants();
+    let mut by_kustomization: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    for &doc in needed {
+        if let Ok(i) = all.binary_search_by_key(&doc, |(d, _)| *d) {
+            for &k in &all[i].1 {
+                by_kustomization.entry(k).or_default().push(doc);
+            }
+        }
+    }
+    let by_kustomization: Vec<(usize, Vec<usize>)> = by_kustomization.into_iter().collect();
+    let mut docs: Vec<(usize, usize, DeployedDoc)> = by_kustomization
+        .par_iter()
+        .flat_map_iter(|(k, wanted)| {
+            super::kustomize::build::build_as_loaded(repo, &repo.kustomize, *k)
+                .objects
+                .into_iter()
+                .filter_map(move |o| {
+                    let doc = o.doc.filter(|d| wanted.contains(d))?;
+                    Some((doc, *k, variant(repo, doc, *k, o.root)?))
+                })
         })
+        .collect();
+    docs.sort_by_key(|(doc, k, _)| (*doc, *k));
+    Deployed {
+        docs: docs.into_iter().map(|(_, _, d)| d).collect(),
+    }
+}
+
+/// Written document `doc` as kustomization `k` builds it.
+fn variant(
+    repo: &Repository,
+    doc: usize,
+    k: usize,
+    root: crate::yaml::Node,
+) -> Option<DeployedDoc> {
+    let written = repo.docs.get(doc)?;
+    let node = repo.kustomize.node(k);
+    let file = repo.source(node.file);
+    let name = root
+        .path(&["metadata", "name"])
+        .and_then(crate::yaml::Node::as_str)
+        .unwrap_or("")
+        .to_string();
+    let origin = format!(
+        "{} `{name}`, as `{}` builds it",
+        object_kind(written.kind, &root),
+        file.path
+    );
+    let line = file.lines().line_range(file.text(), 0);
+    Some(DeployedDoc {
+        doc: Document {
+            file: written.file,
+            index: written.index,
+            span: written.span,
+            root: root.into(),
+            kind: written.kind,
+            kept: None,
+            rendered: true,
+        },
+        origin,
+        origin_span: Span::new(node.file, line.start, line.end),
     })
 }
 

@@ -10,13 +10,14 @@
 //! patch files that no kustomization lists as a resource are patches, not objects.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, PoisonError};
 
 use rayon::prelude::*;
 
 use super::is_argocd_kind;
 use super::kustomize::build;
 use super::kustomize::{Flow, Kustomizations, PatchBody, Reference, Step};
-use super::{Document, Repository};
+use super::{DocKind, Document, Repository};
 use crate::source::FileId;
 use crate::yaml::Node;
 
@@ -35,6 +36,11 @@ pub struct Patched {
     /// What each top-level kustomization (graph node) that builds an ambiguous document makes
     /// of it.
     pub ambiguous_builds: HashMap<usize, Vec<(usize, Node)>>,
+    /// Objects other than Argo CD's that kustomizations build differently: the
+    /// kustomizations that build each (their trees are built again when a rule judges them).
+    pub varied_objects: HashMap<usize, Vec<usize>>,
+    /// What kustomize rejects in each kustomization built here (nothing includes it).
+    pub build_errors: HashMap<usize, Vec<build::Problem>>,
 }
 
 /// Applies every kustomization of `project` to the Argo CD objects it deploys.
@@ -92,26 +98,52 @@ pub fn apply(repo: &Repository, ks: &Kustomizations) -> Patched {
     let starts: Vec<usize> = (0..nodes.len())
         .filter(|&k| !included[k] && reaches(ks, k, &object_files))
         .collect();
-    let builds: Vec<(usize, Vec<(usize, Node)>)> = starts
+    // Argo CD documents keep each build's tree (the deployed pass judges each); other objects
+    // keep one tree, and only while every build agrees: the builds' trees would otherwise be
+    // alive at once, and a workload that overlays build differently is built again only when
+    // a rule judges it (`Repository::object_variants`).
+    let seen: Mutex<HashMap<usize, ObjectSeen>> = Mutex::default();
+    let builds: Vec<Built> = starts
         .par_iter()
         .map(|&start| {
             // As loaded: ConfigMap and Secret payloads that loading emptied stay empty (no
             // reader kept them), so an unchanged one compares equal and nothing grows.
-            let objects = build::build_as_loaded(repo, ks, start)
-                .objects
+            let built = build::build_as_loaded(repo, ks, start);
+            let mut argo = Vec::new();
+            for o in built.objects {
+                let Some(doc) = o.doc else { continue };
+                let kind = repo.docs[doc].kind;
+                if is_argocd_kind(kind) {
+                    argo.push((doc, o.root));
+                } else if kind == DocKind::K8sObject {
+                    see_object(&seen, repo, doc, start, o.root);
+                }
+            }
+            let errors = built
+                .problems
                 .into_iter()
-                .filter_map(|o| {
-                    let doc = o.doc.filter(|&d| is_object(repo.docs[d].kind))?;
-                    Some((doc, o.root))
-                })
+                .filter(|p| p.kind == build::ProblemKind::Error)
                 .collect();
-            (start, objects)
+            (start, argo, errors)
         })
         .collect();
+    for (doc, s) in seen.into_inner().unwrap_or_else(PoisonError::into_inner) {
+        if s.agree {
+            if let Some((_, root)) = s.tree {
+                out.roots.insert(doc, root);
+            }
+        } else {
+            let mut starts = s.starts;
+            starts.sort_unstable();
+            out.ambiguous.insert(doc);
+            out.varied_objects.insert(doc, starts);
+        }
+    }
     // Document → each build's tree of it (`None`: as written).
     let mut variants: HashMap<usize, Vec<(usize, Option<Node>)>> = HashMap::new();
     let mut written: HashMap<usize, serde_json::Value> = HashMap::new();
-    for (start, objects) in builds {
+    for (start, objects, errors) in builds {
+        out.build_errors.insert(start, errors);
         for (doc, root) in objects {
             let as_written = written
                 .entry(doc)
@@ -147,9 +179,83 @@ pub fn apply(repo: &Repository, ks: &Kustomizations) -> Patched {
     out
 }
 
+/// A kustomization's build: its Argo CD documents' trees, and what kustomize rejects.
+type Built = (usize, Vec<(usize, Node)>, Vec<build::Problem>);
+
+/// What the builds made so far of one object that is not Argo CD's.
+struct ObjectSeen {
+    /// Fingerprints of its tree as written and as the first build made it.
+    written: u64,
+    first: u64,
+    /// Every build so far made the same tree.
+    agree: bool,
+    /// While they agree and changed it: the tree of the first kustomization (graph order)
+    /// that builds it, so the spans do not depend on which thread finished first.
+    tree: Option<(usize, Node)>,
+    /// The kustomizations that build it.
+    starts: Vec<usize>,
+}
+
+fn see_object(
+    seen: &Mutex<HashMap<usize, ObjectSeen>>,
+    repo: &Repository,
+    doc: usize,
+    start: usize,
+    root: Node,
+) {
+    let fp = fingerprint(&root);
+    let mut seen = seen.lock().unwrap_or_else(PoisonError::into_inner);
+    let s = seen.entry(doc).or_insert_with(|| ObjectSeen {
+        written: fingerprint(&repo.docs[doc].root),
+        first: fp,
+        agree: true,
+        tree: None,
+        starts: Vec::new(),
+    });
+    s.starts.push(start);
+    if fp != s.first {
+        s.agree = false;
+        s.tree = None;
+    } else if s.agree && fp != s.written && s.tree.as_ref().is_none_or(|(k, _)| start < *k) {
+        s.tree = Some((start, root));
+    }
+}
+
+/// A tree's value as JSON sees it, spans and key order aside, without making the JSON.
+fn fingerprint(node: &Node) -> u64 {
+    use crate::yaml::{Resolved, Value};
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    match &node.value {
+        Value::Scalar(_) => match node.resolve() {
+            Some(Resolved::Null) | None => 0u8.hash(&mut h),
+            Some(Resolved::Bool(b)) => (1u8, b).hash(&mut h),
+            Some(Resolved::Int(i)) => (2u8, i).hash(&mut h),
+            Some(Resolved::Float(f)) => (3u8, f.to_bits()).hash(&mut h),
+            Some(Resolved::Str(s)) => (4u8, s).hash(&mut h),
+        },
+        Value::Seq(items) => {
+            (5u8, items.len()).hash(&mut h);
+            for i in items.iter() {
+                fingerprint(i).hash(&mut h);
+            }
+        }
+        Value::Map(entries) => {
+            // JSON objects have no order: the entries' hashes are summed.
+            let sum = entries.iter().fold(0u64, |acc, e| {
+                let mut eh = rustc_hash::FxHasher::default();
+                (fingerprint(&e.key), fingerprint(&e.value)).hash(&mut eh);
+                acc.wrapping_add(eh.finish())
+            });
+            (6u8, entries.len(), sum).hash(&mut h);
+        }
+    }
+    h.finish()
+}
+
 /// A Kubernetes object: what a kustomize build transforms.
-fn is_object(kind: super::DocKind) -> bool {
-    is_argocd_kind(kind) || kind == super::DocKind::K8sObject
+fn is_object(kind: DocKind) -> bool {
+    is_argocd_kind(kind) || kind == DocKind::K8sObject
 }
 
 /// True when the build of kustomization `start` reads one of `files`.
@@ -177,7 +283,12 @@ pub(crate) fn apply_to(
 ) {
     for (i, root) in patched.roots {
         if let Some(d) = docs.get_mut(i) {
-            written.insert(i, std::mem::replace(&mut d.root, std::sync::Arc::new(root)));
+            let as_written = std::mem::replace(&mut d.root, std::sync::Arc::new(root));
+            // Argo CD documents keep their tree as written (the resolver's builds read it);
+            // the other objects, many more, are parsed again when a build reads their file.
+            if is_argocd_kind(d.kind) {
+                written.insert(i, as_written);
+            }
         }
     }
     for &i in &patched.patch_docs {

@@ -16,6 +16,12 @@ pub struct Repository {
     /// The builds of the documents that overlays build differently (a base patched
     /// per environment): each is judged as its overlay builds it, the written one not at all.
     variants: Vec<Variant>,
+    /// The other objects that overlays build differently, each with the kustomizations that
+    /// build it, in document order: built again when a rule judges them
+    /// ([`super::deployed::object_variants`]).
+    object_variants: Vec<(usize, Vec<usize>)>,
+    /// What kustomize rejects in each kustomization the model built (those nothing includes).
+    build_errors: std::collections::HashMap<usize, Vec<super::kustomize::build::Problem>>,
 }
 
 /// One overlay's build of a written document that overlays build differently.
@@ -45,6 +51,15 @@ impl Repository {
     #[must_use]
     pub fn new(root: PathBuf, sources: SourceDb, docs: Vec<Document>) -> Self {
         Self::from_documents(Documents::new(root, sources, docs))
+    }
+
+    /// [`Repository::new`] for the files of a folder on disk: kustomize reads the files
+    /// the walk does not list (generators' `envs` and `files`) from there.
+    #[must_use]
+    pub fn read_from_disk(root: PathBuf, sources: SourceDb, docs: Vec<Document>) -> Self {
+        let mut documents = Documents::new(root, sources, docs);
+        documents.on_disk = true;
+        Self::from_documents(documents)
     }
 
     /// In-memory files `(relative path, text)` as one repository (see [`crate::repo::memory`]).
@@ -87,6 +102,8 @@ impl Repository {
             documents,
             kustomize: super::kustomize::Kustomizations::default(),
             variants: Vec::new(),
+            object_variants: Vec::new(),
+            build_errors: std::collections::HashMap::new(),
         };
         repo.kustomize = super::kustomize::build(&repo);
         // Kustomize reads the files it references as manifests or patches: a values-named
@@ -100,6 +117,11 @@ impl Repository {
         let mut patched = super::patch::apply(&repo, &repo.kustomize);
         repo.documents.ambiguously_patched = std::mem::take(&mut patched.ambiguous);
         repo.variants = variants(std::mem::take(&mut patched.ambiguous_builds));
+        repo.object_variants = std::mem::take(&mut patched.varied_objects)
+            .into_iter()
+            .collect();
+        repo.object_variants.sort_unstable();
+        repo.build_errors = std::mem::take(&mut patched.build_errors);
         repo.documents.transformed = patched
             .roots
             .keys()
@@ -127,6 +149,24 @@ impl Repository {
     #[must_use]
     pub fn is_varied(&self, doc: usize) -> bool {
         self.variants.binary_search_by_key(&doc, |v| v.doc).is_ok()
+            || self
+                .object_variants
+                .binary_search_by_key(&doc, |(d, _)| *d)
+                .is_ok()
+    }
+
+    /// The objects other than Argo CD's that overlays build differently, each with the
+    /// kustomizations (graph nodes) that build it, in document order.
+    #[must_use]
+    pub fn object_variants(&self) -> &[(usize, Vec<usize>)] {
+        &self.object_variants
+    }
+
+    /// What kustomize rejects in kustomization `k`, when the model built it (nothing
+    /// includes it and it reads objects).
+    #[must_use]
+    pub fn build_errors(&self, k: usize) -> Option<&[super::kustomize::build::Problem]> {
+        self.build_errors.get(&k).map(Vec::as_slice)
     }
 
     /// The repository's files and documents, below the model.

@@ -57,6 +57,16 @@ impl Rule for Schema {
         &META
     }
 
+    // Every document is judged in `check_project`, the rendered ones included: the document
+    // pass and the deployed pass have nothing to offer it.
+    fn applies(&self, _: &Document, _: &Context<'_>) -> bool {
+        false
+    }
+
+    fn may_apply_to(&self, _: DocKind) -> bool {
+        false
+    }
+
     // One pass over the documents with the set of files kustomize patches, computed once.
     fn check_project(&self, cx: &Context<'_>) -> Vec<Finding> {
         use rayon::prelude::*;

@@ -154,10 +154,14 @@ impl<'p> Resolver<'p> {
         let errors: FxHashMap<usize, Vec<Problem>> = starts
             .par_iter()
             .map(|&start| {
-                let problems = build::problems(repo, graph, start)
-                    .into_iter()
-                    .filter(|p| p.kind == ProblemKind::Error)
-                    .collect();
+                // The model built the kustomizations nothing includes already.
+                let problems = match repo.build_errors(start) {
+                    Some(errors) => errors.to_vec(),
+                    None => build::problems(repo, graph, start)
+                        .into_iter()
+                        .filter(|p| p.kind == ProblemKind::Error)
+                        .collect(),
+                };
                 (start, problems)
             })
             .collect();

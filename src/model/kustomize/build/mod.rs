@@ -449,24 +449,31 @@ impl Builder<'_> {
     fn load_file(&mut self, file: crate::source::FileId, at: Span) -> Vec<Object> {
         let range = self.repo.file_doc_range(file);
         let mut out = Vec::new();
-        // Payloads loading dropped are read again as written.
-        let reparsed = (self.whole
+        let documents = self.repo.documents();
+        // Payloads loading dropped are read again as written, and so are the objects whose
+        // tree the model replaced with kustomize's build without keeping the written one.
+        let reread_payloads = self.whole
             && range.clone().any(|i| {
                 let doc = &self.repo.docs[i];
                 matches!(doc.root.get_str("kind"), Some("ConfigMap" | "Secret"))
                     && doc.root.descendants().any(Node::dropped)
-            }))
-        .then(|| crate::yaml::parse(file, self.repo.source(file).text()).docs);
+            });
+        let rebuilt =
+            |i: usize| documents.transformed.contains(&i) && !documents.written.contains_key(&i);
+        let reparsed = (reread_payloads || range.clone().any(rebuilt))
+            .then(|| crate::yaml::parse(file, self.repo.source(file).text()).docs);
         for i in range {
             let doc = &self.repo.docs[i];
-            let root: Node = match (&reparsed, self.repo.documents().written.get(&i)) {
+            let root: Node = match (&reparsed, documents.written.get(&i)) {
                 // Argo CD documents the model patched: as written.
                 (_, Some(written)) => (**written).clone(),
-                (Some(docs), None) => match docs.iter().find(|d| d.index == doc.index) {
-                    Some(d) => d.root.clone(),
-                    None => continue,
-                },
-                (None, None) => (*self.repo.tree(doc)).clone(),
+                (Some(docs), None) if reread_payloads || rebuilt(i) => {
+                    match docs.iter().find(|d| d.index == doc.index) {
+                        Some(d) => d.root.clone(),
+                        None => continue,
+                    }
+                }
+                _ => (*self.repo.tree(doc)).clone(),
             };
             if root.is_null() || root.as_map().is_some_and(<[_]>::is_empty) {
                 continue;
