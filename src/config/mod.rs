@@ -45,6 +45,8 @@ pub struct Config {
     pub policies: Vec<String>,
     /// The `argocd:` section's keys the model reads.
     pub argocd: ArgocdSettings,
+    /// The `ci:` section's keys the model reads.
+    pub ci: crate::model::settings::CiSettings,
     pub rules: BTreeMap<String, RuleConfig>,
     /// The rules' typed options: their `rules.<id>` options and the keys of the `argocd:` and
     /// `ci:` sections that one rule reads.
@@ -133,6 +135,7 @@ impl Config {
         Settings {
             repo_urls: self.repo_urls.clone(),
             argocd: self.argocd.clone(),
+            ci: self.ci.clone(),
             config_file: self
                 .path
                 .as_ref()

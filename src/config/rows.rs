@@ -104,6 +104,63 @@ fn plugins<'n>(
     Ok(out)
 }
 
+/// `ci.projects`: GitLab project path → a folder or file inside the repository.
+fn projects<'n>(
+    node: &'n Node,
+    field: &Field<'_>,
+) -> Result<Vec<(String, String)>, FieldError<'n>> {
+    const EXAMPLE: &str = "e.g. `projects: {group/ci-modules: ci-modules}`";
+    if node.as_map().is_none() && !node.is_null() {
+        return Err((
+            node,
+            format!(
+                "`{}` must be a mapping of GitLab project paths to folders of this repository",
+                field.name
+            ),
+            Some(EXAMPLE.into()),
+        ));
+    }
+    let mut out = Vec::new();
+    for e in node.entries() {
+        let project = e.key.scalar_text().unwrap_or("").trim_matches('/');
+        let Some(raw) = e.value.as_str().filter(|p| !p.trim().is_empty()) else {
+            return Err((
+                &e.value,
+                format!(
+                    "`{}.{project}` must be a path in this repository",
+                    field.name
+                ),
+                Some(EXAMPLE.into()),
+            ));
+        };
+        // Read as the repository's files are: from the root, never above it.
+        let Some(path) = crate::model::paths::join("", raw).filter(|_| !raw.starts_with('/'))
+        else {
+            return Err((
+                &e.value,
+                format!(
+                    "`{raw}` is outside the repository: gitops-lint reads nothing outside its root"
+                ),
+                Some("Check the project out inside the repository (a git submodule, or a copy in CI) and map it there.".into()),
+            ));
+        };
+        if let Some(dir) = field.dir {
+            if !dir.join(&path).exists() {
+                return Err((
+                    &e.value,
+                    format!("`{raw}` does not exist"),
+                    Some(
+                        "paths are relative to the configuration file, at the repository's root"
+                            .into(),
+                    ),
+                ));
+            }
+        }
+        out.push((project.to_string(), path));
+    }
+    Ok(out)
+}
+
 /// Rule selectors (ids, or groups such as `argocd/`), each checked against the registry.
 fn selectors<'n>(node: &'n Node, field: &Field<'_>) -> Result<Vec<String>, FieldError<'n>> {
     let list = list(
@@ -261,28 +318,39 @@ pub const SECTIONS: &[Section] = &[
     },
 ];
 
-const CI: &[Row] = &[Row {
-    key: "other_repositories",
-    doc: "A push to this repository without `[skip ci]` loops: always an error. A push to another repository starts a pipeline there: error, warning or off.",
-    init: "warning",
-    set: |c, n, f| {
-        // `off` is a YAML 1.1 boolean: read the scalar's text, as rule levels are.
-        let text = n.scalar_text().filter(|_| !n.is_null());
-        rule::<writeback_skip_ci::Options>(c).other_repositories = match text {
-            Some("error") => OtherRepositories::Error,
-            Some("warning") => OtherRepositories::Warning,
-            Some("off") => OtherRepositories::Off,
-            _ => {
-                return Err((
-                    n,
-                    format!("`{}` must be `error`, `warning` or `off`", f.name),
-                    Some("e.g. `ci: {other_repositories: warning}`".into()),
-                ));
-            }
-        };
-        Ok(())
+const CI: &[Row] = &[
+    Row {
+        key: "projects",
+        doc: "GitLab projects that `include: project:` reads, each mapped to a folder of this repository holding its files (a submodule or a copy), or to one file, so the jobs they bring are checked. Unset: each such include is reported as not verifiable (ci/writeback-skip-ci).",
+        init: "# {group/ci-modules: ci-modules}",
+        set: |c, n, f| {
+            c.ci.projects = projects(n, f)?;
+            Ok(())
+        },
     },
-}];
+    Row {
+        key: "other_repositories",
+        doc: "A push to this repository without `[skip ci]` loops: always an error. A push to another repository starts a pipeline there: error, warning or off.",
+        init: "warning",
+        set: |c, n, f| {
+            // `off` is a YAML 1.1 boolean: read the scalar's text, as rule levels are.
+            let text = n.scalar_text().filter(|_| !n.is_null());
+            rule::<writeback_skip_ci::Options>(c).other_repositories = match text {
+                Some("error") => OtherRepositories::Error,
+                Some("warning") => OtherRepositories::Warning,
+                Some("off") => OtherRepositories::Off,
+                _ => {
+                    return Err((
+                        n,
+                        format!("`{}` must be `error`, `warning` or `off`", f.name),
+                        Some("e.g. `ci: {other_repositories: warning}`".into()),
+                    ));
+                }
+            };
+            Ok(())
+        },
+    },
+];
 
 const ARGOCD: &[Row] = &[
     Row {

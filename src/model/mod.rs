@@ -34,7 +34,7 @@ pub use crate::repo::{
     is_kustomization_kind, is_values_file_name,
 };
 pub use repository::Repository;
-pub use settings::{ArgocdSettings, Settings};
+pub use settings::{ArgocdSettings, CiSettings, Settings};
 
 use crate::repo::retention::Reads;
 
@@ -123,7 +123,7 @@ facts! {
     /// Argo CD's command parameters as the repository sets them (`argocd-cmd-params-cm`).
     argocd_params: argocd::params::Params = |m: &Model<'_>| argocd::params::read(m.repo);
     /// The assembled CI pipelines (GitLab) and workflows (GitHub).
-    ci: ci::CiModel = |m: &Model<'_>| ci::build(m.repo);
+    ci: ci::CiModel = |m: &Model<'_>| ci::build(m.repo, &m.settings.ci.projects);
     /// What the deployers apply that no file holds as it is applied (rendered Argo CD objects).
     deployed: deployed::Deployed = |m: &Model<'_>| deployed::build(m.repo, m.argocd());
     /// The other Kubernetes objects live Applications render from this repository's charts,

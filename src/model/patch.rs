@@ -39,7 +39,8 @@ pub struct Patched {
     /// Objects other than Argo CD's that kustomizations build differently: the
     /// kustomizations that build each (their trees are built again when a rule judges them).
     pub varied_objects: HashMap<usize, Vec<usize>>,
-    /// What kustomize rejects in each kustomization built here (nothing includes it).
+    /// What kustomize rejects in each kustomization built here (nothing includes it), and the
+    /// `helmCharts` it does not inflate.
     pub build_errors: HashMap<usize, Vec<build::Problem>>,
 }
 
@@ -119,10 +120,11 @@ pub fn apply(repo: &Repository, ks: &Kustomizations) -> Patched {
                     see_object(&seen, repo, doc, start, o.root);
                 }
             }
+            // What the resolver reports: errors, and the charts not inflated.
             let errors = built
                 .problems
                 .into_iter()
-                .filter(|p| p.kind == build::ProblemKind::Error)
+                .filter(|p| p.kind == build::ProblemKind::Error || p.chart)
                 .collect();
             (start, argo, errors)
         })

@@ -162,8 +162,8 @@ impl Repository {
         &self.object_variants
     }
 
-    /// What kustomize rejects in kustomization `k`, when the model built it (nothing
-    /// includes it and it reads objects).
+    /// What kustomize rejects in kustomization `k`, and the `helmCharts` it does not inflate,
+    /// when the model built it (nothing includes it and it reads objects).
     #[must_use]
     pub fn build_errors(&self, k: usize) -> Option<&[super::kustomize::build::Problem]> {
         self.build_errors.get(&k).map(Vec::as_slice)

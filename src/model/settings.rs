@@ -8,6 +8,7 @@ pub struct Settings {
     /// URLs under which this repository is known to Argo CD.
     pub repo_urls: Vec<String>,
     pub argocd: ArgocdSettings,
+    pub ci: CiSettings,
     /// The configuration file's name, for messages that cite a declaration in it.
     pub config_file: Option<String>,
 }
@@ -21,6 +22,16 @@ pub struct ArgocdSettings {
     /// Config Management Plugins by name, with the tool each one wraps, so their sources are
     /// rendered as that tool's (`argocd.plugins`).
     pub plugins: Vec<(String, PluginTool)>,
+}
+
+/// The `ci:` section of the configuration, as far as the model reads it.
+#[derive(Clone, Debug, Default)]
+pub struct CiSettings {
+    /// `ci.projects`: GitLab projects (`group/ci-modules`) whose files `include: project:`
+    /// brings, each mapped to a folder of this repository holding a checkout of the project
+    /// (a submodule, a vendored copy), or to one file that stands for every file included from
+    /// it. Repository-relative, never outside the root.
+    pub projects: Vec<(String, String)>,
 }
 
 /// What a Config Management Plugin runs, as far as rendering its source goes.

@@ -71,6 +71,32 @@ fn argocd_roots_must_name_checked_files() {
 }
 
 #[test]
+fn ci_projects_must_stay_inside_the_repository() {
+    let dir = repo(&[
+        ("app.yaml", APP),
+        ("ci-modules/templates/a.yml", ".t:\n  script: [echo]\n"),
+        (
+            ".gitops-lint.yaml",
+            "ci:\n  projects:\n    group/mods: ../cnp-ci-modules\n    group/other: missing\n",
+        ),
+    ]);
+    let (code, err) = check(dir.path());
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains(".gitops-lint.yaml:3:17"), "{err}");
+    assert!(
+        err.contains("`../cnp-ci-modules` is outside the repository"),
+        "{err}"
+    );
+    std::fs::write(
+        dir.path().join(".gitops-lint.yaml"),
+        "ci:\n  projects:\n    group/mods: ci-modules\n",
+    )
+    .unwrap();
+    let (code, err) = check(dir.path());
+    assert_ne!(code, Some(2), "{err}");
+}
+
+#[test]
 fn init_is_generated_from_the_config_rows() {
     let metas = gitops_lint::registry::all_meta();
     let text = gitops_lint::config::starter(&metas);

@@ -89,7 +89,6 @@ fn kubectl_kustomize_agrees_on_argocd_objects() {
 /// kustomize's: each is listed with why in `src/model/kustomize/README.md`.
 const KNOWN_DIFFERENCES: &[&str] = &[
     "cmgen-binary-file",
-    "helmcharts-refused-without-enable-helm",
     "json6902-annotations-not-map-dropped",
     "kustomization-empty-error",
     "kustomization-invalid-resource-yaml-error",
@@ -152,7 +151,15 @@ fn build_matches_kubectl_goldens() {
             ..engine::Options::default()
         };
         let (repo, _) = engine::load(&opts).unwrap();
-        let build = gitops_lint::model::kustomize::build::build_folder(&repo, "")
+        // The case's `flags` (`kubectl kustomize` flags): what Argo CD's `kustomize.buildOptions`
+        // would set.
+        let flags = std::fs::read_to_string(dir.join("flags")).unwrap_or_default();
+        let options = gitops_lint::model::kustomize::BuildOptions {
+            enable_helm: flags.contains("--enable-helm"),
+            unrestricted_loads: flags.contains("LoadRestrictionsNone"),
+            known: true,
+        };
+        let build = gitops_lint::model::kustomize::build::build_folder_with(&repo, "", options)
             .unwrap_or_else(|| panic!("{name}: no kustomization"));
         let verdict = if dir.join("expected.error").exists() {
             (!build.failed()).then(|| "kustomize fails; the build did not".to_string())

@@ -785,7 +785,7 @@ mod tests {
             ".gitlab-ci.yml",
             "j:\n  variables: {BRANCH: develop}\n  script:\n    - git config --global user.name bot\n    - git config user.email bot@x\n    - cd k8s/base && git add kustomization.yaml ../app.yaml\n    - git commit -m bump && git push origin HEAD:$BRANCH\n    - git -c user.name=other commit -am two && git push\n    - git add . && git commit -m three && git push origin HEAD:refs/heads/$UNSET\n",
         )]);
-        let p = &crate::model::ci::gitlab::pipelines(&repo)[0];
+        let p = &crate::model::ci::gitlab::pipelines(&repo, &[])[0];
         let this = Vec::new();
         let t = gitlab(&p.jobs[0], &this);
         let metas: Vec<&CommitMeta> = t

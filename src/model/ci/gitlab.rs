@@ -4,7 +4,9 @@
 //! - `include:` as a string, a list, or `{local: ...}` items; paths are repository-relative
 //!   (a leading `/` is optional) and may hold `*` globs; includes are followed recursively.
 //!   Project, remote and component includes are not in the repository: their jobs are not
-//!   read, and the pipeline lists them (`external_includes`).
+//!   read, and the pipeline lists them (`external_includes`), unless the configuration maps
+//!   the project to a path of the repository (`ci.projects`): its `file:`s are then read from
+//!   there, as local includes are.
 //! - `extends` (several levels, several parents), YAML anchors and merge keys (resolved by the
 //!   YAML layer), `!reference [job, key, ...]`, `default:` scripts and `inherit:`.
 //! - Variables: global, then `extends` parents, then the job's own.
@@ -67,7 +69,13 @@ pub struct ExternalInclude {
     pub span: Span,
     /// "project `group/ci-modules` (`templates/writeback.yml`)", "remote `https://...`".
     pub what: String,
+    /// A project `ci.projects` maps, and the mapped path of one of its files that the
+    /// repository does not hold.
+    pub missing: Option<String>,
 }
+
+/// `ci.projects`: GitLab project paths, each with a path of this repository.
+pub type Projects = [(String, String)];
 
 /// A job as GitLab runs it.
 #[derive(Debug)]
@@ -98,10 +106,10 @@ impl GitlabJob {
 /// Every pipeline of the repository: one per GitLab CI file that no other GitLab CI file
 /// includes (an included `*gitlab-ci.yml` is part of the pipeline that includes it).
 #[must_use]
-pub fn pipelines(repo: &Repository) -> Vec<GitlabPipeline> {
+pub fn pipelines(repo: &Repository, projects: &Projects) -> Vec<GitlabPipeline> {
     let mut included = HashSet::new();
     for d in repo.docs_of(DocKind::GitlabCi) {
-        for inc in local_includes(&d.root) {
+        for inc in includes(repo, &d.root, projects) {
             included.extend(
                 resolve_include(repo, &inc)
                     .into_iter()
@@ -115,13 +123,16 @@ pub fn pipelines(repo: &Repository) -> Vec<GitlabPipeline> {
         .filter(|f| !included.contains(f))
         .collect();
     roots.dedup();
-    roots.into_iter().map(|r| pipeline(repo, r)).collect()
+    roots
+        .into_iter()
+        .map(|r| pipeline(repo, r, projects))
+        .collect()
 }
 
 /// The pipeline that starts from `root`.
-fn pipeline(repo: &Repository, root: FileId) -> GitlabPipeline {
+fn pipeline(repo: &Repository, root: FileId, projects: &Projects) -> GitlabPipeline {
     let mut files = Vec::new();
-    collect_files(repo, root, &mut files, &mut HashSet::new(), 0);
+    collect_files(repo, root, projects, &mut files, &mut HashSet::new(), 0);
     // Included files first: the including file's keys win.
     let layers: Vec<&Node> = files
         .iter()
@@ -153,7 +164,7 @@ fn pipeline(repo: &Repository, root: FileId) -> GitlabPipeline {
     let external_includes = files
         .iter()
         .flat_map(|&f| repo.file_docs(f))
-        .flat_map(|d| external_includes(&d.root))
+        .flat_map(|d| external_includes(repo, &d.root, projects))
         .collect();
     GitlabPipeline {
         root,
@@ -178,24 +189,36 @@ fn include_items(root: &Node) -> Vec<&Node> {
 }
 
 /// The includes of a GitLab CI file that are not in this repository. GitLab's own `template:`
-/// includes (SAST, Auto DevOps) are left out: they do not commit to the repository.
+/// includes (SAST, Auto DevOps) are left out: they do not commit to the repository. A project
+/// `projects` maps is one only for a file the mapped path does not hold.
 #[must_use]
-pub fn external_includes(root: &Node) -> Vec<ExternalInclude> {
+pub fn external_includes(
+    repo: &Repository,
+    root: &Node,
+    projects: &Projects,
+) -> Vec<ExternalInclude> {
     let mut out = Vec::new();
     for item in include_items(root) {
         let what = if let Some(s) = item.as_str() {
             s.contains("://").then(|| format!("remote `{s}`"))
         } else if let Some(project) = item.get_str("project") {
-            let files: Vec<&str> = match item.get("file") {
-                Some(f) if f.as_seq().is_some() => f.items().filter_map(Node::as_str).collect(),
-                Some(f) => f.as_str().into_iter().collect(),
-                None => Vec::new(),
-            };
-            Some(if files.is_empty() {
+            let files = project_files(item);
+            let what = if files.is_empty() {
                 format!("project `{project}`")
             } else {
                 format!("project `{project}` (`{}`)", files.join("`, `"))
-            })
+            };
+            if let Some(mapped) = mapped_files(item, projects, repo) {
+                if let Some(missing) = mapped.into_iter().find(|p| repo.file_by_path(p).is_none()) {
+                    out.push(ExternalInclude {
+                        span: item.span,
+                        what,
+                        missing: Some(missing),
+                    });
+                }
+                continue;
+            }
+            Some(what)
         } else if let Some(url) = item.get_str("remote") {
             Some(format!("remote `{url}`"))
         } else {
@@ -206,8 +229,44 @@ pub fn external_includes(root: &Node) -> Vec<ExternalInclude> {
             out.push(ExternalInclude {
                 span: item.span,
                 what,
+                missing: None,
             });
         }
+    }
+    out
+}
+
+/// The `file:`s of a `project:` include, as written.
+fn project_files(item: &Node) -> Vec<&str> {
+    match item.get("file") {
+        Some(f) if f.as_seq().is_some() => f.items().filter_map(Node::as_str).collect(),
+        Some(f) => f.as_str().into_iter().collect(),
+        None => Vec::new(),
+    }
+}
+
+/// The repository paths of a `project:` include's files when `projects` maps the project: the
+/// mapped file itself, or each `file:` under the mapped folder. `None` when it is not mapped.
+fn mapped_files(item: &Node, projects: &Projects, repo: &Repository) -> Option<Vec<String>> {
+    let project = item.get_str("project")?.trim_matches('/');
+    let (_, path) = projects.iter().find(|(p, _)| p == project)?;
+    if repo.file_by_path(path).is_some() {
+        return Some(vec![path.clone()]);
+    }
+    Some(
+        project_files(item)
+            .into_iter()
+            .filter_map(|f| paths::join(path, f.trim_start_matches('/')))
+            .collect(),
+    )
+}
+
+/// What a GitLab CI file includes from this repository: its local files, as
+/// repository-relative paths or globs, then the files of the projects `projects` maps.
+fn includes(repo: &Repository, root: &Node, projects: &Projects) -> Vec<String> {
+    let mut out = local_includes(root);
+    for item in include_items(root) {
+        out.extend(mapped_files(item, projects, repo).unwrap_or_default());
     }
     out
 }
@@ -233,6 +292,7 @@ pub fn local_includes(root: &Node) -> Vec<String> {
 fn collect_files(
     repo: &Repository,
     file: FileId,
+    projects: &Projects,
     files: &mut Vec<FileId>,
     seen: &mut HashSet<FileId>,
     depth: usize,
@@ -241,14 +301,14 @@ fn collect_files(
         return;
     }
     files.push(file);
-    let includes: Vec<String> = repo
+    let wanted: Vec<String> = repo
         .file_docs(file)
         .iter()
-        .flat_map(|d| local_includes(&d.root))
+        .flat_map(|d| includes(repo, &d.root, projects))
         .collect();
-    for inc in includes {
+    for inc in wanted {
         for f in resolve_include(repo, &inc) {
-            collect_files(repo, f, files, seen, depth + 1);
+            collect_files(repo, f, projects, files, seen, depth + 1);
         }
     }
 }
@@ -526,7 +586,7 @@ mod tests {
             ("ci/jobs/lint.yml", "lint:\n  script: [make lint]\n"),
             ("ci/jobs/nested/skip.yml", "skipped:\n  script: [x]\n"),
         ]);
-        let pipelines = pipelines(&repo);
+        let pipelines = pipelines(&repo, &[]);
         assert_eq!(pipelines.len(), 1);
         let p = &pipelines[0];
         let paths: Vec<&str> = p
@@ -567,7 +627,7 @@ mod tests {
                 "include: '../.gitlab-ci.yml'\nother: {script: [x]}\n",
             ),
         ]);
-        let pipelines = pipelines(&repo);
+        let pipelines = pipelines(&repo, &[]);
         let roots: Vec<&str> = pipelines
             .iter()
             .map(|p| repo.source(p.root).path.as_str())
@@ -584,7 +644,7 @@ mod tests {
             ".gitlab-ci.yml",
             "include: '.gitlab-ci.yml'\nvariables: {A: a, B: b}\ndefault:\n  before_script: [echo d]\nj:\n  extends: j\n  inherit: {variables: [B], default: false}\n  script: !reference [j, script]\nk:\n  extends: [k2]\n  script: [ok]\nk2:\n  extends: k\n",
         )]);
-        let p = &pipelines(&repo)[0];
+        let p = &pipelines(&repo, &[])[0];
         let j = &p.jobs[0];
         assert!(j.scripts.is_empty());
         assert_eq!(var(j, "A"), None);

@@ -149,7 +149,7 @@ mod tests {
             ".gitlab-ci.yml",
             "variables: {IMAGE: registry.example.com/shop/api}\nbuild:\n  script:\n    - docker build -t \"$IMAGE:$CI_COMMIT_SHA\" .\n    - docker push \"$IMAGE:$CI_COMMIT_SHA\"\nkaniko:\n  script:\n    - /kaniko/executor --destination \"$CI_REGISTRY_IMAGE:$CI_COMMIT_SHA\"\nlint:\n  script: [docker run --rm x]\n",
         )]);
-        let p = &crate::model::ci::gitlab::pipelines(&repo)[0];
+        let p = &crate::model::ci::gitlab::pipelines(&repo, &[])[0];
         let images = vec!["registry.example.com/shop/api".to_string()];
         assert_eq!(
             gitlab(&p.jobs[0], &images),

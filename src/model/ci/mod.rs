@@ -34,11 +34,12 @@ pub struct CiModel {
     pub github: Vec<GithubWorkflow>,
 }
 
-/// Assembles the CI model of a repository.
+/// Assembles the CI model of a repository; `projects` maps GitLab projects that
+/// `include: project:` reads to paths of the repository (`ci.projects`).
 #[must_use]
-pub fn build(repo: &Repository) -> CiModel {
+pub fn build(repo: &Repository, projects: &[(String, String)]) -> CiModel {
     CiModel {
-        gitlab: gitlab::pipelines(repo),
+        gitlab: gitlab::pipelines(repo, projects),
         github: github::workflows(repo),
     }
 }

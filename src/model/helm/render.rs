@@ -176,6 +176,7 @@ pub fn render_with(
             text: rendered.text,
             segments: rendered.segments,
             dropped: rendered.dropped,
+            crd: false,
         });
     }
     for unit in &units {
@@ -200,6 +201,7 @@ pub fn render_with(
                 text: text.clone(),
                 segments,
                 dropped: Vec::new(),
+                crd: true,
             });
         }
     }
@@ -244,6 +246,8 @@ pub struct Manifest {
     pub(super) segments: Vec<gotmpl::Segment>,
     /// Where a missing value printed nothing (see [`gotmpl::Output::dropped`]).
     pub(super) dropped: Vec<usize>,
+    /// A file of a chart's `crds/` (`helm template` prints them only with `--include-crds`).
+    pub crd: bool,
 }
 
 /// What a rendering produced: manifests, and the template texts to locate lines in.

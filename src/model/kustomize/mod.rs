@@ -27,9 +27,43 @@ pub struct Kustomizations {
     nodes: Vec<Kustomization>,
     /// Folder → the kustomization kustomize reads there.
     by_dir: HashMap<String, usize>,
-    /// Argo CD runs kustomize with `--load-restrictor LoadRestrictionsNone` (its `argocd-cm`
-    /// `kustomize.buildOptions`): files outside a kustomization's folder may be read.
+    /// The flags Argo CD runs kustomize with, as the repository sets them.
+    pub options: BuildOptions,
+}
+
+/// The `kustomize build` flags Argo CD passes, from `kustomize.buildOptions` (or a versioned
+/// `kustomize.buildOptions.<version>`) in its `argocd-cm`, or in a values file of the argo-cd
+/// chart (`configs.cm`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BuildOptions {
+    /// `--load-restrictor LoadRestrictionsNone`: files outside a kustomization's folder may be
+    /// read.
     pub unrestricted_loads: bool,
+    /// `--enable-helm`: `helmCharts` are inflated (kustomize refuses them otherwise).
+    pub enable_helm: bool,
+    /// The repository shows the options: it holds Argo CD's `argocd-cm`, or a
+    /// `kustomize.buildOptions` of the argo-cd chart's values. Otherwise a flag not set may be
+    /// set where Argo CD is installed.
+    pub known: bool,
+}
+
+impl BuildOptions {
+    /// The flags a `kustomize.buildOptions` value holds.
+    fn from_text(text: &str) -> BuildOptions {
+        BuildOptions {
+            unrestricted_loads: text.contains("LoadRestrictionsNone"),
+            enable_helm: text.contains("--enable-helm"),
+            known: true,
+        }
+    }
+
+    fn or(self, other: BuildOptions) -> BuildOptions {
+        BuildOptions {
+            unrestricted_loads: self.unrestricted_loads || other.unrestricted_loads,
+            enable_helm: self.enable_helm || other.enable_helm,
+            known: self.known || other.known,
+        }
+    }
 }
 
 /// One kustomization file, as written.
@@ -204,6 +238,8 @@ pub struct HelmChart {
     pub values_file: Option<(Field, Reference)>,
     /// `valuesInline`, when it is a mapping.
     pub values_inline: Option<Node>,
+    /// `additionalValuesFiles` and what each names.
+    pub additional_values_files: Vec<(Field, Reference)>,
 }
 
 /// An item of `images`.
@@ -249,47 +285,69 @@ pub enum Flow {
 /// Argo CD's settings ConfigMap (`argocd::ARGOCD_CM`, a domain above this one).
 const ARGOCD_CM: &str = "argocd-cm";
 
-/// True when the repository has Argo CD run kustomize without its load restrictor:
-/// `kustomize.buildOptions` (or a versioned `kustomize.buildOptions.<version>`) holding
-/// `LoadRestrictionsNone`, in its `argocd-cm` or in a values file of the argo-cd chart
-/// (`configs.cm`). Values files are looked at as text: those still held, and, read once and
-/// dropped, those loading released whose path names Argo CD (`argocd`, `argo-cd`), where the
-/// chart's values live.
-fn unrestricted_loads(repo: &Repository) -> bool {
-    let says = |text: &str| {
-        text.contains("kustomize.buildOptions") && text.contains("LoadRestrictionsNone")
+/// The flags the repository has Argo CD run kustomize with: those of each
+/// `kustomize.buildOptions` (or a versioned `kustomize.buildOptions.<version>`), in its
+/// `argocd-cm` or in a values file of the argo-cd chart (`configs.cm`), together. Values files
+/// are looked at as text, the lines that name `kustomize.buildOptions` (a block scalar's next
+/// lines too): those still held, and, read once and dropped, those loading released whose path
+/// names Argo CD (`argocd`, `argo-cd`), where the chart's values live.
+fn build_options(repo: &Repository) -> BuildOptions {
+    let from_values = |text: &str| {
+        let mut out = BuildOptions::default();
+        let mut lines = text.lines().peekable();
+        while let Some(line) = lines.next() {
+            if !line.contains("kustomize.buildOptions") {
+                continue;
+            }
+            out = out.or(BuildOptions::from_text(line));
+            // `kustomize.buildOptions: |` or `>-`: the value is the more indented lines.
+            let indent = line.len() - line.trim_start().len();
+            while let Some(next) = lines.peek() {
+                let more = next.len() - next.trim_start().len();
+                if next.trim().is_empty() || more > indent {
+                    out = out.or(BuildOptions::from_text(next));
+                    lines.next();
+                } else {
+                    break;
+                }
+            }
+        }
+        out
     };
-    let in_values = repo.docs_of(DocKind::HelmValues).any(|d| {
+    let mut options = BuildOptions::default();
+    for d in repo.docs_of(DocKind::HelmValues) {
         let file = repo.source(d.file);
         if !file.text_was_released() {
-            return says(file.text());
+            options = options.or(from_values(file.text()));
+            continue;
         }
         let path = file.path.to_ascii_lowercase();
+        if !(path.contains("argocd") || path.contains("argo-cd")) {
+            continue;
+        }
         // Read again through the confined layer (inside the root, a regular file, bounded).
-        (path.contains("argocd") || path.contains("argo-cd"))
-            && crate::source::fs::Root::new(&repo.root)
-                .read_text(
-                    &file.abs(),
-                    crate::source::fs::Reach::Root,
-                    crate::source::fs::MAX_FILE_BYTES,
-                )
-                .is_ok_and(|t| says(&t))
-    });
-    in_values
-        || repo.docs_of(DocKind::K8sObject).any(|d| {
-            d.root.get_str("kind") == Some("ConfigMap")
-                && d.name() == Some(ARGOCD_CM)
-                && d.root.get("data").is_some_and(|data| {
-                    data.entries().any(|e| {
-                        e.key
-                            .scalar_text()
-                            .is_some_and(|k| k.starts_with("kustomize.buildOptions"))
-                            && e.value
-                                .scalar_text()
-                                .is_some_and(|v| v.contains("LoadRestrictionsNone"))
-                    })
-                })
-        })
+        if let Ok(t) = crate::source::fs::Root::new(&repo.root).read_text(
+            &file.abs(),
+            crate::source::fs::Reach::Root,
+            crate::source::fs::MAX_FILE_BYTES,
+        ) {
+            options = options.or(from_values(&t));
+        }
+    }
+    for d in repo.docs_of(DocKind::K8sObject) {
+        if d.root.get_str("kind") != Some("ConfigMap") || d.name() != Some(ARGOCD_CM) {
+            continue;
+        }
+        options.known = true;
+        for e in d.root.get("data").into_iter().flat_map(Node::entries) {
+            let key = e.key.scalar_text().unwrap_or_default();
+            if key.starts_with("kustomize.buildOptions") {
+                let value = e.value.scalar_text().unwrap_or_default();
+                options = options.or(BuildOptions::from_text(value));
+            }
+        }
+    }
+    options
 }
 
 /// Reads every kustomization of the repository: each file kustomize would read as a folder's
@@ -331,7 +389,11 @@ pub fn build(repo: &Repository) -> Kustomizations {
         .map(|(file, doc)| reader.read(file, doc))
         .collect();
     Kustomizations {
-        unrestricted_loads: !nodes.is_empty() && unrestricted_loads(repo),
+        options: if nodes.is_empty() {
+            BuildOptions::default()
+        } else {
+            build_options(repo)
+        },
         nodes,
         by_dir,
     }
@@ -404,6 +466,13 @@ impl Reader<'_> {
                     .get("valuesInline")
                     .filter(|n| n.as_map().is_some())
                     .cloned(),
+                additional_values_files: items(hc, "additionalValuesFiles")
+                    .filter_map(|n| Field::string(Some(n)))
+                    .map(|f| {
+                        let reference = self.reference(&k.dir, &f.value);
+                        (f, reference)
+                    })
+                    .collect(),
             });
         }
         for img in items(root, "images") {
@@ -664,11 +733,12 @@ impl Kustomizations {
                         PatchBody::File { reference, .. } => file(reference),
                         PatchBody::Inline { .. } => None,
                     }))
-                    .chain(
-                        k.helm_charts
+                    .chain(k.helm_charts.iter().flat_map(move |h| {
+                        h.values_file
                             .iter()
-                            .filter_map(move |h| h.values_file.as_ref().and_then(|(_, r)| file(r))),
-                    )
+                            .chain(&h.additional_values_files)
+                            .filter_map(move |(_, r)| file(r))
+                    }))
             })
             .collect()
     }

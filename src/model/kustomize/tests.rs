@@ -372,3 +372,30 @@ images:
     );
     assert!(node.images[1].new_tag.is_none());
 }
+
+#[test]
+fn build_options_come_from_argocd_cm_and_the_argo_cd_chart_values() {
+    let k = ("k/kustomization.yaml", "resources: []\n");
+    let none = Repository::in_memory(&[k]);
+    assert_eq!(graph(&none).options, BuildOptions::default());
+    let cm = Repository::in_memory(&[
+        k,
+        (
+            "argocd/argocd-cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\ndata:\n  url: https://argocd.example.com\n",
+        ),
+    ]);
+    let o = graph(&cm).options;
+    assert!(o.known && !o.enable_helm && !o.unrestricted_loads);
+    let values = Repository::in_memory(&[
+        k,
+        (
+            "platform/argocd/values.yaml",
+            "configs:\n  cm:\n    kustomize.buildOptions: |\n      --enable-helm\n      --load-restrictor LoadRestrictionsNone\n  params: {}\n# --enable-helm elsewhere is not an option\n",
+        ),
+    ]);
+    let o = graph(&values).options;
+    assert!(o.known && o.enable_helm && o.unrestricted_loads);
+    let elsewhere = Repository::in_memory(&[k, ("platform/values.yaml", "note: --enable-helm\n")]);
+    assert_eq!(graph(&elsewhere).options, BuildOptions::default());
+}

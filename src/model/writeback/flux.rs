@@ -78,6 +78,8 @@ pub(super) fn bots(repo: &Repository, here: &Here) -> Vec<Bot> {
                 .and_then(Node::scalar_text)
                 .unwrap_or(DEFAULT_MESSAGE)
                 .to_string(),
+            fed_by: None,
+            message_complete: true,
             message_span: None,
             author: format!("{} <{}>", field("name"), field("email")),
             images: images.clone(),

@@ -174,6 +174,8 @@ fn annotated(repo: &Repository, app: &App, here: &Here, cfg: &Config) -> Option<
             .as_ref()
             .map_or(DEFAULT_MESSAGE, |(m, _)| m.as_str())
             .to_string(),
+        fed_by: None,
+        message_complete: true,
         message_span: cfg.message.as_ref().map(|(_, s)| *s),
         author: cfg.author.clone(),
         images,
@@ -249,6 +251,8 @@ fn resource(root: &Node, argo: &ArgoModel, here: &Here, cfg: &Config) -> Vec<Bot
                 .as_ref()
                 .map_or(DEFAULT_MESSAGE, |(m, _)| m.as_str())
                 .to_string(),
+            fed_by: None,
+            message_complete: true,
             message_span: cfg.message.as_ref().map(|(_, s)| *s),
             author: cfg.author.clone(),
             images,

@@ -7,6 +7,10 @@
 //!   `write-back-target`) and the `ImageUpdater` resource of v1.x; the message and the author
 //!   from the `argocd-image-updater-config` ConfigMap (`git.commit-message-template`,
 //!   `git.user`, `git.email`), else the defaults of `pkg/common/constants.go`.
+//! - **Argo CD's source hydrator** (`hydrator.rs`): `spec.sourceHydrator` of an Application
+//!   (`hydrateTo.targetBranch`, else `syncSource.targetBranch`, of the `drySource` repository),
+//!   its message from `argocd-cm` `sourceHydrator.commitMessageTemplate` (the default copies
+//!   the dry commit's subject and body) and its author from `commit.author.name`/`.email`.
 //! - **Flux** (`flux.rs`): `ImageUpdateAutomation` (`git.commit.messageTemplate`,
 //!   `git.commit.author`, `git.push.branch`, `git.checkout.ref.branch`, `sourceRef`) with the
 //!   `GitRepository` it writes to and the images of the repository's `ImageRepository` objects.
@@ -14,6 +18,7 @@
 //! Rules judge what the writes do; nothing here decides what is wrong.
 
 mod flux;
+mod hydrator;
 mod image_updater;
 
 pub use image_updater::{Annotated, READS, annotated_apps};
@@ -35,7 +40,7 @@ pub struct Writers {
 /// One bot's writes.
 #[derive(Clone, Debug)]
 pub struct Bot {
-    /// "Argo CD Image Updater", "Flux image automation".
+    /// "Argo CD Image Updater", "Argo CD's source hydrator", "Flux image automation".
     pub tool: &'static str,
     /// The Application or the automation object.
     pub name: String,
@@ -46,6 +51,9 @@ pub struct Bot {
     pub branch: Branch,
     /// The commit message's template.
     pub message: String,
+    /// The template says the whole message; false when it prints another commit's message
+    /// (the hydrator copies the dry commit's subject and body), which may say anything.
+    pub message_complete: bool,
     /// Where the template is written, if not the tool's default.
     pub message_span: Option<Span>,
     /// `Name <email>`.
@@ -54,6 +62,9 @@ pub struct Bot {
     pub images: Vec<String>,
     /// The files it writes, from the repository's root, when known.
     pub files: Option<Vec<String>>,
+    /// The branch whose new commits make it write again (the hydrator's dry source), when
+    /// it is not every write to the repository.
+    pub fed_by: Option<Branch>,
 }
 
 /// Reads every bot of the repository.
@@ -61,6 +72,7 @@ pub struct Bot {
 pub fn build(repo: &Repository, argo: &ArgoModel, repo_urls: &[String]) -> Writers {
     let here = Here::new(repo, argo, repo_urls);
     let mut bots = image_updater::bots(repo, argo, &here);
+    bots.extend(hydrator::bots(repo, argo, &here));
     bots.extend(flux::bots(repo, &here));
     Writers { bots }
 }

@@ -74,6 +74,13 @@ impl Rule for NotRendered {
             };
             out.push(Finding::new(message, p.span).with_help(help));
         }
+        // kustomize `helmCharts` that live sources build and this run does not inflate.
+        for c in &model.charts_not_inflated {
+            out.push(
+                Finding::new(format!("{}: what it deploys is not checked", c.message), c.span)
+                    .with_help("Vendor the chart into the repository (kustomize reads `<chartHome>/<name>`, `charts/` by default) so it is rendered, or check it with `kustomize build --enable-helm`."),
+            );
+        }
         // An Application or AppProject written as a Go template outside a chart's `templates/`.
         for kind in [DocKind::Application, DocKind::AppProject] {
             for doc in cx.model.repo.docs_of(kind) {

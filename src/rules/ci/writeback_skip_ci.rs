@@ -130,17 +130,25 @@ impl Rule for WritebackSkipCi {
                     }
                     // Jobs from another project or URL are not read: say so, once each.
                     for inc in &pipeline.external_includes {
-                        out.push(
-                            Finding::new(
+                        let f = match &inc.missing {
+                            None => Finding::new(
                                 format!(
                                     "cannot verify the jobs included from {}: they are not in this repository",
                                     inc.what
                                 ),
                                 inc.span,
                             )
-                            .with_severity(Severity::Info)
-                            .with_help("Lint the project the jobs come from too: gitops-lint reads only this repository, so a write-back job there is not checked here."),
-                        );
+                            .with_help("Map the project to a checkout inside the repository (`ci: {projects: {group/project: path}}`) so its jobs are read, or lint that project too."),
+                            Some(path) => Finding::new(
+                                format!(
+                                    "cannot verify the jobs included from {}: `ci.projects` maps it to `{path}`, which is not in this repository",
+                                    inc.what
+                                ),
+                                inc.span,
+                            )
+                            .with_help("Fix the path in `ci.projects`, or check the project out there before linting."),
+                        };
+                        out.push(f.with_severity(Severity::Info));
                     }
                 }
             }

@@ -151,24 +151,40 @@ impl<'p> Resolver<'p> {
         starts.sort_unstable();
         starts.dedup();
         let (repo, graph) = (self.repo, self.graph);
-        let errors: FxHashMap<usize, Vec<Problem>> = starts
+        // The errors, and the `helmCharts` items not inflated.
+        let errors: FxHashMap<usize, (Vec<Problem>, Vec<Problem>)> = starts
             .par_iter()
             .map(|&start| {
                 // The model built the kustomizations nothing includes already.
                 let problems = match repo.build_errors(start) {
-                    Some(errors) => errors.to_vec(),
-                    None => build::problems(repo, graph, start)
-                        .into_iter()
-                        .filter(|p| p.kind == ProblemKind::Error)
-                        .collect(),
+                    Some(problems) => problems.to_vec(),
+                    None => build::problems(repo, graph, start),
                 };
-                (start, problems)
+                let (errors, charts): (Vec<Problem>, Vec<Problem>) = problems
+                    .into_iter()
+                    .partition(|p| p.kind == ProblemKind::Error);
+                let charts = charts.into_iter().filter(|p| p.chart).collect();
+                (start, (errors, charts))
             })
             .collect();
         for (app, start) in pending {
-            let Some(problems) = errors.get(&start) else {
+            let Some((problems, charts)) = errors.get(&start) else {
                 continue;
             };
+            for p in charts {
+                if !self
+                    .model
+                    .charts_not_inflated
+                    .iter()
+                    .any(|c| c.span == p.span)
+                {
+                    self.model.charts_not_inflated.push(super::NotInflated {
+                        app,
+                        span: p.span,
+                        message: p.message.clone(),
+                    });
+                }
+            }
             let new: Vec<(crate::source::Span, String)> = problems
                 .iter()
                 .filter(|p| {

@@ -94,6 +94,9 @@ pub struct ArgoModel {
     /// Sources of this repository that run a Config Management Plugin the configuration does
     /// not map to a tool: what they deploy is unknown.
     pub plugin_sources: Vec<PluginSource>,
+    /// `helmCharts` items of the kustomizations live sources build that are not inflated
+    /// here (a remote chart, one the renderer cannot render).
+    pub charts_not_inflated: Vec<NotInflated>,
     /// The rendered AppProjects as documents (in the file of their root's span), for the rules
     /// that look projects up by name.
     pub rendered_projects: Vec<crate::model::Document>,
@@ -235,6 +238,17 @@ pub struct PluginSource {
     pub name: Option<String>,
     /// The plugin's `name`, else the source's `plugin` key.
     pub span: Span,
+}
+
+/// A kustomization's `helmCharts` item that is not inflated here.
+#[derive(Clone, Debug)]
+pub struct NotInflated {
+    /// The first live Application whose source builds it.
+    pub app: usize,
+    /// The item (or the `helmCharts` key).
+    pub span: Span,
+    /// Why.
+    pub message: String,
 }
 
 #[derive(Clone, Debug)]

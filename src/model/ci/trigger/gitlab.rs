@@ -524,7 +524,7 @@ mod tests {
 
     fn run(ci: &str, branch: Branch, message: &str, author: Option<&str>) -> Starts {
         let repo = crate::model::Repository::in_memory(&[(".gitlab-ci.yml", ci)]);
-        let p = &crate::model::ci::gitlab::pipelines(&repo)[0];
+        let p = &crate::model::ci::gitlab::pipelines(&repo, &[])[0];
         let pushed = Pushed {
             branch: &branch,
             message: Text::known(message),

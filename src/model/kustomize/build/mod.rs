@@ -12,8 +12,9 @@
 //!
 //! Objects are span trees: a value a patch, a generator or a transformer sets points at the
 //! kustomization line that set it, the rest at the manifest that wrote it. What kustomize
-//! rejects is a [`Problem`] at the line that causes it; what it would fetch (a remote base,
-//! `helmCharts`) is not built and says so.
+//! rejects is a [`Problem`] at the line that causes it; what it would fetch (a remote base, a
+//! remote chart) is not built and says so; `helmCharts` of the repository are rendered in-process
+//! (`helm.rs`) when Argo CD runs kustomize with `--enable-helm`.
 
 pub mod json6902;
 pub mod schema;
@@ -21,12 +22,13 @@ pub mod select;
 pub mod smp;
 
 mod generate;
+mod helm;
 mod names;
 mod replace;
 mod transform;
 mod tree;
 
-use super::{EntryField, Kustomizations, Reference};
+use super::{BuildOptions, EntryField, Kustomizations, Reference};
 use crate::model::Repository;
 use crate::source::Span;
 use crate::yaml::{Node, ScalarStyle, Value};
@@ -66,6 +68,8 @@ pub struct Object {
     pub original_namespace: Option<String>,
     /// Made by a generator: whether its name takes the content hash.
     pub generated: Option<Generated>,
+    /// Rendered from the chart in this folder by a `helmCharts` item.
+    pub chart: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,6 +151,7 @@ impl Object {
             names: vec![name],
             original_namespace,
             generated: None,
+            chart: None,
         }
     }
 }
@@ -163,6 +168,9 @@ pub struct Problem {
     /// An error about objects the build should hold (a patch or replacement that finds none):
     /// not said when part of the build was not built, which may hold them.
     pub on_objects: bool,
+    /// About a `helmCharts` item: a chart that is not inflated (remote, or not renderable
+    /// here), or that kustomize refuses.
+    pub chart: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -195,9 +203,20 @@ pub fn build_as_loaded(repo: &Repository, ks: &Kustomizations, k: usize) -> Buil
 }
 
 fn build_with(repo: &Repository, ks: &Kustomizations, k: usize, whole: bool) -> Build {
+    build_with_options(repo, ks, k, whole, ks.options)
+}
+
+fn build_with_options(
+    repo: &Repository,
+    ks: &Kustomizations,
+    k: usize,
+    whole: bool,
+    options: BuildOptions,
+) -> Build {
     let mut b = Builder {
         repo,
         ks,
+        options,
         steps: STEP_BUDGET,
         problems: Vec::new(),
         whole,
@@ -237,6 +256,8 @@ fn build_with(repo: &Repository, ks: &Kustomizations, k: usize, whole: bool) -> 
 struct Builder<'a> {
     repo: &'a Repository,
     ks: &'a Kustomizations,
+    /// The flags kustomize runs with.
+    options: BuildOptions,
     steps: usize,
     problems: Vec<Problem>,
     /// Payloads loading emptied are read again (see [`problems`]).
@@ -261,12 +282,21 @@ impl Builder<'_> {
         self.push(span, message.into(), ProblemKind::NotRendered, false);
     }
 
+    /// A `helmCharts` item this build does not inflate.
+    fn chart_not_rendered(&mut self, span: Span, message: impl Into<String>) {
+        self.push(span, message.into(), ProblemKind::NotRendered, false);
+        if let Some(p) = self.problems.last_mut() {
+            p.chart = true;
+        }
+    }
+
     fn push(&mut self, span: Span, message: String, kind: ProblemKind, on_objects: bool) {
         let p = Problem {
             span,
             message,
             kind,
             on_objects,
+            chart: false,
         };
         if !self.problems.contains(&p) {
             self.problems.push(p);
@@ -342,11 +372,13 @@ impl Builder<'_> {
         }
         if let Some(tree) = &tree {
             generate::run(self, k, tree, objects);
-            if let Some(charts) = tree
-                .get("helmCharts")
-                .filter(|c| c.items().next().is_some())
-            {
-                self.not_rendered(charts.span, "`helmCharts` are not inflated by this build");
+            // Charts come after the generators, added as resources are.
+            let charts = helm::run(self, k, tree);
+            if !charts.is_empty() {
+                ids = objects.iter().map(Object::id).collect();
+            }
+            for (span, rendered) in charts {
+                self.absorb(objects, &mut ids, rendered, span);
             }
         }
         for entry in node
@@ -536,7 +568,7 @@ impl Builder<'_> {
 /// kustomize without it.
 impl Builder<'_> {
     fn may_load(&self, dir: &str, raw: &str) -> bool {
-        self.ks.unrestricted_loads || below(dir, raw)
+        self.options.unrestricted_loads || below(dir, raw)
     }
 }
 
@@ -655,4 +687,12 @@ pub(crate) fn map(span: Span) -> Node {
 pub fn build_folder(repo: &Repository, dir: &str) -> Option<Build> {
     let k = repo.kustomize.in_dir(dir)?;
     Some(build(repo, &repo.kustomize, k))
+}
+
+/// [`build_folder`] with other flags than those the repository sets for Argo CD (what
+/// `kubectl kustomize --enable-helm` builds, say).
+#[must_use]
+pub fn build_folder_with(repo: &Repository, dir: &str, options: BuildOptions) -> Option<Build> {
+    let k = repo.kustomize.in_dir(dir)?;
+    Some(build_with_options(repo, &repo.kustomize, k, true, options))
 }

@@ -1,6 +1,6 @@
-//! Bots that write back (`model::writeback`): Argo CD Image Updater and Flux image automation
-//! commit to this repository; a pipeline that starts for their commit and builds the image
-//! they track, or writes back itself, makes a loop.
+//! Bots that write back (`model::writeback`): Argo CD Image Updater, Argo CD's source hydrator
+//! and Flux image automation commit to this repository; a pipeline that starts for their commit
+//! and builds the image they track, or writes back itself, makes a loop.
 
 use super::has_marker;
 use crate::diagnostic::{Finding, Severity};
@@ -35,7 +35,10 @@ pub(super) fn findings(cx: &Context<'_>) -> Vec<Finding> {
     for bot in bots.iter().filter(|b| b.here == Some(true)) {
         let pushed = Pushed {
             branch: &bot.branch,
-            message: Text::known(bot.message.clone()),
+            message: Text {
+                known: bot.message.clone(),
+                complete: bot.message_complete,
+            },
             author: Text::known(bot.author.clone()),
             files: bot.files.as_deref(),
         };
@@ -44,8 +47,9 @@ pub(super) fn findings(cx: &Context<'_>) -> Vec<Finding> {
             for p in &ci.gitlab {
                 for job in &p.jobs {
                     let Some(what) = produces(
-                        writes_back(&git::gitlab(job, &this_repo).events),
-                        images::gitlab(job, &bot.images),
+                        writes_back(&git::gitlab(job, &this_repo).events, bot),
+                        tracked(bot, || images::gitlab(job, &bot.images)),
+                        bot,
                     ) else {
                         continue;
                     };
@@ -58,8 +62,9 @@ pub(super) fn findings(cx: &Context<'_>) -> Vec<Finding> {
             for w in &ci.github {
                 for job in &w.jobs {
                     let Some(what) = produces(
-                        writes_back(&git::github(job, &this_repo).events),
-                        images::github(job, &bot.images),
+                        writes_back(&git::github(job, &this_repo).events, bot),
+                        tracked(bot, || images::github(job, &bot.images)),
+                        bot,
                     ) else {
                         continue;
                     };
@@ -73,30 +78,73 @@ pub(super) fn findings(cx: &Context<'_>) -> Vec<Finding> {
     out
 }
 
-/// Whether a job's Git activity writes to this repository.
-fn writes_back(events: &[git::Event<'_>]) -> bool {
-    events.iter().any(|e| {
-        matches!(
-            e.kind,
+/// Whether a job pushes an image the bot tracks; a bot that tracks none (the hydrator, which
+/// commits when its dry source changes) is fed only by a write.
+fn tracked(bot: &Bot, pushes: impl FnOnce() -> Pushes) -> Pushes {
+    if bot.images.is_empty() {
+        Pushes::No
+    } else {
+        pushes()
+    }
+}
+
+/// Whether a job's Git activity feeds the bot: writes to this repository, or for a bot fed by
+/// one branch (the hydrator's dry source), to that branch. `None`: a push whose branch the
+/// job does not say.
+fn writes_back(events: &[git::Event<'_>], bot: &Bot) -> Option<bool> {
+    let mut maybe = false;
+    for e in events {
+        let branch = match &e.kind {
             EventKind::Push {
                 target: Target::This,
+                branch,
                 ..
-            } | EventKind::Api {
+            } => branch,
+            EventKind::Api {
                 target: Target::This,
                 ..
+            } if bot.fed_by.is_none() => return Some(true),
+            EventKind::Api {
+                target: Target::This,
+                ..
+            } => {
+                maybe = true;
+                continue;
             }
-        )
-    })
+            _ => continue,
+        };
+        let Some(fed_by) = &bot.fed_by else {
+            return Some(true);
+        };
+        match (branch, fed_by) {
+            (Branch::Named(b), Branch::Named(f)) if b == f => return Some(true),
+            // The job runs on the bot's branch and pushes there.
+            (Branch::Current, Branch::Named(f)) if bot.branch == Branch::Named(f.clone()) => {
+                return Some(true);
+            }
+            (Branch::Named(_) | Branch::Current, Branch::Named(_)) => {}
+            _ => maybe = true,
+        }
+    }
+    if maybe { None } else { Some(false) }
 }
 
 /// What a job could write after the bot's commit: `None` when nothing; `Some((what, sure))`.
-fn produces(writes: bool, pushes: Pushes) -> Option<(String, bool)> {
+fn produces(writes: Option<bool>, pushes: Pushes, bot: &Bot) -> Option<(String, bool)> {
+    let fed = match &bot.fed_by {
+        Some(Branch::Named(b)) => format!("writes to branch `{b}`, which it hydrates from"),
+        _ => "writes back itself".to_string(),
+    };
     match pushes {
         Pushes::Yes(i) => Some((
             format!("builds and pushes `{i}`, the image it tracks"),
             true,
         )),
-        _ if writes => Some(("writes back itself".to_string(), true)),
+        _ if writes == Some(true) => Some((fed, true)),
+        _ if writes.is_none() => Some((
+            "pushes to a branch of this repository that the job does not say".to_string(),
+            false,
+        )),
         Pushes::Maybe => Some((
             "pushes an image whose name is not known here".to_string(),
             false,
@@ -130,18 +178,24 @@ fn finding(bot: &Bot, hits: &[Hit]) -> Option<Finding> {
         Branch::Current => "this repository".to_string(),
     };
     let (tool, name) = (bot.tool, &bot.name);
+    // A template that prints another commit's message (the hydrator's default).
+    let its = if bot.message_complete {
+        "its message"
+    } else {
+        "its message template, which copies the dry commit's message"
+    };
     let first = hits.iter().find(|h| h.guard.is_none()).or(hits.first())?;
     let mut f = match &first.guard {
         None => Finding::new(
             format!(
-                "the write-back of {tool} (`{name}`) to {branch} has no `[skip ci]` in its message: the commit starts CI, whose job `{}` {}, in a loop",
+                "the write-back of {tool} (`{name}`) to {branch} has no `[skip ci]` in {its}: the commit starts CI, whose job `{}` {}, in a loop",
                 first.job, first.what
             ),
             bot.span,
         ),
         Some(g) => Finding::new(
             format!(
-                "cannot verify that the write-back of {tool} (`{name}`) to {branch}, without `[skip ci]` in its message, does not loop: job `{}` {}, and {}",
+                "cannot verify that the write-back of {tool} (`{name}`) to {branch}, without `[skip ci]` in {its}, does not loop: job `{}` {}, and {}",
                 first.job,
                 first.what,
                 match &g.depends_on {
