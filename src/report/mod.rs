@@ -2,6 +2,7 @@
 //! writes what they return.
 
 pub mod baseline;
+pub mod changes;
 pub mod diff;
 pub mod escape;
 pub mod fingerprint;
