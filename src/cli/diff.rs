@@ -55,6 +55,8 @@ pub(crate) enum DiffFormat {
     /// For a merge-request comment: a summary table, findings, then diffs in `<details>`.
     Markdown,
     Json,
+    /// One self-contained page: the Applications in a list, diffs side by side.
+    Html,
     Sarif,
     Gitlab,
 }
@@ -64,7 +66,7 @@ fn parse_output(s: &str) -> Result<(DiffFormat, PathBuf), String> {
         .split_once('=')
         .ok_or_else(|| "expected FORMAT=PATH, e.g. markdown=diff.md".to_string())?;
     let format = DiffFormat::from_str(format, true).map_err(|_| {
-        format!("unknown format `{format}`; use text, markdown, json, sarif or gitlab")
+        format!("unknown format `{format}`; use text, markdown, json, html, sarif or gitlab")
     })?;
     if path.is_empty() {
         return Err("the PATH after `=` is empty".into());
@@ -135,6 +137,7 @@ fn render(
         DiffFormat::Text => report::changes::text(dr, base, text),
         DiffFormat::Markdown => report::changes::markdown(dr, base, args.max_bytes),
         DiffFormat::Json => report::changes::json(dr, base),
+        DiffFormat::Html => report::changes_html::page(dr, base),
         DiffFormat::Sarif => report::sarif::render(&dr.report, &registry::all_meta()),
         DiffFormat::Gitlab => report::gitlab::render_from(
             &dr.report,

@@ -129,6 +129,12 @@ pub fn text(dr: &DiffReport, base: &str, opts: &super::text::TextOptions) -> Str
             c(RESET),
             summary(app)
         );
+        if app.partial {
+            let _ = writeln!(
+                s,
+                "some of its sources are not rendered: not compared (listed below)"
+            );
+        }
         for o in &app.objects {
             let _ = writeln!(
                 s,
@@ -242,6 +248,9 @@ pub fn markdown(dr: &DiffReport, base: &str, max_bytes: usize) -> String {
             a.status.as_str(),
             summary(a)
         );
+        if a.partial {
+            section.push_str("Some of its sources are not rendered: not compared.\n\n");
+        }
         for o in &a.objects {
             let _ = writeln!(
                 section,

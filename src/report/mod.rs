@@ -3,6 +3,7 @@
 
 pub mod baseline;
 pub mod changes;
+pub mod changes_html;
 pub mod diff;
 pub mod escape;
 pub mod fingerprint;

@@ -260,3 +260,99 @@ fn the_default_base_is_the_merge_base() {
     assert_eq!(report["base"], "HEAD");
     assert_eq!(app(&report, "db")["status"], "unchanged", "{report:#}");
 }
+
+/// The HTML page is self-contained (nothing fetched), lists the Applications and shows a diff
+/// side by side with its causes.
+#[test]
+fn html_page_lists_applications_and_diffs_side_by_side() {
+    let dir = repository("values-edit");
+    let page = stdout(&diff(dir.path(), &["--base", "base", "--format", "html"]));
+    assert!(page.starts_with("<!doctype html>"), "{page}");
+    for needle in ["<script src", "<link", "http://", "https://", "@import"] {
+        let outside_text = page
+            .lines()
+            .filter(|l| l.contains(needle))
+            .filter(|l| !l.contains("<td") && !l.contains("<li>"))
+            .count();
+        assert_eq!(outside_text, 0, "`{needle}` in the page: {page}");
+    }
+    assert!(
+        page.contains("data-name=\"web-prod\" data-status=\"modified\""),
+        "{page}"
+    );
+    assert!(
+        page.contains("<td class=\"del\">  replicas: 3</td><td class=\"n\">6</td><td class=\"ins\">  replicas: 0</td>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("caused by <code>charts/web/values-prod.yaml:1</code>"),
+        "{page}"
+    );
+}
+
+/// In a browser (headless Chromium): after the page's script ran, the Application list hides
+/// the unchanged ones, a diff row is in the DOM, and a screenshot is not blank. The screenshot
+/// is kept in the target folder (`diff-page.png`).
+#[test]
+#[ignore = "needs chromium (scripts/test installs it)"]
+fn html_page_in_a_browser() {
+    let have = Command::new("chromium")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        have,
+        "chromium is not installed (apt-get install chromium); scripts/test installs it"
+    );
+    let dir = repository("values-edit");
+    let page = stdout(&diff(dir.path(), &["--base", "base", "--format", "html"]));
+    let out = tempfile::tempdir().unwrap();
+    let file = out.path().join("diff.html");
+    std::fs::write(&file, page).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let chromium = |extra: &[&str]| {
+        let o = Command::new("chromium")
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .args(extra)
+            .arg(format!("file://{}", file.display()))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let dom = chromium(&["--dump-dom"]);
+    assert!(
+        dom.contains("data-name=\"root\" data-status=\"unchanged\" class=\"hidden\""),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("data-name=\"web-prod\" data-status=\"modified\">"),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("<td class=\"ins\">  replicas: 0</td>"),
+        "{dom}"
+    );
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("diff-page.png");
+    let _ = std::fs::remove_file(&shot);
+    chromium(&[
+        &format!("--screenshot={}", shot.display()),
+        "--window-size=1280,900",
+    ]);
+    let png = std::fs::read(&shot).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    assert!(
+        png.len() > 20_000,
+        "a {} byte screenshot is blank",
+        png.len()
+    );
+}

@@ -122,7 +122,8 @@ pub enum AppStatus {
     Removed,
     Modified,
     Unchanged,
-    /// Nothing it deploys could be rendered here, at either revision.
+    /// Nothing it deploys could be rendered here, at either revision; or what could be is
+    /// unchanged, but not all of it could.
     NotRendered,
 }
 
@@ -165,6 +166,9 @@ pub struct AppChange {
     /// The changed lines of the document that defines it (its Application or
     /// ApplicationSet), at either revision.
     pub causes: Vec<Cause>,
+    /// Some of its sources are not rendered here ([`Changes::not_rendered`]): what they
+    /// deploy is not compared.
+    pub partial: bool,
 }
 
 /// A source whose objects are not (all) known here: not compared.
@@ -469,8 +473,11 @@ pub fn compare(
                 app_level.then_some(&app_causes[..]),
             ));
         }
+        let partial = !not_rendered.is_empty();
         let status = match (&base_side, &head_side) {
             _ if !rendered_any => AppStatus::NotRendered,
+            // What was rendered is unchanged, but not everything was: no claim of "unchanged".
+            _ if partial && objects.is_empty() => AppStatus::NotRendered,
             (None, Some(_)) => AppStatus::Added,
             (Some(_), None) => AppStatus::Removed,
             _ if objects.is_empty() => AppStatus::Unchanged,
@@ -485,6 +492,7 @@ pub fn compare(
             objects,
             unchanged,
             causes: app_causes,
+            partial,
         });
     }
     out
