@@ -356,3 +356,26 @@ fn html_page_in_a_browser() {
         png.len()
     );
 }
+
+/// `PATH`s narrow the report to the Applications defined in them or reading a file under them.
+#[test]
+fn paths_narrow_the_applications() {
+    let dir = repository("app-removed");
+    let o = diff(
+        dir.path(),
+        &["--base", "base", "--format", "json", "apps/a"],
+    );
+    let report: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let names: Vec<&str> = report["applications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["a"], "{report:#}");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "the removal of `b` is not in `apps/a`"
+    );
+}

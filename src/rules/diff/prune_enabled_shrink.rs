@@ -44,11 +44,15 @@ impl Rule for PruneEnabledShrink {
             out.push(
                 Finding::new(
                     format!(
-                        "this change turns on automated pruning of Application `{}` while {} object{} leave it ({}): Argo CD deletes them on the next sync",
+                        "this change turns on automated pruning of Application `{}` while {} ({}): Argo CD deletes {} on the next sync",
                         app.name,
-                        removed.len(),
-                        if removed.len() == 1 { "" } else { "s" },
-                        removed.join(", ")
+                        if removed.len() == 1 {
+                            "1 object leaves it".to_string()
+                        } else {
+                            format!("{} objects leave it", removed.len())
+                        },
+                        removed.join(", "),
+                        if removed.len() == 1 { "it" } else { "them" }
                     ),
                     h.name_span,
                 )
