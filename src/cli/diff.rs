@@ -175,6 +175,12 @@ pub(crate) fn diff(args: &DiffArgs) -> ExitCode {
         .filter(|p| **p != repo_root)
         .map(|p| gitops_lint::source::walk::relative(&repo_root, p))
         .collect();
+    if git(&repo_root, &["rev-parse", "--show-toplevel"]).is_err() {
+        return usage(format!(
+            "`{}` is not in a git repository: `diff` compares the working tree with a git revision",
+            repo_root.display()
+        ));
+    }
     let (rev, label) = match &args.base {
         Some(r) => (r.clone(), r.clone()),
         None => match default_base(&repo_root) {

@@ -379,3 +379,19 @@ fn paths_narrow_the_applications() {
         "the removal of `b` is not in `apps/a`"
     );
 }
+
+/// An unknown base, or no git repository, is a usage error (exit 2) that says so.
+#[test]
+fn usage_errors_say_what_is_wrong() {
+    let dir = repository("pvc-removed");
+    let o = diff(dir.path(), &["--base", "no-such-rev"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("unknown revision `no-such-rev`"), "{err}");
+    let plain = tempfile::tempdir().unwrap();
+    copy_tree(&cases_root().join("pvc-removed/base"), plain.path());
+    let o = diff(plain.path(), &[]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("is not in a git repository"), "{err}");
+}
