@@ -31,6 +31,11 @@ pub struct SourceOut {
     pub objects: Vec<Rendered>,
 }
 
+/// What each live Application (each one named, when `names` is not empty) deploys, source by
+/// source, in the order of `ArgoModel::apps`.
+///
+/// # Errors
+/// When a name is not a live Application's.
 pub fn collect(model: &Model<'_>, names: &[String]) -> Result<Vec<SourceOut>, String> {
     let argo = model.argocd();
     let repo = model.repo;
