@@ -540,14 +540,14 @@ fn object_change(
             let (tag, old_range, new_range) = op.as_tag_tuple();
             if matches!(tag, DiffTag::Delete | DiffTag::Replace) {
                 if let Some(o) = &base {
-                    for l in &o.lines[old_range.clone()] {
+                    for l in o.lines.get(old_range.clone()).unwrap_or_default() {
                         causes_in(base_repo, l.span, true, changed, &mut causes);
                     }
                 }
             }
             if matches!(tag, DiffTag::Insert | DiffTag::Replace) {
                 if let Some(n) = &head {
-                    for l in &n.lines[new_range.clone()] {
+                    for l in n.lines.get(new_range.clone()).unwrap_or_default() {
                         causes_in(head_repo, l.span, false, changed, &mut causes);
                     }
                 }
