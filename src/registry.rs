@@ -12,6 +12,7 @@ pub fn builtin() -> impl Iterator<Item = &'static dyn Rule> {
     rules::argocd::RULES
         .iter()
         .chain(rules::ci::RULES)
+        .chain(rules::diff::RULES)
         .chain(rules::internal::RULES)
         .copied()
 }

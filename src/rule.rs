@@ -163,6 +163,16 @@ pub trait Rule: Send + Sync {
         Vec::new()
     }
 
+    /// Called once per `gitops-lint diff`, with what the change does to what Argo CD deploys
+    /// (`cx` is the head revision's): the `diff/` rules. `check` never calls it.
+    fn check_diff(
+        &self,
+        _changes: &crate::model::diff::Changes,
+        _cx: &Context<'_>,
+    ) -> Vec<Finding> {
+        Vec::new()
+    }
+
     /// Whether `check` applies to `doc` (by default: its kind is in `applies_to`).
     fn applies(&self, doc: &Document, _cx: &Context<'_>) -> bool {
         self.meta().applies_to.contains(&doc.kind)

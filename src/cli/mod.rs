@@ -1,5 +1,6 @@
 //! Command-line interface: parse arguments, run, print, map the outcome to an exit code.
 
+mod diff;
 mod inspect;
 mod new_since;
 mod root;
@@ -68,6 +69,10 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
     },
+    /// Show what a change does to what Argo CD deploys: per Application, the objects added,
+    /// removed and modified against a base revision, each hunk with the changed lines that
+    /// caused it, and the `diff/` rules' findings.
+    Diff(diff::DiffArgs),
     /// Run the `test_*` rules of Rego policies, as `opa test` does (default: the shipped pack).
     TestPolicies(TestPoliciesArgs),
     /// Write a commented starter `.gitops-lint.yaml` in the current directory.
@@ -389,6 +394,7 @@ pub fn run() -> ExitCode {
                 }
             }
         }
+        Command::Diff(args) => diff::diff(&args),
         Command::Graph {
             path,
             format,

@@ -54,7 +54,7 @@ fn remove_on_interrupt() {
     });
 }
 
-fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)
@@ -67,7 +67,15 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-pub fn fingerprints_at(root: &Path, rev: &str, opts: &Options) -> Result<HashSet<String>, String> {
+/// A checkout of a revision in a temporary worktree (outside the repository, removed on
+/// drop and on interrupt): `root` is the repository root as it was then, `None` when that
+/// folder did not exist at the revision.
+pub(crate) struct Checkout {
+    _tree: Worktree,
+    pub(crate) root: Option<PathBuf>,
+}
+
+pub(crate) fn checkout(root: &Path, rev: &str) -> Result<Checkout, String> {
     let top = PathBuf::from(git(root, &["rev-parse", "--show-toplevel"])?);
     let commit = git(
         root,
@@ -109,10 +117,18 @@ pub fn fingerprints_at(root: &Path, rev: &str, opts: &Options) -> Result<HashSet
         path,
     };
     let old_root = tree.path.join(&prefix);
-    if !old_root.is_dir() {
+    Ok(Checkout {
+        root: old_root.is_dir().then_some(old_root),
+        _tree: tree,
+    })
+}
+
+pub fn fingerprints_at(root: &Path, rev: &str, opts: &Options) -> Result<HashSet<String>, String> {
+    let old = checkout(root, rev)?;
+    let Some(old_root) = old.root.clone() else {
         // The repository root did not exist then: everything is new.
         return Ok(HashSet::new());
-    }
+    };
     let old_opts = Options {
         root: Some(old_root),
         paths: Vec::new(),

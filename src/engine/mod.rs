@@ -10,6 +10,7 @@ use crate::model::Repository;
 use crate::source::SourceDb;
 
 mod cache;
+pub mod diff;
 mod dispatch;
 mod finish;
 mod load;
@@ -288,11 +289,9 @@ fn summarize(report: &mut Report, started: Instant) {
     report.summary.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
 }
 
-/// Checks in-memory files `(relative path, text)` as one repository: the fixture harness and
-/// fix verification use it.
-#[must_use]
-pub fn check_texts(files: &[(&str, &str)], config: Config) -> Report {
-    let started = Instant::now();
+/// In-memory files `(relative path, text)` read and parsed as one repository, with what
+/// reading them found.
+fn memory_repository(files: &[(&str, &str)]) -> (Repository, Vec<(&'static str, Finding)>) {
     let layout = crate::repo::memory::Layout::new(files, std::path::Path::new(""));
     let mut sources = Vec::new();
     let mut docs = Vec::new();
@@ -309,6 +308,15 @@ pub fn check_texts(files: &[(&str, &str)], config: Config) -> Report {
         SourceDb::with_templates(sources, templates),
         docs,
     );
+    (repo, findings)
+}
+
+/// Checks in-memory files `(relative path, text)` as one repository: the fixture harness and
+/// fix verification use it.
+#[must_use]
+pub fn check_texts(files: &[(&str, &str)], config: Config) -> Report {
+    let started = Instant::now();
+    let (repo, findings) = memory_repository(files);
     // Nothing was dropped while loading these texts; the model may still drop the effective
     // values no rule reads.
     let retention = load::retention(&config, false, false);

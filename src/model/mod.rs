@@ -16,6 +16,7 @@
 pub mod argocd;
 pub mod ci;
 pub mod deployed;
+pub mod diff;
 pub mod helm;
 pub mod k8s;
 pub mod kustomize;

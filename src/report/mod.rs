@@ -2,6 +2,8 @@
 //! writes what they return.
 
 pub mod baseline;
+pub mod changes;
+pub mod changes_html;
 pub mod diff;
 pub mod escape;
 pub mod fingerprint;

@@ -17,6 +17,8 @@ pub enum OptionKind {
     Bool,
     String,
     StringList,
+    /// A whole number, zero or more.
+    Count,
 }
 
 impl OptionKind {
@@ -28,6 +30,7 @@ impl OptionKind {
             OptionKind::StringList => v
                 .as_array()
                 .is_some_and(|a| a.iter().all(serde_json::Value::is_string)),
+            OptionKind::Count => v.is_u64(),
         }
     }
 
@@ -37,6 +40,7 @@ impl OptionKind {
             OptionKind::Bool => "true or false",
             OptionKind::String => "a string",
             OptionKind::StringList => "a list of strings",
+            OptionKind::Count => "a whole number (0 or more)",
         }
     }
 }
@@ -85,6 +89,13 @@ impl OptionValue for Vec<String> {
             .iter()
             .map(|v| v.as_str().map(str::to_string))
             .collect()
+    }
+}
+
+impl OptionValue for u64 {
+    const KIND: OptionKind = OptionKind::Count;
+    fn from_json(json: &serde_json::Value) -> Option<Self> {
+        json.as_u64()
     }
 }
 

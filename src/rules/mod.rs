@@ -8,6 +8,7 @@
 
 pub mod argocd;
 pub mod ci;
+pub mod diff;
 pub mod internal;
 
 pub use crate::rule::{

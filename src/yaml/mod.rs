@@ -7,6 +7,7 @@
 
 pub mod edit;
 pub mod embedded;
+pub mod emit;
 pub mod locate;
 pub mod node;
 pub mod path;

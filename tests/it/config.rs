@@ -226,6 +226,7 @@ fn every_rule_option_round_trips_and_a_wrong_type_or_name_is_located() {
                     serde_json::json!(["round-trip"]),
                     "[\"round-trip\"]",
                 ),
+                OptionKind::Count => ("7", serde_json::json!(7), "7"),
             };
             let at = format!("rules:\n  {}:\n    {}: ", m.id, o.name);
             let c = parse(&format!("{at}{yaml}\n")).unwrap_or_else(|e| panic!("{}: {e}", m.id));

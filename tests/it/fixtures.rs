@@ -19,6 +19,10 @@
 //! - A rule declared fixable must offer a fix in at least one case; a rule declared not
 //!   fixable must never offer one.
 //!
+//! - A `diff/` rule's case is a folder holding two repositories, `base/` and `head/`: what
+//!   `gitops-lint diff` compares. Its markers are in `head/`, and a `.gitops-lint.yaml` beside
+//!   them (in the case or rule folder) configures both.
+//!
 //! Only the rule named by the folder is looked at; other rules' findings are ignored.
 //! `FIXTURES=<rule or group>[,…]` runs those rules' cases alone; `BLESS=1` writes the goldens.
 
@@ -263,10 +267,38 @@ fn check_case(rule: &str, rule_dir: &Path, case: &Path) -> Result<CaseOutcome, S
     if !good && !bad {
         return Err(format!("{label}: case names start with `good` or `bad`"));
     }
-    let files = case_files(case);
+    let diff_rule = rule.starts_with("diff/");
+    if diff_rule && !(case.join("base").is_dir() && case.join("head").is_dir()) {
+        return Err(format!(
+            "{label}: a `diff/` case is a folder holding `base/` and `head/` repositories"
+        ));
+    }
+    // A `diff/` case's markers are in its head revision, where its findings are.
+    let files = case_files(&if diff_rule {
+        case.join("head")
+    } else {
+        case.to_path_buf()
+    });
     let config = case_config(rule_dir, case);
     // Folder cases go through the whole pipeline (walk, read, parse); file cases are in memory.
-    let report = if case.is_dir() {
+    let report = if diff_rule {
+        let own = case.join(".gitops-lint.yaml");
+        let config = Some(if own.is_file() {
+            own
+        } else {
+            rule_dir.join(".gitops-lint.yaml")
+        })
+        .filter(|p| p.is_file());
+        let at = |side: &str| engine::Options {
+            paths: vec![case.join(side)],
+            root: Some(case.join(side)),
+            config: config.clone(),
+            ..engine::Options::default()
+        };
+        engine::diff::run(Some(&at("base")), &at("head"), &[])
+            .map_err(|e| format!("{label}: {e}"))?
+            .report
+    } else if case.is_dir() {
         let own = case.join(".gitops-lint.yaml");
         let opts = engine::Options {
             paths: vec![case.to_path_buf()],

@@ -5,6 +5,7 @@ mod argocd_schema;
 mod bench_generator;
 mod cli;
 mod config;
+mod diff;
 mod docs_site;
 mod fix;
 mod fixtures;

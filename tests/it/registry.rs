@@ -86,11 +86,20 @@ fn summaries_and_docs_follow_the_conventions() {
     }
 }
 
+/// The configuration of the `diff/` rules' examples: their Application's `repoURL` is the
+/// repository.
+const DIFF_EXAMPLE_CONFIG: &str = "repo_urls: [https://git.example.com/gitops.git]
+rules:
+  diff/large-change:
+    max_objects: 2
+";
+
 /// The `# bad` examples in a rule's docs trigger it; the `# good` ones do not.
 #[test]
 fn doc_examples_are_executed() {
     for m in rules::all_meta() {
         let mut rest = m.docs;
+        let mut base = None;
         while let Some(start) = rest.find("```yaml\n") {
             let body_start = start + "```yaml\n".len();
             let Some(len) = rest[body_start..].find("```") else {
@@ -100,6 +109,9 @@ fn doc_examples_are_executed() {
             rest = &rest[body_start + len + 3..];
             let bad = body.starts_with("# bad");
             let good = body.starts_with("# good");
+            if body.starts_with("# base") {
+                base = Some(body);
+            }
             if !bad && !good {
                 continue;
             }
@@ -111,7 +123,20 @@ fn doc_examples_are_executed() {
             } else {
                 "example.yaml"
             };
-            let report = run_case(&[(file.to_string(), body.to_string())], Config::default());
+            let report = if m.id.starts_with("diff/") {
+                // A `diff/` rule's example is a change: the `# base` block before it, then it.
+                let base = base.unwrap_or_else(|| panic!("`{}`: no `# base` example", m.id));
+                let config = gitops_lint::config::parse(
+                    std::path::Path::new(".gitops-lint.yaml"),
+                    DIFF_EXAMPLE_CONFIG,
+                    &rules::all_meta(),
+                )
+                .unwrap();
+                gitops_lint::engine::diff::run_texts(&[(file, base)], &[(file, body)], config)
+                    .report
+            } else {
+                run_case(&[(file.to_string(), body.to_string())], Config::default())
+            };
             let hits = report.diagnostics.iter().filter(|d| d.rule == m.id).count();
             if bad {
                 assert!(

@@ -7,6 +7,7 @@
 pub mod appproject;
 pub mod appset;
 pub mod deployed;
+pub mod manifests;
 pub mod params;
 pub mod projects;
 pub mod rendered;
