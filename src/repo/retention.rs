@@ -38,7 +38,8 @@ pub enum ValuesRead {
     #[default]
     ImageTags,
     /// The values of the values files in the folder of a chart with default values
-    /// (`values.yaml`), where chart sources layer them over the defaults.
+    /// (`values.yaml`), where chart sources layer them over the defaults, or with templates,
+    /// which chart sources render with them.
     BesideChartDefaults,
     /// Every values document's values.
     Values,
@@ -158,12 +159,15 @@ impl Retention {
     }
 
     /// The folders among `paths` whose values files keep their values although the run keeps
-    /// only image tags elsewhere: those of charts with default values (see
-    /// [`ValuesRead::BesideChartDefaults`]). Empty when every values file keeps them anyway.
+    /// only image tags elsewhere: those of charts with default values or with a `templates`
+    /// folder (`with_templates`, sorted), which a chart source renders with its values whole
+    /// (see [`ValuesRead::BesideChartDefaults`]). Empty when every values file keeps them
+    /// anyway.
     #[must_use]
     pub fn folders_keeping_values<'a>(
         &self,
         paths: impl Iterator<Item = &'a str> + Clone,
+        with_templates: &[String],
     ) -> HashSet<&'a str> {
         if self.values != ValuesRead::BesideChartDefaults {
             return HashSet::new();
@@ -177,7 +181,12 @@ impl Retention {
             .collect();
         super::memory::chart_dirs(paths)
             .into_iter()
-            .filter(|d| with_values.contains(d))
+            .filter(|d| {
+                with_values.contains(d)
+                    || with_templates
+                        .binary_search_by(|t| t.as_str().cmp(d))
+                        .is_ok()
+            })
             .collect()
     }
 

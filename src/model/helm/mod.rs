@@ -38,7 +38,9 @@ pub use coalesce::to_value;
 pub use documents::{RenderedDoc, RenderedImage, container_images, documents, pod_specs};
 pub use load::{chart_yaml, load, may_render};
 pub use provenance::RenderOrigin;
-pub use render::{Manifest, Parsed, Release, RenderError, Rendered, render, render_with};
+pub use render::{
+    Manifest, Parsed, Release, RenderError, Rendered, render, render_cached, render_with,
+};
 
 use super::Repository;
 use crate::source::Span;
