@@ -303,6 +303,39 @@ mod tests {
     use super::*;
 
     #[test]
+    fn values_files_keep_their_values_beside_a_chart_with_defaults_or_templates() {
+        let paths = [
+            "defaults/Chart.yaml",
+            "defaults/values.yaml",
+            "defaults/values-prod.yaml",
+            "templated/Chart.yaml",
+            "templated/values-prod.yaml",
+            "plain/Chart.yaml",
+            "plain/values-prod.yaml",
+            "env/values-prod.yaml",
+        ];
+        let with_templates = ["templated".to_string()];
+        let resolver = Retention::of(&[Reads {
+            values: ValuesRead::BesideChartDefaults,
+            ..Reads::NONE
+        }]);
+        let mut folders: Vec<&str> = resolver
+            .folders_keeping_values(paths.iter().copied(), &with_templates)
+            .into_iter()
+            .collect();
+        folders.sort_unstable();
+        assert_eq!(folders, ["defaults", "templated"]);
+        // A run that keeps every values document's values, or none, names no folder.
+        for reads in [Reads::VALUES, Reads::NONE] {
+            let r = Retention::of(&[reads]);
+            assert!(
+                r.folders_keeping_values(paths.iter().copied(), &with_templates)
+                    .is_empty()
+            );
+        }
+    }
+
+    #[test]
     fn unread_payloads_are_dropped_and_marked_and_declared_ones_kept() {
         let big = "x".repeat(UNREAD_PAYLOAD_BYTES);
         let mut repo = super::super::memory::documents(
