@@ -103,6 +103,48 @@ struct Group {
     renderings: Vec<Rendering>,
 }
 
+/// The manifest texts that several renderings of one chart give, each parsed once: the parse
+/// is kept until its last use, which takes it.
+struct SharedParses<'r> {
+    /// Text → uses left.
+    uses: HashMap<&'r str, usize>,
+    parsed: HashMap<&'r str, Vec<crate::yaml::YamlDoc>>,
+}
+
+impl<'r> SharedParses<'r> {
+    fn of(renderings: impl Iterator<Item = &'r helm::Rendered>) -> Self {
+        let mut uses: HashMap<&str, usize> = HashMap::new();
+        for r in renderings {
+            for m in &r.manifests {
+                *uses.entry(m.text.as_str()).or_default() += 1;
+            }
+        }
+        uses.retain(|_, n| *n > 1);
+        SharedParses {
+            uses,
+            parsed: HashMap::new(),
+        }
+    }
+
+    fn parse(&mut self, text: &str, file: crate::source::FileId) -> Vec<crate::yaml::YamlDoc> {
+        let Some((&key, left)) = self.uses.get_key_value(text) else {
+            return crate::yaml::parse(file, text).docs;
+        };
+        let left = *left - 1;
+        self.uses.insert(key, left);
+        if left == 0 {
+            return self
+                .parsed
+                .remove(key)
+                .unwrap_or_else(|| crate::yaml::parse(file, text).docs);
+        }
+        self.parsed
+            .entry(key)
+            .or_insert_with(|| crate::yaml::parse(file, text).docs)
+            .clone()
+    }
+}
+
 /// Stack of the threads that render (the language server's deepest template and YAML budgets
 /// run within a sixteenth of this).
 const RENDER_STACK: usize = 64 << 20;
@@ -240,29 +282,43 @@ pub fn build(repo: &Repository, argo: &ArgoModel, budget: &helm::RenderBudget) -
             let mut names = Vec::new();
             chart_names(&chart, &mut names);
             let mut parsed = None;
-            let renderings = group
+            let outcomes: Vec<(usize, Result<helm::Rendered, helm::RenderError>)> = group
                 .iter()
                 .map(|&j| {
                     let job = &jobs_ref[j];
-                    // A chart that cannot be rendered deploys nothing the rules can see;
-                    // app-of-apps charts report it (`argocd/not-rendered`).
-                    match helm::render_cached(
+                    let r = helm::render_cached(
                         &chart,
                         job.vals,
                         job.release,
                         &mut parsed,
                         budget,
                         Some(&mut *cache),
-                    ) {
+                    );
+                    (j, r)
+                })
+                .collect();
+            // A manifest text several renderings give (a template that reads no value their
+            // releases set differently) is parsed once.
+            let mut shared = SharedParses::of(outcomes.iter().filter_map(|(_, r)| r.as_ref().ok()));
+            let renderings = outcomes
+                .iter()
+                .map(|(j, r)| {
+                    let job = &jobs_ref[*j];
+                    // A chart that cannot be rendered deploys nothing the rules can see;
+                    // app-of-apps charts report it (`argocd/not-rendered`).
+                    match r {
                         Ok(r) => {
-                            let docs = helm::documents(&r, &repo.sources, job.anchor)
+                            let docs =
+                                helm::documents_with(r, &repo.sources, job.anchor, &mut |text| {
+                                    shared.parse(text, job.anchor.file)
+                                })
                                 .into_iter()
                                 .filter(|d| read_by_rules(&d.root, &job.release.namespace))
                                 .collect();
-                            (j, names.clone(), docs, None)
+                            (*j, names.clone(), docs, None)
                         }
-                        Err(e) if e.over_budget => (j, Vec::new(), Vec::new(), Some(e)),
-                        Err(_) => (j, Vec::new(), Vec::new(), None),
+                        Err(e) if e.over_budget => (*j, Vec::new(), Vec::new(), Some(e.clone())),
+                        Err(_) => (*j, Vec::new(), Vec::new(), None),
                     }
                 })
                 .collect();
