@@ -155,6 +155,8 @@ const RENDER_STACK: usize = 64 << 20;
 /// Plain threads rather than rayon's: this runs inside a fact's first use, which other rule
 /// threads wait for without working. Rayon tasks spawned here would run on this thread alone,
 /// and a rayon thread waiting here could take a rule's task that waits for this very fact.
+/// For the same reason `f` must not use rayon itself: the pool's threads may all be here or
+/// waiting for this fact, and none would take its tasks.
 fn on_threads<T: Sync, R: Send, S>(
     items: &[T],
     state: impl Fn() -> S + Sync,
