@@ -73,13 +73,22 @@ pub(super) fn run_rules(
         .filter(|r| enabled(r.meta().id))
         .collect();
     rules.extend(policy_rules.iter().map(AsRef::as_ref));
+    // The rules the engine reports itself (YAML syntax, unreadable files...) read no fact: a
+    // run of only those (`--select yaml/syntax`) resolves no Application and renders no chart.
+    let reads_model = rules.iter().any(|r| {
+        !crate::rules::internal::RULES
+            .iter()
+            .any(|i| i.meta().id == r.meta().id)
+    });
     if timer.enabled {
         // Built here rather than on first use, so that they have their own line. A panic
         // leaves them unbuilt: the first rule that reads them reports it, as without timing.
-        let _ = catch_unwind(AssertUnwindSafe(|| {
-            model.argocd();
-            model.k8s();
-        }));
+        if reads_model {
+            let _ = catch_unwind(AssertUnwindSafe(|| {
+                model.argocd();
+                model.k8s();
+            }));
+        }
         timer.mark("model");
     }
     let timing = timer.enabled;
@@ -123,7 +132,7 @@ pub(super) fn run_rules(
     // built on one thread while the documents are checked on the others. Its construction
     // runs no parallel work, so this thread never takes a document task that would wait
     // for it (a re-entrant initialisation).
-    let passed = if timing {
+    let passed = if timing || !reads_model {
         pass.run()
     } else {
         // A panic leaves the model unbuilt: the first rule that reads it reports it.
@@ -142,7 +151,10 @@ pub(super) fn run_rules(
     // The model is built by now: the documents the deployers make go through the same rules.
     // A panic in the model's builder leaves it unbuilt: the first repository rule that reads
     // it reports it.
-    if let Ok(deployed) = catch_unwind(AssertUnwindSafe(|| pass.deployed(&model.deployed().docs))) {
+    if reads_model
+        && let Ok(deployed) =
+            catch_unwind(AssertUnwindSafe(|| pass.deployed(&model.deployed().docs)))
+    {
         raw.extend(deployed.raw);
         failed.extend(deployed.failed);
     }

@@ -248,7 +248,8 @@ fn load_project(
             (loaded, Some(reuse))
         }
         None => {
-            let folders = retention.folders_keeping_values(entries.iter().map(|e| e.0.as_str()));
+            let folders = retention
+                .folders_keeping_values(entries.iter().map(|e| e.0.as_str()), &with_templates);
             let keeps: Vec<bool> = entries
                 .iter()
                 .map(|e| folders.contains(e.0.rsplit_once('/').map_or("", |(dir, _)| dir)))

@@ -38,7 +38,8 @@ pub enum ValuesRead {
     #[default]
     ImageTags,
     /// The values of the values files in the folder of a chart with default values
-    /// (`values.yaml`), where chart sources layer them over the defaults.
+    /// (`values.yaml`), where chart sources layer them over the defaults, or with templates,
+    /// which chart sources render with them.
     BesideChartDefaults,
     /// Every values document's values.
     Values,
@@ -158,12 +159,15 @@ impl Retention {
     }
 
     /// The folders among `paths` whose values files keep their values although the run keeps
-    /// only image tags elsewhere: those of charts with default values (see
-    /// [`ValuesRead::BesideChartDefaults`]). Empty when every values file keeps them anyway.
+    /// only image tags elsewhere: those of charts with default values or with a `templates`
+    /// folder (`with_templates`, sorted), which a chart source renders with its values whole
+    /// (see [`ValuesRead::BesideChartDefaults`]). Empty when every values file keeps them
+    /// anyway.
     #[must_use]
     pub fn folders_keeping_values<'a>(
         &self,
         paths: impl Iterator<Item = &'a str> + Clone,
+        with_templates: &[String],
     ) -> HashSet<&'a str> {
         if self.values != ValuesRead::BesideChartDefaults {
             return HashSet::new();
@@ -177,7 +181,12 @@ impl Retention {
             .collect();
         super::memory::chart_dirs(paths)
             .into_iter()
-            .filter(|d| with_values.contains(d))
+            .filter(|d| {
+                with_values.contains(d)
+                    || with_templates
+                        .binary_search_by(|t| t.as_str().cmp(d))
+                        .is_ok()
+            })
             .collect()
     }
 
@@ -292,6 +301,39 @@ fn add_new<T: PartialEq + Copy>(to: &mut Vec<T>, items: &[T]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_files_keep_their_values_beside_a_chart_with_defaults_or_templates() {
+        let paths = [
+            "defaults/Chart.yaml",
+            "defaults/values.yaml",
+            "defaults/values-prod.yaml",
+            "templated/Chart.yaml",
+            "templated/values-prod.yaml",
+            "plain/Chart.yaml",
+            "plain/values-prod.yaml",
+            "env/values-prod.yaml",
+        ];
+        let with_templates = ["templated".to_string()];
+        let resolver = Retention::of(&[Reads {
+            values: ValuesRead::BesideChartDefaults,
+            ..Reads::NONE
+        }]);
+        let mut folders: Vec<&str> = resolver
+            .folders_keeping_values(paths.iter().copied(), &with_templates)
+            .into_iter()
+            .collect();
+        folders.sort_unstable();
+        assert_eq!(folders, ["defaults", "templated"]);
+        // A run that keeps every values document's values, or none, names no folder.
+        for reads in [Reads::VALUES, Reads::NONE] {
+            let r = Retention::of(&[reads]);
+            assert!(
+                r.folders_keeping_values(paths.iter().copied(), &with_templates)
+                    .is_empty()
+            );
+        }
+    }
 
     #[test]
     fn unread_payloads_are_dropped_and_marked_and_declared_ones_kept() {

@@ -184,6 +184,30 @@ pub enum MissingKey {
     Unknown(Arc<str>),
 }
 
+/// Template texts parsed once, to add to many sets ([`Templates::add_cached`]): the charts of a
+/// repository often share their template files byte for byte. Not shared between threads.
+#[derive(Default)]
+pub struct ParseCache {
+    /// The functions the texts were parsed for (whether a name is a function decides the
+    /// parse); a set of other functions clears the cache.
+    funcs: Option<FuncSet>,
+    parsed: HashMap<Box<str>, Rc<ParsedText>>,
+}
+
+impl ParseCache {
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// One template text parsed: its body and its `define`s, shared by every set that adds it.
+struct ParsedText {
+    src: Arc<str>,
+    root: Rc<Vec<parse::Node>>,
+    defines: Vec<(String, Rc<Vec<parse::Node>>)>,
+}
+
 /// A set of templates that can call each other (Go's `*template.Template` namespace).
 #[derive(Default)]
 pub struct Templates {
@@ -243,14 +267,43 @@ impl Templates {
 
     /// Parses `text` as the template `name`; its `define`s join the set.
     pub fn add(&mut self, name: &str, text: &str) -> Result<(), Error> {
-        let file: Arc<str> = Arc::from(name);
-        let src: Arc<str> = Arc::from(text);
+        let parsed = self.parse(name, text)?;
+        self.add_parsed(name, &parsed);
+        Ok(())
+    }
+
+    /// [`Templates::add`], taking the parse of `text` from `cache` when the same text was
+    /// parsed before for a set of the same functions (charts that share their templates), and
+    /// keeping it there otherwise. A text that does not parse is not kept.
+    pub fn add_cached(
+        &mut self,
+        name: &str,
+        text: &str,
+        cache: &mut ParseCache,
+    ) -> Result<(), Error> {
+        if cache.funcs != Some(self.funcs) {
+            cache.parsed.clear();
+            cache.funcs = Some(self.funcs);
+        }
+        let parsed = match cache.parsed.get(text) {
+            Some(p) => p.clone(),
+            None => {
+                let p = Rc::new(self.parse(name, text)?);
+                cache.parsed.insert(text.into(), p.clone());
+                p
+            }
+        };
+        self.add_parsed(name, &parsed);
+        Ok(())
+    }
+
+    fn parse(&self, name: &str, text: &str) -> Result<ParsedText, Error> {
         let funcs = self.funcs;
         let parsed = parse::parse(text, &|f| funcs.is_defined(f)).map_err(|e| {
             let (line, column) = parse::line_col(text, e.offset);
             Error {
                 kind: ErrorKind::Parse,
-                template: file.clone(),
+                template: Arc::from(name),
                 offset: e.offset,
                 line,
                 column,
@@ -258,14 +311,37 @@ impl Templates {
                 value_origin: None,
             }
         })?;
-        for (dname, nodes) in parsed.defines {
-            self.insert(dname, file.clone(), src.clone(), nodes);
-        }
-        self.insert(name.to_string(), file, src, parsed.root);
-        Ok(())
+        Ok(ParsedText {
+            src: Arc::from(text),
+            root: Rc::new(parsed.root),
+            defines: parsed
+                .defines
+                .into_iter()
+                .map(|(n, nodes)| (n, Rc::new(nodes)))
+                .collect(),
+        })
     }
 
-    fn insert(&mut self, name: String, file: Arc<str>, src: Arc<str>, nodes: Vec<parse::Node>) {
+    /// The parsed text as the template `name`, and its `define`s.
+    fn add_parsed(&mut self, name: &str, parsed: &ParsedText) {
+        let file: Arc<str> = Arc::from(name);
+        for (dname, nodes) in &parsed.defines {
+            self.insert(
+                dname.clone(),
+                file.clone(),
+                parsed.src.clone(),
+                nodes.clone(),
+            );
+        }
+        self.insert(
+            name.to_string(),
+            file,
+            parsed.src.clone(),
+            parsed.root.clone(),
+        );
+    }
+
+    fn insert(&mut self, name: String, file: Arc<str>, src: Arc<str>, nodes: Rc<Vec<parse::Node>>) {
         let empty = nodes.iter().all(|n| match n {
             parse::Node::Text(a, b) => src[*a..*b].trim().is_empty(),
             _ => false,
@@ -278,7 +354,7 @@ impl Templates {
             Rc::new(Tree {
                 file,
                 src,
-                nodes: Rc::new(nodes),
+                nodes,
                 value_origin: None,
             }),
         );

@@ -287,3 +287,52 @@ fn hostile_input_never_panics() {
         }
     }
 }
+
+/// A text added through a [`gotmpl::ParseCache`] renders as one parsed again: under its own
+/// name, with its `define`s, and the cache parses it once for every set that adds it.
+#[test]
+fn a_cached_parse_renders_as_a_fresh_one_under_each_name() {
+    let helpers = r#"{{- define "full" -}}{{ .Values.name }}-{{ .Release }}{{- end -}}"#;
+    let body = "name: {{ include \"full\" . }}\nkind: {{ .Values.kind | quote }}\n";
+    let data = map(vec![
+        (
+            "Values",
+            map(vec![
+                ("name", Value::str("web")),
+                ("kind", Value::str("Service")),
+            ]),
+        ),
+        ("Release", Value::str("prod")),
+    ]);
+    let mut cache = gotmpl::ParseCache::new();
+    let mut outputs = Vec::new();
+    for chart in ["a", "b"] {
+        let (h, b) = (
+            format!("{chart}/templates/_h.tpl"),
+            format!("{chart}/templates/s.yaml"),
+        );
+        let mut fresh = Templates::helm();
+        fresh.add(&h, helpers).unwrap();
+        fresh.add(&b, body).unwrap();
+        let mut cached = Templates::helm();
+        cached.add_cached(&h, helpers, &mut cache).unwrap();
+        cached.add_cached(&b, body, &mut cache).unwrap();
+        let want = fresh.render(&b, &data, &Limits::default()).unwrap();
+        let got = cached.render(&b, &data, &Limits::default()).unwrap();
+        assert_eq!(got.text, want.text);
+        assert_eq!(sources(&got), sources(&want));
+        outputs.push(got.text);
+    }
+    assert_eq!(outputs[0], "name: web-prod\nkind: \"Service\"\n");
+    // A text that does not parse is an error naming the template, and is not kept.
+    let mut t = Templates::helm();
+    let e = t
+        .add_cached("c/bad.yaml", "{{ end }}", &mut cache)
+        .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Parse);
+    assert_eq!(&*e.template, "c/bad.yaml");
+    let e = t
+        .add_cached("d/bad.yaml", "{{ end }}", &mut cache)
+        .unwrap_err();
+    assert_eq!(&*e.template, "d/bad.yaml");
+}

@@ -9,8 +9,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::model::argocd::resolve::{ArgoModel, Location, SourceKind};
 use crate::model::helm::{self, Chart, RenderedImage};
@@ -89,6 +88,116 @@ struct Job<'m> {
     users: Vec<(usize, usize)>,
 }
 
+/// One rendering's outcome: the job, the charts it read, its documents, and the limit that
+/// stopped it.
+type Rendering = (
+    usize,
+    Vec<String>,
+    Vec<helm::RenderedDoc>,
+    Option<helm::RenderError>,
+);
+
+/// What one chart folder gave: its first unread subchart and how many more, and its renderings.
+struct Group {
+    unread: Option<(helm::UnreadSubchart, usize)>,
+    renderings: Vec<Rendering>,
+}
+
+/// The manifest texts that several renderings of one chart give, each parsed once: the parse
+/// is kept until its last use, which takes it.
+struct SharedParses<'r> {
+    /// Text → uses left.
+    uses: HashMap<&'r str, usize>,
+    parsed: HashMap<&'r str, Vec<crate::yaml::YamlDoc>>,
+}
+
+impl<'r> SharedParses<'r> {
+    fn of(renderings: impl Iterator<Item = &'r helm::Rendered>) -> Self {
+        let mut uses: HashMap<&str, usize> = HashMap::new();
+        for r in renderings {
+            for m in &r.manifests {
+                *uses.entry(m.text.as_str()).or_default() += 1;
+            }
+        }
+        uses.retain(|_, n| *n > 1);
+        SharedParses {
+            uses,
+            parsed: HashMap::new(),
+        }
+    }
+
+    fn parse(&mut self, text: &str, file: crate::source::FileId) -> Vec<crate::yaml::YamlDoc> {
+        let Some((&key, left)) = self.uses.get_key_value(text) else {
+            return crate::yaml::parse(file, text).docs;
+        };
+        let left = *left - 1;
+        self.uses.insert(key, left);
+        if left == 0 {
+            return self
+                .parsed
+                .remove(key)
+                .unwrap_or_else(|| crate::yaml::parse(file, text).docs);
+        }
+        self.parsed
+            .entry(key)
+            .or_insert_with(|| crate::yaml::parse(file, text).docs)
+            .clone()
+    }
+}
+
+/// Stack of the threads that render (the language server's deepest template and YAML budgets
+/// run within a sixteenth of this).
+const RENDER_STACK: usize = 64 << 20;
+
+/// `f` applied to each item on the run's threads (as many as rayon's), each with its own
+/// `state`; results in item order.
+///
+/// Plain threads rather than rayon's: this runs inside a fact's first use, which other rule
+/// threads wait for without working. Rayon tasks spawned here would run on this thread alone,
+/// and a rayon thread waiting here could take a rule's task that waits for this very fact.
+/// For the same reason `f` must not use rayon itself: the pool's threads may all be here or
+/// waiting for this fact, and none would take its tasks.
+fn on_threads<T: Sync, R: Send, S>(
+    items: &[T],
+    state: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, &T) -> R + Sync,
+) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut s = state();
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else {
+                return done;
+            };
+            done.push((i, f(&mut s, item)));
+        }
+    };
+    let threads = rayon::current_num_threads().min(items.len());
+    let mut all = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads)
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .name("gitops-lint-render".into())
+                    .stack_size(RENDER_STACK)
+                    .spawn_scoped(scope, work)
+                    .ok()
+            })
+            .collect();
+        let mut all = work();
+        for h in helpers {
+            match h.join() {
+                Ok(done) => all.extend(done),
+                Err(p) => std::panic::resume_unwind(p),
+            }
+        }
+        all
+    });
+    all.sort_unstable_by_key(|r| r.0);
+    all.into_iter().map(|r| r.1).collect()
+}
+
 fn chart_names(c: &Chart, out: &mut Vec<String>) {
     out.push(c.name.clone());
     for s in &c.subcharts {
@@ -142,70 +251,95 @@ pub fn build(repo: &Repository, argo: &ArgoModel, budget: &helm::RenderBudget) -
             });
         }
     }
-    // Each chart folder is read once.
-    let dirs: Vec<&str> = by_dir.keys().copied().collect();
-    let charts: HashMap<&str, Chart> = dirs
-        .par_iter()
-        .filter_map(|d| Some((*d, helm::load(repo, d).ok()?)))
-        .collect();
-    // The renderings of one chart folder run in one task, so its templates are parsed once.
-    let groups: Vec<&Vec<usize>> = by_dir.values().collect();
-    let (jobs_ref, charts_ref) = (&jobs, &charts);
-    type Result = (
-        usize,
-        Vec<String>,
-        Vec<helm::RenderedDoc>,
-        Option<helm::RenderError>,
-    );
-    let mut results: Vec<Result> = groups
-        .par_iter()
-        .flat_map_iter(|group| {
-            let chart = charts_ref.get(jobs_ref[group[0]].dir);
-            let mut parsed = None;
-            group.iter().map(move |&j| {
-                let job = &jobs_ref[j];
-                let Some(chart) = chart else {
-                    return (j, Vec::new(), Vec::new(), None);
+    // Each chart folder is read once, and its renderings run in one task, so that its
+    // templates are parsed once; a template text another chart rendered on the same thread
+    // had is not parsed again. The chart is dropped when its renderings are done.
+    let mut groups: Vec<(&str, &Vec<usize>)> = by_dir.iter().map(|(d, j)| (*d, j)).collect();
+    groups.sort_unstable_by_key(|g| g.0);
+    let jobs_ref = &jobs;
+    let rendered: Vec<Group> =
+        on_threads(&groups, gotmpl::ParseCache::new, |cache, &(dir, group)| {
+            let Ok(chart) = helm::load(repo, dir) else {
+                return Group {
+                    unread: None,
+                    renderings: group
+                        .iter()
+                        .map(|&j| (j, Vec::new(), Vec::new(), None))
+                        .collect(),
                 };
-                // A chart without templates renders nothing (and names no chart it renders).
-                if !has_templates(chart) {
-                    return (j, Vec::new(), Vec::new(), None);
-                }
-                let mut names = Vec::new();
-                chart_names(chart, &mut names);
-                // A chart that cannot be rendered deploys nothing the rules can see;
-                // app-of-apps charts report it (`argocd/not-rendered`).
-                match helm::render_with(chart, job.vals, job.release, &mut parsed, budget) {
-                    Ok(r) => {
-                        let docs = helm::documents(&r, &repo.sources, job.anchor)
-                            .into_iter()
-                            .filter(|d| read_by_rules(&d.root, &job.release.namespace))
-                            .collect();
-                        (j, names, docs, None)
+            };
+            let unread = chart
+                .first_unread()
+                .map(|first| (first.clone(), count_unread(&chart) - 1));
+            // A chart without templates renders nothing (and names no chart it renders).
+            if !has_templates(&chart) {
+                return Group {
+                    unread,
+                    renderings: group
+                        .iter()
+                        .map(|&j| (j, Vec::new(), Vec::new(), None))
+                        .collect(),
+                };
+            }
+            let mut names = Vec::new();
+            chart_names(&chart, &mut names);
+            let mut parsed = None;
+            let outcomes: Vec<(usize, Result<helm::Rendered, helm::RenderError>)> = group
+                .iter()
+                .map(|&j| {
+                    let job = &jobs_ref[j];
+                    let r = helm::render_cached(
+                        &chart,
+                        job.vals,
+                        job.release,
+                        &mut parsed,
+                        budget,
+                        Some(&mut *cache),
+                    );
+                    (j, r)
+                })
+                .collect();
+            // A manifest text several renderings give (a template that reads no value their
+            // releases set differently) is parsed once.
+            let mut shared = SharedParses::of(outcomes.iter().filter_map(|(_, r)| r.as_ref().ok()));
+            let renderings = outcomes
+                .iter()
+                .map(|(j, r)| {
+                    let job = &jobs_ref[*j];
+                    // A chart that cannot be rendered deploys nothing the rules can see;
+                    // app-of-apps charts report it (`argocd/not-rendered`).
+                    match r {
+                        Ok(r) => {
+                            let docs =
+                                helm::documents_with(r, &repo.sources, job.anchor, &mut |text| {
+                                    shared.parse(text, job.anchor.file)
+                                })
+                                .into_iter()
+                                .filter(|d| read_by_rules(&d.root, &job.release.namespace))
+                                .collect();
+                            (*j, names.clone(), docs, None)
+                        }
+                        Err(e) if e.over_budget => (*j, Vec::new(), Vec::new(), Some(e.clone())),
+                        Err(_) => (*j, Vec::new(), Vec::new(), None),
                     }
-                    Err(e) if e.over_budget => (j, Vec::new(), Vec::new(), Some(e)),
-                    Err(_) => (j, Vec::new(), Vec::new(), None),
-                }
-            })
-        })
-        .collect();
-    results.sort_by_key(|r| r.0);
+                })
+                .collect();
+            Group { unread, renderings }
+        });
     let mut out = RenderedObjects::default();
     // A subchart not read renders nothing: said once per chart, where its entry is.
-    let mut dirs: Vec<&&str> = charts.keys().collect();
-    dirs.sort();
-    for dir in dirs {
-        let chart = &charts[*dir];
-        let Some(first) = chart.first_unread() else {
+    let mut results: Vec<Rendering> = Vec::with_capacity(jobs.len());
+    for ((dir, group), Group { unread, renderings }) in groups.iter().zip(rendered) {
+        results.extend(renderings);
+        let Some((first, more)) = unread else {
             continue;
         };
-        let more = count_unread(chart) - 1;
         let and_more = match more {
             0 => String::new(),
             1 => " (and 1 more subchart)".to_string(),
             n => format!(" (and {n} more subcharts)"),
         };
-        let users = &jobs[by_dir[*dir][0]].users;
+        let users = &jobs[group[0]].users;
         out.not_rendered.push(helm::NotRendered {
             manager_doc: argo.apps[users[0].0].doc,
             chart_dir: (*dir).to_string(),
@@ -217,6 +351,7 @@ pub fn build(repo: &Repository, argo: &ArgoModel, budget: &helm::RenderBudget) -
             ),
         });
     }
+    results.sort_by_key(|r| r.0);
     for (job, (_, names, docs, stopped)) in jobs.iter().zip(results) {
         if let Some(e) = stopped {
             let known = out

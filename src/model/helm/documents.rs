@@ -72,6 +72,20 @@ pub fn container_images(root: &Node) -> Vec<&Node> {
 /// wrote it (the template files are in `sources`); `anchor` when neither is known.
 #[must_use]
 pub fn documents(rendered: &Rendered, sources: &SourceDb, anchor: Span) -> Vec<RenderedDoc> {
+    documents_with(rendered, sources, anchor, &mut |text| {
+        yaml::parse(anchor.file, text).docs
+    })
+}
+
+/// [`documents`], each manifest's YAML parsed by `parse`, which may give the parse of the same
+/// text made for another rendering: every node's span is mapped again here, from the text's
+/// offsets.
+pub fn documents_with(
+    rendered: &Rendered,
+    sources: &SourceDb,
+    anchor: Span,
+    parse: &mut dyn FnMut(&str) -> Vec<yaml::YamlDoc>,
+) -> Vec<RenderedDoc> {
     // A template, or a `crds/` file (YAML, discovered as such); a built-in chart's templates
     // are no file of the repository, even at the same path.
     let files = rendered
@@ -90,8 +104,7 @@ pub fn documents(rendered: &Rendered, sources: &SourceDb, anchor: Span) -> Vec<R
     };
     let mut out = Vec::new();
     for m in &rendered.manifests {
-        let parsed = yaml::parse(anchor.file, &m.text);
-        for d in parsed.docs.into_iter().filter(|d| !d.root.is_null()) {
+        for d in parse(&m.text).into_iter().filter(|d| !d.root.is_null()) {
             let start = d.root.span.start as usize;
             let (template, line, at) = match rendered.origin_at(m, start) {
                 Some(RenderOrigin::Template { path, start, .. }) => {

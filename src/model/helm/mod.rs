@@ -35,10 +35,14 @@ pub use crate::repo::values;
 pub use budget::RenderBudget;
 pub use chart::{Chart, Dependency, ImportValue, UnreadSubchart};
 pub use coalesce::to_value;
-pub use documents::{RenderedDoc, RenderedImage, container_images, documents, pod_specs};
+pub use documents::{
+    RenderedDoc, RenderedImage, container_images, documents, documents_with, pod_specs,
+};
 pub use load::{chart_yaml, load, may_render};
 pub use provenance::RenderOrigin;
-pub use render::{Manifest, Parsed, Release, RenderError, Rendered, render, render_with};
+pub use render::{
+    Manifest, Parsed, Release, RenderError, Rendered, render, render_cached, render_with,
+};
 
 use super::Repository;
 use crate::source::Span;

@@ -98,6 +98,20 @@ pub fn render_with(
     parsed: &mut Option<Parsed>,
     budget: &RenderBudget,
 ) -> Result<Rendered, RenderError> {
+    render_cached(chart, values, release, parsed, budget, None)
+}
+
+/// [`render_with`], taking the parse of each template text from `cache` when another chart
+/// rendered on this thread had the same text (charts generated from one starter share their
+/// templates byte for byte).
+pub fn render_cached(
+    chart: &Chart,
+    values: &Values,
+    release: &Release,
+    parsed: &mut Option<Parsed>,
+    budget: &RenderBudget,
+    mut cache: Option<&mut gotmpl::ParseCache>,
+) -> Result<Rendered, RenderError> {
     if budget.is_spent() {
         return Err(RenderError::budget_spent(&chart.dir));
     }
@@ -141,18 +155,24 @@ pub fn render_with(
     if !reuse {
         for (name, u, t) in &order {
             let text = &units[*u].chart.templates[*t].1;
-            if let Err(e) = set.add(name, text) {
+            let added = match cache.as_deref_mut() {
+                Some(cache) => set.add_cached(name, text, cache),
+                None => set.add(name, text),
+            };
+            if let Err(e) = added {
                 return Err(error(&out, &e));
             }
         }
     }
+    let mut shared: Vec<Option<UnitData>> = units.iter().map(|_| None).collect();
     for (name, u, _) in &order {
         let base = name.rsplit('/').next().unwrap_or(name);
         if base.starts_with('_') || base == "NOTES.txt" {
             continue;
         }
         let unit = &units[*u];
-        let data = render_data(unit, name, release);
+        let unit_shared = shared[*u].get_or_insert_with(|| unit_data(unit, release));
+        let data = render_data(unit, unit_shared, name);
         let Some(limits) = budget.limits() else {
             return Err(RenderError::budget_spent(&chart.dir));
         };
@@ -305,7 +325,18 @@ fn str_map(entries: &[(&str, Value)]) -> Value {
     )
 }
 
-fn render_data(unit: &Unit<'_>, name: &str, release: &Release) -> Value {
+/// The objects every template of one chart sees, built once per rendering and shared by its
+/// templates as Helm shares them (each template gets its own top-level map, with its
+/// `.Template`).
+struct UnitData {
+    values: Value,
+    release: Value,
+    chart: Value,
+    capabilities: Value,
+    files: Value,
+}
+
+fn unit_data(unit: &Unit<'_>, release: &Release) -> UnitData {
     let chart = Value::map(
         unit.chart
             .metadata
@@ -317,40 +348,46 @@ fn render_data(unit: &Unit<'_>, name: &str, release: &Release) -> Value {
     let mut parts = kube.split('.');
     let major = parts.next().unwrap_or("1").to_string();
     let minor = parts.next().unwrap_or("0").to_string();
+    UnitData {
+        values: unit.values.clone(),
+        release: str_map(&[
+            ("Name", Value::str(&release.name)),
+            ("Namespace", Value::str(&release.namespace)),
+            ("Service", Value::str("Helm")),
+            ("Revision", Value::Int(1, None)),
+            ("IsInstall", Value::Bool(true, None)),
+            ("IsUpgrade", Value::Bool(false, None)),
+        ]),
+        chart,
+        capabilities: str_map(&[
+            (
+                "KubeVersion",
+                str_map(&[
+                    ("Version", Value::str(&release.kube_version)),
+                    ("GitVersion", Value::str(&release.kube_version)),
+                    ("Major", Value::str(&major)),
+                    ("Minor", Value::str(&minor)),
+                ]),
+            ),
+            (
+                "APIVersions",
+                Value::Object(std::rc::Rc::new(ApiVersions(release.api_versions.clone()))),
+            ),
+            ("HelmVersion", str_map(&[("Version", Value::str("v4.2"))])),
+        ]),
+        files: Value::Object(std::rc::Rc::new(Files {
+            files: unit.chart.files.iter().cloned().collect(),
+        })),
+    }
+}
+
+fn render_data(unit: &Unit<'_>, data: &UnitData, name: &str) -> Value {
     let base_path = format!("{}/templates", unit.prefix);
     str_map(&[
-        ("Values", unit.values.clone()),
-        (
-            "Release",
-            str_map(&[
-                ("Name", Value::str(&release.name)),
-                ("Namespace", Value::str(&release.namespace)),
-                ("Service", Value::str("Helm")),
-                ("Revision", Value::Int(1, None)),
-                ("IsInstall", Value::Bool(true, None)),
-                ("IsUpgrade", Value::Bool(false, None)),
-            ]),
-        ),
-        ("Chart", chart),
-        (
-            "Capabilities",
-            str_map(&[
-                (
-                    "KubeVersion",
-                    str_map(&[
-                        ("Version", Value::str(&release.kube_version)),
-                        ("GitVersion", Value::str(&release.kube_version)),
-                        ("Major", Value::str(&major)),
-                        ("Minor", Value::str(&minor)),
-                    ]),
-                ),
-                (
-                    "APIVersions",
-                    Value::Object(std::rc::Rc::new(ApiVersions(release.api_versions.clone()))),
-                ),
-                ("HelmVersion", str_map(&[("Version", Value::str("v4.2"))])),
-            ]),
-        ),
+        ("Values", data.values.clone()),
+        ("Release", data.release.clone()),
+        ("Chart", data.chart.clone()),
+        ("Capabilities", data.capabilities.clone()),
         (
             "Template",
             str_map(&[
@@ -358,11 +395,6 @@ fn render_data(unit: &Unit<'_>, name: &str, release: &Release) -> Value {
                 ("BasePath", Value::str(&base_path)),
             ]),
         ),
-        (
-            "Files",
-            Value::Object(std::rc::Rc::new(Files {
-                files: unit.chart.files.iter().cloned().collect(),
-            })),
-        ),
+        ("Files", data.files.clone()),
     ])
 }

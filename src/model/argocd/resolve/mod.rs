@@ -39,9 +39,10 @@ use crate::source::{FileId, Span};
 use crate::yaml::Node;
 
 /// What resolution reads beyond what every document keeps: the values of the values files in
-/// the folder of a chart with default values, which chart sources layer over the defaults.
-/// Other values files keep their image tags, and their values are parsed again when a source
-/// reads them whole (`Documents::helm_values`).
+/// the folder of a chart with default values, which chart sources layer over the defaults, or
+/// with templates, which they render with them (`argocd::rendered`). Other values files keep
+/// their image tags, and their values are parsed again when a source reads them whole
+/// (`Documents::helm_values`).
 pub const READS: Reads = Reads {
     values: ValuesRead::BesideChartDefaults,
     ..Reads::NONE
