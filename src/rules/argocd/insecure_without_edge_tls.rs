@@ -243,7 +243,11 @@ fn labelled(mut f: Finding, s: &Insecure, reasons: Vec<(Span, String)>) -> Findi
 }
 
 fn finding(s: &Insecure, reasons: Vec<(Span, String)>) -> Finding {
-    let services = format!("`{}`", s.services.join("` or `"));
+    let mut services = format!("`{}`", s.services.join("` or `"));
+    // Several instances may live in one repository: name the one without a route.
+    if let Some(ns) = &s.namespace {
+        services.push_str(&format!(" in namespace `{ns}`"));
+    }
     let message = if reasons.is_empty() {
         format!(
             "argocd-server serves plain HTTP ({}), and no route to {services} was found in the repository",
