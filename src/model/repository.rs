@@ -20,6 +20,8 @@ pub struct Repository {
     /// build it, in document order: built again when a rule judges them
     /// ([`super::deployed::object_variants`]).
     object_variants: Vec<(usize, Vec<usize>)>,
+    /// Argo CD documents of patch files: a patch, not an object (their kind is `Other`).
+    patch_docs: std::collections::HashSet<usize>,
     /// What kustomize rejects in each kustomization the model built (those nothing includes).
     build_errors: std::collections::HashMap<usize, Vec<super::kustomize::build::Problem>>,
 }
@@ -103,6 +105,7 @@ impl Repository {
             kustomize: super::kustomize::Kustomizations::default(),
             variants: Vec::new(),
             object_variants: Vec::new(),
+            patch_docs: std::collections::HashSet::new(),
             build_errors: std::collections::HashMap::new(),
         };
         repo.kustomize = super::kustomize::build(&repo);
@@ -128,6 +131,7 @@ impl Repository {
             .chain(&patched.patch_docs)
             .copied()
             .collect();
+        repo.patch_docs.clone_from(&patched.patch_docs);
         if !patched.roots.is_empty() || !patched.patch_docs.is_empty() {
             super::patch::apply_to(
                 &mut repo.documents.docs,
@@ -153,6 +157,13 @@ impl Repository {
                 .object_variants
                 .binary_search_by_key(&doc, |(d, _)| *d)
                 .is_ok()
+    }
+
+    /// True when document `doc` is an Argo CD object of a patch file: kustomize merges it
+    /// into the objects it patches, and it is judged there, not as an object.
+    #[must_use]
+    pub fn is_patch(&self, doc: usize) -> bool {
+        self.patch_docs.contains(&doc)
     }
 
     /// The objects other than Argo CD's that overlays build differently, each with the

@@ -75,8 +75,11 @@ impl Rule for Schema {
             .repo
             .docs
             .par_iter()
-            .filter(|d| META.applies_to.contains(&d.kind))
-            .flat_map_iter(|doc| {
+            .enumerate()
+            // A patch is judged merged into what it patches (the patched tree's nodes point
+            // at the patch's lines), never as an object of its own.
+            .filter(|(i, d)| META.applies_to.contains(&d.kind) && !cx.repo.is_patch(*i))
+            .flat_map_iter(|(_, doc)| {
                 let path = &cx.repo.source(doc.file).path;
                 let partial = is_patched(&patched, path);
                 // A values document loaded without its tree has none of the keys declared

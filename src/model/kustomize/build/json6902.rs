@@ -4,43 +4,48 @@
 use crate::source::Span;
 use crate::yaml::{Entry, Node, ScalarStyle, Value, edit_items};
 
-/// Applies RFC 6902 operations in order; `None` (and `root` left half-done: the caller works
-/// on a copy) when one fails, as kustomize then fails the build.
-pub fn apply(root: &mut Node, ops: &[Node]) -> Option<()> {
-    for op in ops {
-        let path_node = op.get("path")?;
-        let path = pointer(path_node.as_str()?)?;
-        match op.get_str("op")? {
-            "add" => add(root, &path, op.get("value")?.clone(), path_node.span)?,
-            "remove" => {
-                remove(root, &path)?;
-            }
-            "replace" => {
-                let value = op.get("value")?.clone();
-                match get_mut(root, &path) {
-                    Some(target) => *target = value,
-                    // kustomize's JSON patch library adds a missing mapping key on replace.
-                    None => add(root, &path, value, path_node.span)?,
-                }
-            }
-            "move" => {
-                let from = pointer(op.get_str("from")?)?;
-                let value = remove(root, &from)?;
-                add(root, &path, value, path_node.span)?;
-            }
-            "copy" => {
-                let from = pointer(op.get_str("from")?)?;
-                let value = get_mut(root, &from)?.clone();
-                add(root, &path, value, path_node.span)?;
-            }
-            "test" => {
-                let target = get_mut(root, &path)?;
-                if target.to_json() != op.get("value")?.to_json() {
-                    return None;
-                }
-            }
-            _ => return None,
+/// Applies RFC 6902 operations in order; `Err(i)` (and `root` left half-done: the caller
+/// works on a copy) when operation `i` fails, as kustomize then fails the build.
+pub fn apply(root: &mut Node, ops: &[Node]) -> Result<(), usize> {
+    for (i, op) in ops.iter().enumerate() {
+        apply_one(root, op).ok_or(i)?;
+    }
+    Ok(())
+}
+
+fn apply_one(root: &mut Node, op: &Node) -> Option<()> {
+    let path_node = op.get("path")?;
+    let path = pointer(path_node.as_str()?)?;
+    match op.get_str("op")? {
+        "add" => add(root, &path, op.get("value")?.clone(), path_node.span)?,
+        "remove" => {
+            remove(root, &path)?;
         }
+        "replace" => {
+            let value = op.get("value")?.clone();
+            match get_mut(root, &path) {
+                Some(target) => *target = value,
+                // kustomize's JSON patch library adds a missing mapping key on replace.
+                None => add(root, &path, value, path_node.span)?,
+            }
+        }
+        "move" => {
+            let from = pointer(op.get_str("from")?)?;
+            let value = remove(root, &from)?;
+            add(root, &path, value, path_node.span)?;
+        }
+        "copy" => {
+            let from = pointer(op.get_str("from")?)?;
+            let value = get_mut(root, &from)?.clone();
+            add(root, &path, value, path_node.span)?;
+        }
+        "test" => {
+            let target = get_mut(root, &path)?;
+            if target.to_json() != op.get("value")?.to_json() {
+                return None;
+            }
+        }
+        _ => return None,
     }
     Some(())
 }

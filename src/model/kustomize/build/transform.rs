@@ -237,20 +237,37 @@ fn patch(
             let Some(ops) = docs.iter().find_map(Node::as_seq) else {
                 return;
             };
-            let mut failed = false;
+            let mut failed = None;
             for o in objects
                 .iter_mut()
                 .filter(|o| select::selects(target, &patterns, &o.ident()))
             {
                 let mut root = o.root.clone();
-                if json6902::apply(&mut root, ops).is_some() {
-                    o.root = root;
-                } else {
-                    failed = true;
+                match json6902::apply(&mut root, ops) {
+                    Ok(()) => o.root = root,
+                    Err(i) => {
+                        failed.get_or_insert_with(|| (i, format!("{} `{}`", o.kind(), o.name())));
+                    }
                 }
             }
-            if failed {
-                b.unmatched(p.span, "JSON 6902 patch failed: a path does not exist");
+            if let Some((i, object)) = failed {
+                let op = &ops[i];
+                let (what, path) = (
+                    op.get_str("op").unwrap_or("?"),
+                    op.get_str("path").unwrap_or(""),
+                );
+                // At the operation when its lines are the kustomization's (an inline patch).
+                let at = if op.span.file == p.span.file {
+                    op.span
+                } else {
+                    p.span
+                };
+                b.unmatched(
+                    at,
+                    format!(
+                        "JSON 6902 patch failed: `{what}` at `{path}` does not apply to {object}"
+                    ),
+                );
             }
         }
     }
