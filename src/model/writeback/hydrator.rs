@@ -8,10 +8,10 @@
 //! dry source's repository, on `hydrateTo.targetBranch` when set, else on
 //! `syncSource.targetBranch`. Its default message copies the dry commit's subject and body.
 
+use super::Config;
 use super::{Bot, Here, branch_of};
 use crate::model::argocd::resolve::{App, ArgoModel};
-use crate::model::{DocKind, Repository, paths};
-use crate::source::Span;
+use crate::model::{Repository, paths};
 use crate::yaml::Node;
 
 const TOOL: &str = "Argo CD's source hydrator";
@@ -21,34 +21,15 @@ pub const DEFAULT_MESSAGE: &str = "{{.metadata.drySha | trunc 7}}: {{ .metadata.
 /// The commit server's author when `argocd-cm` names none.
 const DEFAULT_AUTHOR: (&str, &str) = ("Argo CD", "argo-cd@example.com");
 
-/// `argocd-cm`'s message template (with its span) and author.
-struct Config {
-    message: Option<(String, Span)>,
-    author: String,
-}
-
+/// The settings ConfigMap's message template (with its span) and author.
 fn config(repo: &Repository) -> Config {
-    let cm = repo.docs_of(DocKind::K8sObject).find(|d| {
-        d.root.get_str("kind") == Some("ConfigMap")
-            && d.root.path(&["metadata", "name"]).and_then(Node::as_str) == Some(ARGOCD_CM)
-    });
-    let data = cm.and_then(|d| d.root.get("data"));
-    let get = |k: &str| {
-        data.and_then(|d| d.get(k))
-            .filter(|n| n.scalar_text().is_some_and(|t| !t.is_empty()))
-    };
-    let message = get("sourceHydrator.commitMessageTemplate")
-        .and_then(|n| Some((n.scalar_text()?.to_string(), n.span)));
-    let name = get("commit.author.name").and_then(Node::scalar_text);
-    let email = get("commit.author.email").and_then(Node::scalar_text);
-    Config {
-        message,
-        author: format!(
-            "{} <{}>",
-            name.unwrap_or(DEFAULT_AUTHOR.0),
-            email.unwrap_or(DEFAULT_AUTHOR.1)
-        ),
-    }
+    super::bot_config(
+        repo,
+        ARGOCD_CM,
+        "sourceHydrator.commitMessageTemplate",
+        ("commit.author.name", "commit.author.email"),
+        DEFAULT_AUTHOR,
+    )
 }
 
 /// The hydrators the Applications configure, one per written `sourceHydrator` (the

@@ -3,12 +3,12 @@
 //! `api/v1alpha1/imageupdater_types.go` for the `ImageUpdater` resource of v1.x,
 //! `docs/basics/update-methods.md` for the write-back methods and the ConfigMap keys).
 
+use super::Config;
 use super::{Bot, Here, branch_of, image_name};
 use crate::model::argocd::appproject::glob;
 use crate::model::argocd::resolve::{App, ArgoModel, Location};
 use crate::model::{DocKind, Repository, paths};
 use crate::repo::retention::{Payload, Reads};
-use crate::source::Span;
 use crate::yaml::Node;
 
 const PREFIX: &str = "argocd-image-updater.argoproj.io/";
@@ -25,31 +25,15 @@ pub const DEFAULT_MESSAGE: &str = "build: automatic update of {{ .AppName }}\n\n
 /// The `--git-commit-user` and `--git-commit-email` defaults.
 const DEFAULT_AUTHOR: (&str, &str) = ("argocd-image-updater", "noreply@argoproj.io");
 
-/// The `argocd-image-updater-config` ConfigMap's message template and author.
-struct Config {
-    message: Option<(String, Span)>,
-    author: String,
-}
-
+/// The settings ConfigMap's message template (with its span) and author.
 fn config(repo: &Repository) -> Config {
-    let cm = repo.docs_of(DocKind::K8sObject).find(|d| {
-        d.root.get_str("kind") == Some("ConfigMap")
-            && d.root.path(&["metadata", "name"]).and_then(Node::as_str) == Some(CONFIG_MAP)
-    });
-    let data = cm.and_then(|d| d.root.get("data"));
-    let get = |k: &str| data.and_then(|d| d.get(k)).filter(|n| !n.is_null());
-    let message = get("git.commit-message-template")
-        .and_then(|n| Some((n.scalar_text()?.to_string(), n.span)));
-    let user = get("git.user").and_then(Node::scalar_text);
-    let email = get("git.email").and_then(Node::scalar_text);
-    Config {
-        message,
-        author: format!(
-            "{} <{}>",
-            user.unwrap_or(DEFAULT_AUTHOR.0),
-            email.unwrap_or(DEFAULT_AUTHOR.1)
-        ),
-    }
+    super::bot_config(
+        repo,
+        CONFIG_MAP,
+        "git.commit-message-template",
+        ("git.user", "git.email"),
+        DEFAULT_AUTHOR,
+    )
 }
 
 /// The bots the Applications' annotations and the `ImageUpdater` resources configure.

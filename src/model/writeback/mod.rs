@@ -122,6 +122,47 @@ fn branch_of(value: Option<&str>) -> Branch {
     }
 }
 
+/// A bot's commit settings, as the repository's settings ConfigMap gives them.
+struct Config {
+    /// The commit message template, with its span.
+    message: Option<(String, Span)>,
+    /// `name <email>`.
+    author: String,
+}
+
+/// The commit message template at `message_key` of ConfigMap `config_map`, and the author from
+/// `author_keys` (name, email), each defaulting to `default_author`'s; an empty value is unset.
+fn bot_config(
+    repo: &Repository,
+    config_map: &str,
+    message_key: &str,
+    author_keys: (&str, &str),
+    default_author: (&str, &str),
+) -> Config {
+    let cm = repo.docs_of(crate::model::DocKind::K8sObject).find(|d| {
+        d.root.get_str("kind") == Some("ConfigMap")
+            && d.root
+                .path(&["metadata", "name"])
+                .and_then(crate::yaml::Node::as_str)
+                == Some(config_map)
+    });
+    let data = cm.and_then(|d| d.root.get("data"));
+    let get = |k: &str| {
+        data.and_then(|d| d.get(k))
+            .filter(|n| n.scalar_text().is_some_and(|t| !t.is_empty()))
+    };
+    let message = get(message_key).and_then(|n| Some((n.scalar_text()?.to_string(), n.span)));
+    let text = |k: &str| get(k).and_then(crate::yaml::Node::scalar_text);
+    Config {
+        message,
+        author: format!(
+            "{} <{}>",
+            text(author_keys.0).unwrap_or(default_author.0),
+            text(author_keys.1).unwrap_or(default_author.1)
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
