@@ -70,13 +70,7 @@ fn compare(
         let head_model = Model::new(&repo, config.settings());
         let changes = diff::compare(&base_model, &head_model, &changed, paths);
         let enabled = |id: &str| config.level(id) != Some(Level::Off);
-        let mut options = config.rule_options();
-        options.enabled = Some(
-            registry::builtin()
-                .map(|r| r.meta().id)
-                .filter(|id| enabled(id))
-                .collect(),
-        );
+        let options = super::dispatch::rule_options(&config);
         let cx = Context::new(&head_model, &options);
         let raw: Vec<Emitted> = registry::builtin()
             .filter(|r| enabled(r.meta().id))

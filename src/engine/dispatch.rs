@@ -49,13 +49,7 @@ pub(super) fn run_rules(
     timer: &mut Timer,
 ) -> Found {
     let enabled = |id: &str| config.level(id) != Some(Level::Off);
-    let mut options = config.rule_options();
-    options.enabled = Some(
-        registry::builtin()
-            .map(|r| r.meta().id)
-            .filter(|id| enabled(id))
-            .collect(),
-    );
+    let options = rule_options(config);
     let mut model = Model::new(repo, config.settings());
     // A run whose readers do not read every values document's values keeps, after
     // resolution, only the effective values a later step reads.
@@ -232,6 +226,19 @@ pub(super) fn run_rules(
         notes,
         related,
     }
+}
+
+/// The rules' configured options, with the built-in rules the configuration leaves on (a rule
+/// leaves a problem that another reports better to it only when that one runs).
+pub(super) fn rule_options(config: &Config) -> crate::rule::RuleOptions {
+    let mut options = config.rule_options();
+    options.enabled = Some(
+        registry::builtin()
+            .map(|r| r.meta().id)
+            .filter(|id| config.level(id) != Some(Level::Off))
+            .collect(),
+    );
+    options
 }
 
 /// Each rule's time in milliseconds, slowest first. User packages share one id: their times
