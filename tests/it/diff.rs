@@ -118,6 +118,49 @@ fn each_case_matches_its_json_golden() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// `value` without the `note` of the Applications the change cannot affect.
+fn without_notes(mut value: serde_json::Value) -> serde_json::Value {
+    for a in value["applications"].as_array_mut().unwrap() {
+        a.as_object_mut().unwrap().remove("note");
+    }
+    value
+}
+
+/// Rendering only the Applications the change can affect gives, on every case, the report
+/// that rendering all of them gives; only the note on the unaffected ones differs.
+#[test]
+fn changed_only_matches_the_full_diff() {
+    let mut cases: Vec<String> = std::fs::read_dir(cases_root())
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    cases.sort();
+    let mut notes = 0;
+    for case in &cases {
+        let dir = repository(case);
+        let parse = |args: &[&str]| -> serde_json::Value {
+            serde_json::from_str(&stdout(&diff(dir.path(), args))).unwrap()
+        };
+        let scoped = parse(&["--base", "base", "--format", "json"]);
+        let full = parse(&["--base", "base", "--format", "json", "--all"]);
+        assert!(
+            !full.to_string().contains("not affected by the change"),
+            "{case}: {full:#}"
+        );
+        notes += scoped["applications"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a.get("note").is_some())
+            .count();
+        assert_eq!(without_notes(scoped), full, "{case}");
+    }
+    // The cases hold Applications the change does not affect.
+    assert!(notes >= 3, "{notes}");
+}
+
 fn app<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
     report["applications"]
         .as_array()

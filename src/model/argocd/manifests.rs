@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::model::argocd::resolve::{Location, ResolvedSource, SourceKind};
+use crate::model::argocd::resolve::{App, Location, ResolvedSource, SourceKind};
 use crate::model::{DocKind, Document, Model, Repository};
 use crate::yaml::Node;
 
@@ -38,15 +38,24 @@ pub struct SourceOut {
 /// When a name is not a live Application's.
 pub fn collect(model: &Model<'_>, names: &[String]) -> Result<Vec<SourceOut>, String> {
     let argo = model.argocd();
-    let repo = model.repo;
     for n in names {
         if !argo.apps.iter().any(|a| a.live && &a.name == n) {
             return Err(format!("no live Application is named `{n}`"));
         }
     }
+    Ok(collect_where(model, |app| {
+        names.is_empty() || names.contains(&app.name)
+    }))
+}
+
+/// What each live Application `keep` accepts deploys, source by source, in the order of
+/// `ArgoModel::apps`.
+pub fn collect_where(model: &Model<'_>, keep: impl Fn(&App) -> bool) -> Vec<SourceOut> {
+    let argo = model.argocd();
+    let repo = model.repo;
     let mut out = Vec::new();
     for (a, app) in argo.apps.iter().enumerate() {
-        if !app.live || (!names.is_empty() && !names.contains(&app.name)) {
+        if !app.live || !keep(app) {
             continue;
         }
         for (s, src) in app.sources.iter().enumerate() {
@@ -99,26 +108,37 @@ pub fn collect(model: &Model<'_>, names: &[String]) -> Result<Vec<SourceOut>, St
                         });
                     }
                     if src.values.is_none() {
-                        o.note = Some("not rendered: its values are not all known here, or the chart cannot be rendered offline (see `argocd/not-rendered`)".into());
+                        o.note = Some(VALUES_UNKNOWN.into());
                     } else if o.objects.is_empty() {
                         o.note = Some("renders no object here: the chart has no templates of its own, or its dependencies are not under `charts/`".into());
                     }
                 }
                 (SourceKind::Ref, _) => continue,
-                (_, Location::External) => {
-                    o.note = Some("not in this repository: not rendered".into());
-                }
-                (SourceKind::Plugin, _) => {
-                    o.note = Some(
-                        "a Config Management Plugin: not run (map it with `argocd.plugins`)".into(),
-                    );
-                }
-                _ => o.note = Some("not resolved here: not rendered".into()),
+                _ => o.note = unrendered_note(src).map(str::to_string),
             }
             out.push(o);
         }
     }
-    Ok(out)
+    out
+}
+
+const VALUES_UNKNOWN: &str = "not rendered: its values are not all known here, or the chart cannot be rendered offline (see `argocd/not-rendered`)";
+
+/// Why a source is not rendered, known without rendering it: an external or unresolved
+/// source, a plugin, a chart whose values are not all known. `None`: [`collect`] renders it
+/// (what it says then may still be a note), or it deploys nothing (a `ref:` source).
+#[must_use]
+pub fn unrendered_note(src: &ResolvedSource) -> Option<&'static str> {
+    match (src.kind, &src.location) {
+        (SourceKind::Kustomize | SourceKind::Directory, Location::InRepo(_))
+        | (SourceKind::Ref, _) => None,
+        (SourceKind::Helm, Location::InRepo(_)) => src.values.is_none().then_some(VALUES_UNKNOWN),
+        (_, Location::External) => Some("not in this repository: not rendered"),
+        (SourceKind::Plugin, _) => {
+            Some("a Config Management Plugin: not run (map it with `argocd.plugins`)")
+        }
+        _ => Some("not resolved here: not rendered"),
+    }
 }
 
 /// What `kustomize build` of the source's folder gives, each object headed by the line that
@@ -193,7 +213,9 @@ fn whole(repo: &Repository, d: &Document) -> Arc<Node> {
         .map_or(tree, |p| Arc::new(p.root))
 }
 
-fn describe(src: &ResolvedSource) -> String {
+/// "helm `charts/x`", "plugin `.`": a source as reports name it.
+#[must_use]
+pub fn describe(src: &ResolvedSource) -> String {
     let at = match &src.location {
         Location::InRepo(dir) if dir.is_empty() => "`.`".to_string(),
         Location::InRepo(dir) => format!("`{dir}`"),
