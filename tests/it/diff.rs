@@ -193,10 +193,22 @@ fn hunks_are_traced_to_the_changed_lines() {
             .collect()
     };
     let values = json(repository("values-edit").path());
-    // The image is printed from two values (`repository:tag`); the deployed view keeps the
-    // first one's line, so the tag edit's hunk is not traced (and says so).
+    // The image is printed from two values (`repository:tag`): its node keeps the first
+    // one's line, and the tag edit's hunk is traced through the tag's values line.
     let c = causes(&values, "web-prod", "Deployment");
-    assert_eq!(c, ["charts/web/values-prod.yaml:1"], "{values:#}");
+    assert_eq!(
+        c,
+        [
+            "charts/web/values-prod.yaml:1",
+            "charts/web/values-prod.yaml:4"
+        ],
+        "{values:#}"
+    );
+    let text = stdout(&diff(
+        repository("values-edit").path(),
+        &["--base", "base", "--color", "never"],
+    ));
+    assert!(!text.contains("cause not traced"), "{text}");
     let template = json(repository("chart-template-edit").path());
     let c = causes(&template, "web-prod", "Service");
     assert_eq!(c, ["charts/web/templates/service.yaml:10"], "{template:#}");

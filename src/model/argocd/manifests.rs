@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use crate::model::argocd::resolve::{App, Location, ResolvedSource, SourceKind};
-use crate::model::{DocKind, Document, Model, Repository};
+use crate::model::{DocKind, Document, Model, Repository, helm};
+use crate::source::Span;
 use crate::yaml::Node;
 
 /// One object a source deploys.
@@ -16,6 +17,10 @@ pub struct Rendered {
     /// "`apps/web/deploy.yaml:3`", or "rendered from `templates/x.yaml:3` by Application `a`".
     pub origin: String,
     pub object: Arc<Node>,
+    /// The other spans that wrote a scalar, by the scalar's span: a container image printed
+    /// from several values (`repository:tag`) has its first value's span; its tag's values
+    /// node and the template line that prints it are here (for `diff`'s causes).
+    pub also: Vec<(Span, Vec<Span>)>,
 }
 
 /// What one source deploys, or why it is not shown.
@@ -82,17 +87,24 @@ pub fn collect_where(model: &Model<'_>, keep: impl Fn(&App) -> bool) -> Vec<Sour
                                 source: s,
                                 origin: format!("`{}:{line}`", repo.source(d.file).path),
                                 object: whole(repo, d),
+                                also: Vec::new(),
                             });
                         }
                     }
                 }
                 (SourceKind::Helm, Location::InRepo(dir)) => {
                     for (d, meta) in model.rendered().with_meta(a, s) {
+                        let also = helm::container_images(&d.root)
+                            .into_iter()
+                            .zip(&meta.images)
+                            .map(|(n, i)| (n.span, vec![i.tag_span, i.written]))
+                            .collect();
                         o.objects.push(Rendered {
                             app: app.name.clone(),
                             source: s,
                             origin: meta.label.clone(),
                             object: d.root.clone(),
+                            also,
                         });
                     }
                     for r in argo
@@ -105,6 +117,7 @@ pub fn collect_where(model: &Model<'_>, keep: impl Fn(&App) -> bool) -> Vec<Sour
                             source: s,
                             origin: r.label(),
                             object: Arc::new(r.root.clone()),
+                            also: Vec::new(),
                         });
                     }
                     if src.values.is_none() {
@@ -187,6 +200,7 @@ fn built(
             source,
             origin,
             object: Arc::new(obj.root),
+            also: Vec::new(),
         });
     }
 }

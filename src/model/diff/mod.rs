@@ -46,6 +46,20 @@ pub struct Object {
     pub origin: String,
     /// Its YAML as compared: keys sorted, what Argo CD ignores left out.
     lines: Vec<Line>,
+    /// The other spans that wrote a scalar, by its span ([`manifests::Rendered::also`]).
+    also: Vec<(Span, Vec<Span>)>,
+}
+
+impl Object {
+    /// Every span that wrote `line`: its node's, and the others that wrote the same scalar.
+    fn spans_of<'a>(&'a self, line: &'a Line) -> impl Iterator<Item = Span> + 'a {
+        std::iter::once(line.span).chain(
+            self.also
+                .iter()
+                .filter(move |(s, _)| *s == line.span)
+                .flat_map(|(_, more)| more.iter().copied()),
+        )
+    }
 }
 
 impl Object {
@@ -407,6 +421,7 @@ fn side(
                 node: r.object,
                 origin: r.origin,
                 lines,
+                also: r.also,
             });
         }
     }
@@ -597,14 +612,18 @@ fn object_change(
             if matches!(tag, DiffTag::Delete | DiffTag::Replace) {
                 if let Some(o) = &base {
                     for l in o.lines.get(old_range.clone()).unwrap_or_default() {
-                        causes_in(base_repo, l.span, true, changed, &mut causes);
+                        for span in o.spans_of(l) {
+                            causes_in(base_repo, span, true, changed, &mut causes);
+                        }
                     }
                 }
             }
             if matches!(tag, DiffTag::Insert | DiffTag::Replace) {
                 if let Some(n) = &head {
                     for l in n.lines.get(new_range.clone()).unwrap_or_default() {
-                        causes_in(head_repo, l.span, false, changed, &mut causes);
+                        for span in n.spans_of(l) {
+                            causes_in(head_repo, span, false, changed, &mut causes);
+                        }
                     }
                 }
             }
