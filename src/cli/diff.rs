@@ -47,6 +47,9 @@ pub(crate) struct DiffArgs {
     /// When to use colours in text output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
+    /// Render and compare every Application, not only those the change can affect.
+    #[arg(long)]
+    all: bool,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -204,7 +207,7 @@ pub(crate) fn diff(args: &DiffArgs) -> ExitCode {
         config: args.config.clone(),
         ..Options::default()
     });
-    let dr = match engine::diff::run(base.as_ref(), &head, &paths) {
+    let dr = match engine::diff::run(base.as_ref(), &head, &paths, args.all) {
         Ok(d) => d,
         Err(e) => return fatal(&e, stderr_color),
     };

@@ -64,6 +64,8 @@ pub struct Model<'p> {
     facts: Facts,
     /// What the run's chart renderings may spend, over the resolver's and [`Model::rendered`].
     render_budget: std::sync::Arc<helm::RenderBudget>,
+    /// The Applications whose charts [`Model::rendered`] renders (`None`: every live one).
+    render_only: Option<std::collections::BTreeSet<String>>,
 }
 
 /// Declares the facts: for each, its accessor on [`Model`], its type, and how it is built from
@@ -114,7 +116,12 @@ facts! {
     /// The Kubernetes objects live Applications deploy from this repository's Helm charts,
     /// rendered on first use.
     rendered: argocd::rendered::RenderedObjects =
-        |m: &Model<'_>| argocd::rendered::build(m.repo, m.argocd(), &m.render_budget);
+        |m: &Model<'_>| argocd::rendered::build(
+            m.repo,
+            m.argocd(),
+            &m.render_budget,
+            m.render_only.as_ref(),
+        );
     /// The index behind [`Model::k8s`].
     k8s_index: k8s::K8sIndex =
         |m: &Model<'_>| {
@@ -144,7 +151,17 @@ impl<'p> Model<'p> {
             drop_unread_values: false,
             facts: Facts::default(),
             render_budget: std::sync::Arc::default(),
+            render_only: None,
         }
+    }
+
+    /// A model whose [`Model::rendered`] renders only the charts of these Applications (by
+    /// name): `diff` renders what the change can affect. Set before anything is rendered.
+    #[must_use]
+    pub fn rendering_only(mut self, names: std::collections::BTreeSet<String>) -> Self {
+        debug_assert!(self.facts.rendered.get().is_none());
+        self.render_only = Some(names);
+        self
     }
 
     /// A model whose sources keep their effective values only where something reads them

@@ -90,8 +90,14 @@ fn summary(app: &AppChange) -> String {
 /// How many Applications have each status, for the heading line.
 fn totals(dr: &DiffReport) -> String {
     let n = |s: AppStatus| dr.changes.apps.iter().filter(|a| a.status == s).count();
+    let unaffected = dr.changes.apps.iter().filter(|a| !a.affected).count();
+    let skipped = if unaffected > 0 {
+        format!(" ({unaffected} not affected by the change, not rendered)")
+    } else {
+        String::new()
+    };
     format!(
-        "{} Applications: {} added, {} removed, {} modified, {} unchanged, {} not rendered",
+        "{} Applications: {} added, {} removed, {} modified, {} unchanged, {} not rendered{skipped}",
         dr.changes.apps.len(),
         n(AppStatus::Added),
         n(AppStatus::Removed),
@@ -309,6 +315,9 @@ pub(crate) fn html(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// The JSON note of an Application that is not rendered because nothing it reads changed.
+const NOT_AFFECTED: &str = "not affected by the change: nothing it reads changed, not rendered";
+
 #[derive(serde::Serialize)]
 struct JsonDiff<'a> {
     version: u32,
@@ -322,6 +331,9 @@ struct JsonDiff<'a> {
 struct JsonApp<'a> {
     name: &'a str,
     status: &'static str,
+    /// Only for an Application the change cannot affect, which is not rendered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'static str>,
     objects: Vec<JsonObject<'a>>,
 }
 
@@ -363,6 +375,7 @@ pub fn json(dr: &DiffReport, base: &str) -> String {
         .map(|a| JsonApp {
             name: &a.name,
             status: a.status.as_str(),
+            note: (!a.affected).then_some(NOT_AFFECTED),
             objects: a
                 .objects
                 .iter()

@@ -211,7 +211,11 @@ pub fn page(dr: &DiffReport, base: &str) -> String {
         if a.partial || a.status == AppStatus::NotRendered {
             s.push_str("<p>Some of its sources are not rendered: not compared.</p>\n");
         }
-        if a.objects.is_empty() && a.status == AppStatus::Unchanged {
+        if !a.affected {
+            s.push_str(
+                "<p>Not affected by the change: nothing it reads changed, not rendered.</p>\n",
+            );
+        } else if a.objects.is_empty() && a.status == AppStatus::Unchanged {
             let _ = writeln!(s, "<p>{} objects, unchanged.</p>", a.unchanged);
         }
         for o in &a.objects {

@@ -118,6 +118,49 @@ fn each_case_matches_its_json_golden() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// `value` without the `note` of the Applications the change cannot affect.
+fn without_notes(mut value: serde_json::Value) -> serde_json::Value {
+    for a in value["applications"].as_array_mut().unwrap() {
+        a.as_object_mut().unwrap().remove("note");
+    }
+    value
+}
+
+/// Rendering only the Applications the change can affect gives, on every case, the report
+/// that rendering all of them gives; only the note on the unaffected ones differs.
+#[test]
+fn changed_only_matches_the_full_diff() {
+    let mut cases: Vec<String> = std::fs::read_dir(cases_root())
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    cases.sort();
+    let mut notes = 0;
+    for case in &cases {
+        let dir = repository(case);
+        let parse = |args: &[&str]| -> serde_json::Value {
+            serde_json::from_str(&stdout(&diff(dir.path(), args))).unwrap()
+        };
+        let scoped = parse(&["--base", "base", "--format", "json"]);
+        let full = parse(&["--base", "base", "--format", "json", "--all"]);
+        assert!(
+            !full.to_string().contains("not affected by the change"),
+            "{case}: {full:#}"
+        );
+        notes += scoped["applications"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a.get("note").is_some())
+            .count();
+        assert_eq!(without_notes(scoped), full, "{case}");
+    }
+    // The cases hold Applications the change does not affect.
+    assert!(notes >= 3, "{notes}");
+}
+
 fn app<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
     report["applications"]
         .as_array()
@@ -150,10 +193,22 @@ fn hunks_are_traced_to_the_changed_lines() {
             .collect()
     };
     let values = json(repository("values-edit").path());
-    // The image is printed from two values (`repository:tag`); the deployed view keeps the
-    // first one's line, so the tag edit's hunk is not traced (and says so).
+    // The image is printed from two values (`repository:tag`): its node keeps the first
+    // one's line, and the tag edit's hunk is traced through the tag's values line.
     let c = causes(&values, "web-prod", "Deployment");
-    assert_eq!(c, ["charts/web/values-prod.yaml:1"], "{values:#}");
+    assert_eq!(
+        c,
+        [
+            "charts/web/values-prod.yaml:1",
+            "charts/web/values-prod.yaml:4"
+        ],
+        "{values:#}"
+    );
+    let text = stdout(&diff(
+        repository("values-edit").path(),
+        &["--base", "base", "--color", "never"],
+    ));
+    assert!(!text.contains("cause not traced"), "{text}");
     let template = json(repository("chart-template-edit").path());
     let c = causes(&template, "web-prod", "Service");
     assert_eq!(c, ["charts/web/templates/service.yaml:10"], "{template:#}");

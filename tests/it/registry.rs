@@ -132,8 +132,13 @@ fn doc_examples_are_executed() {
                     &rules::all_meta(),
                 )
                 .unwrap();
-                gitops_lint::engine::diff::run_texts(&[(file, base)], &[(file, body)], config)
-                    .report
+                gitops_lint::engine::diff::run_texts(
+                    &[(file, base)],
+                    &[(file, body)],
+                    config,
+                    false,
+                )
+                .report
             } else {
                 run_case(&[(file.to_string(), body.to_string())], Config::default())
             };

@@ -5,8 +5,9 @@
 
 use std::sync::Arc;
 
-use crate::model::argocd::resolve::{Location, ResolvedSource, SourceKind};
-use crate::model::{DocKind, Document, Model, Repository};
+use crate::model::argocd::resolve::{App, Location, ResolvedSource, SourceKind};
+use crate::model::{DocKind, Document, Model, Repository, helm};
+use crate::source::Span;
 use crate::yaml::Node;
 
 /// One object a source deploys.
@@ -16,6 +17,10 @@ pub struct Rendered {
     /// "`apps/web/deploy.yaml:3`", or "rendered from `templates/x.yaml:3` by Application `a`".
     pub origin: String,
     pub object: Arc<Node>,
+    /// The other spans that wrote a scalar, by the scalar's span: a container image printed
+    /// from several values (`repository:tag`) has its first value's span; its tag's values
+    /// node and the template line that prints it are here (for `diff`'s causes).
+    pub also: Vec<(Span, Vec<Span>)>,
 }
 
 /// What one source deploys, or why it is not shown.
@@ -38,15 +43,24 @@ pub struct SourceOut {
 /// When a name is not a live Application's.
 pub fn collect(model: &Model<'_>, names: &[String]) -> Result<Vec<SourceOut>, String> {
     let argo = model.argocd();
-    let repo = model.repo;
     for n in names {
         if !argo.apps.iter().any(|a| a.live && &a.name == n) {
             return Err(format!("no live Application is named `{n}`"));
         }
     }
+    Ok(collect_where(model, |app| {
+        names.is_empty() || names.contains(&app.name)
+    }))
+}
+
+/// What each live Application `keep` accepts deploys, source by source, in the order of
+/// `ArgoModel::apps`.
+pub fn collect_where(model: &Model<'_>, keep: impl Fn(&App) -> bool) -> Vec<SourceOut> {
+    let argo = model.argocd();
+    let repo = model.repo;
     let mut out = Vec::new();
     for (a, app) in argo.apps.iter().enumerate() {
-        if !app.live || (!names.is_empty() && !names.contains(&app.name)) {
+        if !app.live || !keep(app) {
             continue;
         }
         for (s, src) in app.sources.iter().enumerate() {
@@ -73,17 +87,24 @@ pub fn collect(model: &Model<'_>, names: &[String]) -> Result<Vec<SourceOut>, St
                                 source: s,
                                 origin: format!("`{}:{line}`", repo.source(d.file).path),
                                 object: whole(repo, d),
+                                also: Vec::new(),
                             });
                         }
                     }
                 }
                 (SourceKind::Helm, Location::InRepo(dir)) => {
                     for (d, meta) in model.rendered().with_meta(a, s) {
+                        let also = helm::container_images(&d.root)
+                            .into_iter()
+                            .zip(&meta.images)
+                            .map(|(n, i)| (n.span, vec![i.tag_span, i.written]))
+                            .collect();
                         o.objects.push(Rendered {
                             app: app.name.clone(),
                             source: s,
                             origin: meta.label.clone(),
                             object: d.root.clone(),
+                            also,
                         });
                     }
                     for r in argo
@@ -96,29 +117,41 @@ pub fn collect(model: &Model<'_>, names: &[String]) -> Result<Vec<SourceOut>, St
                             source: s,
                             origin: r.label(),
                             object: Arc::new(r.root.clone()),
+                            also: Vec::new(),
                         });
                     }
                     if src.values.is_none() {
-                        o.note = Some("not rendered: its values are not all known here, or the chart cannot be rendered offline (see `argocd/not-rendered`)".into());
+                        o.note = Some(VALUES_UNKNOWN.into());
                     } else if o.objects.is_empty() {
                         o.note = Some("renders no object here: the chart has no templates of its own, or its dependencies are not under `charts/`".into());
                     }
                 }
                 (SourceKind::Ref, _) => continue,
-                (_, Location::External) => {
-                    o.note = Some("not in this repository: not rendered".into());
-                }
-                (SourceKind::Plugin, _) => {
-                    o.note = Some(
-                        "a Config Management Plugin: not run (map it with `argocd.plugins`)".into(),
-                    );
-                }
-                _ => o.note = Some("not resolved here: not rendered".into()),
+                _ => o.note = unrendered_note(src).map(str::to_string),
             }
             out.push(o);
         }
     }
-    Ok(out)
+    out
+}
+
+const VALUES_UNKNOWN: &str = "not rendered: its values are not all known here, or the chart cannot be rendered offline (see `argocd/not-rendered`)";
+
+/// Why a source is not rendered, known without rendering it: an external or unresolved
+/// source, a plugin, a chart whose values are not all known. `None`: [`collect`] renders it
+/// (what it says then may still be a note), or it deploys nothing (a `ref:` source).
+#[must_use]
+pub fn unrendered_note(src: &ResolvedSource) -> Option<&'static str> {
+    match (src.kind, &src.location) {
+        (SourceKind::Kustomize | SourceKind::Directory, Location::InRepo(_))
+        | (SourceKind::Ref, _) => None,
+        (SourceKind::Helm, Location::InRepo(_)) => src.values.is_none().then_some(VALUES_UNKNOWN),
+        (_, Location::External) => Some("not in this repository: not rendered"),
+        (SourceKind::Plugin, _) => {
+            Some("a Config Management Plugin: not run (map it with `argocd.plugins`)")
+        }
+        _ => Some("not resolved here: not rendered"),
+    }
 }
 
 /// What `kustomize build` of the source's folder gives, each object headed by the line that
@@ -167,6 +200,7 @@ fn built(
             source,
             origin,
             object: Arc::new(obj.root),
+            also: Vec::new(),
         });
     }
 }
@@ -193,7 +227,9 @@ fn whole(repo: &Repository, d: &Document) -> Arc<Node> {
         .map_or(tree, |p| Arc::new(p.root))
 }
 
-fn describe(src: &ResolvedSource) -> String {
+/// "helm `charts/x`", "plugin `.`": a source as reports name it.
+#[must_use]
+pub fn describe(src: &ResolvedSource) -> String {
     let at = match &src.location {
         Location::InRepo(dir) if dir.is_empty() => "`.`".to_string(),
         Location::InRepo(dir) => format!("`{dir}`"),

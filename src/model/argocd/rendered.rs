@@ -220,13 +220,25 @@ fn same_release(a: &helm::Release, b: &helm::Release) -> bool {
         && a.api_versions == b.api_versions
 }
 
-/// Renders every live Application's in-repository Helm sources.
+/// Renders every live Application's in-repository Helm sources (those of the Applications
+/// named in `only`, when given).
 #[must_use]
-pub fn build(repo: &Repository, argo: &ArgoModel, budget: &helm::RenderBudget) -> RenderedObjects {
+pub fn build(
+    repo: &Repository,
+    argo: &ArgoModel,
+    budget: &helm::RenderBudget,
+    only: Option<&std::collections::BTreeSet<String>>,
+) -> RenderedObjects {
     // Distinct renderings: same chart folder, release and effective values.
     let mut jobs: Vec<Job<'_>> = Vec::new();
     let mut by_dir: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (a, app) in argo.apps.iter().enumerate().filter(|(_, a)| a.live) {
+    let wanted = |name: &str| only.is_none_or(|o| o.contains(name));
+    for (a, app) in argo
+        .apps
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.live && wanted(&a.name))
+    {
         for (s, src) in app.sources.iter().enumerate() {
             let (SourceKind::Helm, Location::InRepo(dir), Some(vals), Some(release)) =
                 (src.kind, &src.location, &src.values, &src.release)

@@ -5,6 +5,7 @@
 //! template line, a patch line, a written line), to the lines the change touched
 //! ([`ChangedLines`]). `gitops-lint diff` reports it and the `diff/` rules judge it.
 
+pub mod affected;
 pub mod changed;
 pub mod normalize;
 
@@ -13,10 +14,12 @@ use std::sync::Arc;
 
 use similar::{DiffTag, TextDiff};
 
+pub use affected::Affected;
 pub use changed::ChangedLines;
 use normalize::Ignore;
 
 use crate::model::argocd::manifests;
+use crate::model::argocd::resolve::{App, SourceKind};
 use crate::model::{DocKind, Model, Repository};
 use crate::source::Span;
 use crate::yaml::Node;
@@ -43,6 +46,20 @@ pub struct Object {
     pub origin: String,
     /// Its YAML as compared: keys sorted, what Argo CD ignores left out.
     lines: Vec<Line>,
+    /// The other spans that wrote a scalar, by its span ([`manifests::Rendered::also`]).
+    also: Vec<(Span, Vec<Span>)>,
+}
+
+impl Object {
+    /// Every span that wrote `line`: its node's, and the others that wrote the same scalar.
+    fn spans_of<'a>(&'a self, line: &'a Line) -> impl Iterator<Item = Span> + 'a {
+        std::iter::once(line.span).chain(
+            self.also
+                .iter()
+                .filter(move |(s, _)| *s == line.span)
+                .flat_map(|(_, more)| more.iter().copied()),
+        )
+    }
 }
 
 impl Object {
@@ -169,6 +186,9 @@ pub struct AppChange {
     /// Some of its sources are not rendered here ([`Changes::not_rendered`]): what they
     /// deploy is not compared.
     pub partial: bool,
+    /// Rendered and compared. False: it reads nothing the change touched (see
+    /// [`affected`]), so it is `unchanged` (or `not-rendered`) without being rendered.
+    pub affected: bool,
 }
 
 /// A source whose objects are not (all) known here: not compared.
@@ -206,6 +226,8 @@ struct SideApp {
     causes: Vec<Cause>,
     /// The files it reads and is defined in (for `PATHS`).
     files: Vec<String>,
+    /// Rendered and compared: the change can affect it ([`affected`]).
+    affected: bool,
 }
 
 /// Kinds that are never namespaced (a written namespace is ignored by the API server).
@@ -291,11 +313,70 @@ fn causes_in(
     }
 }
 
-fn side(model: &Model<'_>, at_base: bool, changed: &ChangedLines) -> BTreeMap<String, SideApp> {
+/// What one revision says of an Application before its objects: how it deletes and prunes,
+/// where it is defined, the changed lines of its definition, the files it reads.
+fn side_app(model: &Model<'_>, app: &App, at_base: bool, changed: &ChangedLines) -> SideApp {
+    let repo = model.repo;
+    let doc = &repo.docs[app.doc];
+    let tree = repo.tree(doc);
+    let spec = app.generated_spec.as_ref().or_else(|| match doc.kind {
+        DocKind::Application => tree.get("spec"),
+        _ => None,
+    });
+    let meta = match doc.kind {
+        DocKind::ApplicationSet => tree
+            .get("spec")
+            .and_then(|s| s.get("template"))
+            .and_then(|t| t.get("metadata")),
+        _ => tree.get("metadata"),
+    };
+    let cascade = meta
+        .and_then(|m| m.get("finalizers"))
+        .and_then(Node::as_seq)
+        .is_some_and(|f| {
+            f.iter()
+                .filter_map(Node::as_str)
+                .any(|f| f.starts_with("resources-finalizer.argocd.argoproj.io"))
+        });
+    let prune = spec
+        .and_then(|s| s.get("syncPolicy"))
+        .and_then(|s| s.get("automated"))
+        .and_then(|a| a.get("prune"))
+        .and_then(Node::as_bool)
+        .unwrap_or(false);
+    let (path, first, _) = span_lines(repo, doc.span);
+    let mut causes = BTreeSet::new();
+    causes_in(repo, doc.span, at_base, changed, &mut causes);
+    let mut files = vec![path.clone()];
+    for s in &app.sources {
+        files.extend(s.files.iter().map(|f| repo.source(*f).path.clone()));
+    }
+    SideApp {
+        side: AppSide {
+            prune,
+            cascade,
+            name_span: app.name_span,
+            defined_at: format!("{path}:{first}"),
+        },
+        objects: BTreeMap::new(),
+        not_rendered: Vec::new(),
+        rendered_any: false,
+        causes: causes.into_iter().collect(),
+        files,
+        affected: true,
+    }
+}
+
+fn side(
+    model: &Model<'_>,
+    at_base: bool,
+    changed: &ChangedLines,
+    affected: &Affected,
+) -> BTreeMap<String, SideApp> {
     let argo = model.argocd();
     let repo = model.repo;
     let mut apps: BTreeMap<String, SideApp> = BTreeMap::new();
-    for o in manifests::collect(model, &[]).unwrap_or_default() {
+    for o in manifests::collect_where(model, |a| affected.contains(&a.name)) {
         let app = &argo.apps[o.app_index];
         let default_ns = app
             .destination
@@ -309,49 +390,9 @@ fn side(model: &Model<'_>, at_base: bool, changed: &ChangedLines) -> BTreeMap<St
             _ => None,
         });
         let ignores = Ignore::of_spec(spec);
-        let entry = apps.entry(o.app.clone()).or_insert_with(|| {
-            let meta = match doc.kind {
-                DocKind::ApplicationSet => tree
-                    .get("spec")
-                    .and_then(|s| s.get("template"))
-                    .and_then(|t| t.get("metadata")),
-                _ => tree.get("metadata"),
-            };
-            let cascade = meta
-                .and_then(|m| m.get("finalizers"))
-                .and_then(Node::as_seq)
-                .is_some_and(|f| {
-                    f.iter()
-                        .filter_map(Node::as_str)
-                        .any(|f| f.starts_with("resources-finalizer.argocd.argoproj.io"))
-                });
-            let prune = spec
-                .and_then(|s| s.get("syncPolicy"))
-                .and_then(|s| s.get("automated"))
-                .and_then(|a| a.get("prune"))
-                .and_then(Node::as_bool)
-                .unwrap_or(false);
-            let (path, first, _) = span_lines(repo, doc.span);
-            let mut causes = BTreeSet::new();
-            causes_in(repo, doc.span, at_base, changed, &mut causes);
-            let mut files = vec![path.clone()];
-            for s in &app.sources {
-                files.extend(s.files.iter().map(|f| repo.source(*f).path.clone()));
-            }
-            SideApp {
-                side: AppSide {
-                    prune,
-                    cascade,
-                    name_span: app.name_span,
-                    defined_at: format!("{path}:{first}"),
-                },
-                objects: BTreeMap::new(),
-                not_rendered: Vec::new(),
-                rendered_any: false,
-                causes: causes.into_iter().collect(),
-                files,
-            }
-        });
+        let entry = apps
+            .entry(o.app.clone())
+            .or_insert_with(|| side_app(model, app, at_base, changed));
         if let Some(note) = &o.note {
             entry.not_rendered.push(NotRendered {
                 application: o.app.clone(),
@@ -380,23 +421,51 @@ fn side(model: &Model<'_>, at_base: bool, changed: &ChangedLines) -> BTreeMap<St
                 node: r.object,
                 origin: r.origin,
                 lines,
+                also: r.also,
             });
+        }
+    }
+    // The others read nothing the change touched: not rendered, only what is known of
+    // them without rendering.
+    for app in argo
+        .apps
+        .iter()
+        .filter(|a| a.live && !affected.contains(&a.name))
+    {
+        let entry = apps
+            .entry(app.name.clone())
+            .or_insert_with(|| side_app(model, app, at_base, changed));
+        entry.affected = false;
+        for (s, src) in app.sources.iter().enumerate() {
+            match manifests::unrendered_note(src) {
+                Some(note) => entry.not_rendered.push(NotRendered {
+                    application: app.name.clone(),
+                    source: s + 1,
+                    what: manifests::describe(src),
+                    reason: note.to_string(),
+                }),
+                None => entry.rendered_any |= src.kind != SourceKind::Ref,
+            }
         }
     }
     apps
 }
 
 /// Compares what `base` and `head` deploy. `paths` (repository-relative, empty: all) keeps
-/// the Applications defined in or reading a file under one of them.
+/// the Applications defined in or reading a file under one of them. Only the `affected`
+/// ones are rendered and compared; the others are `unchanged` (or `not-rendered`, for a
+/// source that is never rendered here) without rendering, with [`AppChange::affected`]
+/// false.
 #[must_use]
 pub fn compare(
     base: &Model<'_>,
     head: &Model<'_>,
     changed: &ChangedLines,
     paths: &[String],
+    affected: &Affected,
 ) -> Changes {
-    let mut b = side(base, true, changed);
-    let mut h = side(head, false, changed);
+    let mut b = side(base, true, changed, affected);
+    let mut h = side(head, false, changed, affected);
     let names: BTreeSet<String> = b.keys().chain(h.keys()).cloned().collect();
     let under = |f: &str| {
         paths.is_empty()
@@ -417,6 +486,7 @@ pub fn compare(
         let mut causes: BTreeSet<Cause> = BTreeSet::new();
         let mut not_rendered = BTreeSet::new();
         let rendered_any = bs.iter().chain(hs.iter()).any(|s| s.rendered_any);
+        let app_affected = bs.iter().chain(hs.iter()).all(|s| s.affected);
         for s in bs.iter().chain(hs.iter()) {
             causes.extend(s.causes.iter().cloned());
         }
@@ -493,6 +563,7 @@ pub fn compare(
             unchanged,
             causes: app_causes,
             partial,
+            affected: app_affected,
         });
     }
     out
@@ -541,14 +612,18 @@ fn object_change(
             if matches!(tag, DiffTag::Delete | DiffTag::Replace) {
                 if let Some(o) = &base {
                     for l in o.lines.get(old_range.clone()).unwrap_or_default() {
-                        causes_in(base_repo, l.span, true, changed, &mut causes);
+                        for span in o.spans_of(l) {
+                            causes_in(base_repo, span, true, changed, &mut causes);
+                        }
                     }
                 }
             }
             if matches!(tag, DiffTag::Insert | DiffTag::Replace) {
                 if let Some(n) = &head {
                     for l in n.lines.get(new_range.clone()).unwrap_or_default() {
-                        causes_in(head_repo, l.span, false, changed, &mut causes);
+                        for span in n.spans_of(l) {
+                            causes_in(head_repo, span, false, changed, &mut causes);
+                        }
                     }
                 }
             }
