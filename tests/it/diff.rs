@@ -26,7 +26,7 @@ fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// A repository at `base/`, committed and tagged `base`, whose working tree is then `head/`.
-fn repository(case: &str) -> tempfile::TempDir {
+pub(crate) fn repository(case: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let src = cases_root().join(case);
     copy_tree(&src.join("base"), dir.path());

@@ -8,11 +8,11 @@ use std::process::{Command, Output};
 use gitops_lint::source::FileId;
 use gitops_lint::yaml::{self, Node};
 
-fn project_root() -> &'static Path {
+pub(crate) fn project_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn load(rel: &str) -> Node {
+pub(crate) fn load(rel: &str) -> Node {
     let text = std::fs::read_to_string(project_root().join(rel)).unwrap();
     let parsed = yaml::parse(FileId(0), &text);
     assert!(parsed.errors.is_empty(), "{rel}: {:?}", parsed.errors);
@@ -56,7 +56,7 @@ fn example_repo() -> tempfile::TempDir {
     dir
 }
 
-fn bash(script: &str, cwd: &Path, env: &[(&str, &str)]) -> std::process::Output {
+pub(crate) fn bash(script: &str, cwd: &Path, env: &[(&str, &str)]) -> std::process::Output {
     let mut c = Command::new("bash");
     c.arg("-c")
         .arg(script)
@@ -362,11 +362,11 @@ fn wheel_installs_in_a_fresh_venv_and_serves_the_mirror_hooks() {
     assert!(out.contains("argocd/citation-web/prod.yaml:21:5"), "{out}");
 }
 
-fn steps(action: &Node) -> Vec<&Node> {
+pub(crate) fn steps(action: &Node) -> Vec<&Node> {
     action.path(&["runs", "steps"]).unwrap().items().collect()
 }
 
-fn step<'a>(steps: &'a [&'a Node], id: &str) -> &'a Node {
+pub(crate) fn step<'a>(steps: &'a [&'a Node], id: &str) -> &'a Node {
     steps
         .iter()
         .find(|s| s.get_str("id") == Some(id))

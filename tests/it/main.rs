@@ -6,6 +6,7 @@ mod bench_generator;
 mod cli;
 mod config;
 mod diff;
+mod diff_comment;
 mod docs_site;
 mod fix;
 mod fixtures;
