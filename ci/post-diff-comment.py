@@ -60,7 +60,7 @@ def main():
         token = os.environ.get(variable, "")
         if not token:
             fail(f"${variable} is not set: a project or personal access token with the `api` "
-                 "scope, in a masked CI/CD variable (the `token_variable` input names it)")
+                 "scope, in a masked CI/CD variable (the `token-variable` input names it)")
         api = need("CI_API_V4_URL").rstrip("/")
         notes = (f"{api}/projects/{need('CI_PROJECT_ID')}"
                  f"/merge_requests/{need('CI_MERGE_REQUEST_IID')}/notes")

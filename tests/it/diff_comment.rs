@@ -185,10 +185,26 @@ fn gitlab_diff_component_creates_then_updates_one_note() {
         );
     }
     let text = std::fs::read_to_string(project_root().join(GITLAB_DIFF_COMPONENT)).unwrap();
+    let default = |name: &str| {
+        component
+            .path(&["spec", "inputs", name, "default"])
+            .and_then(gitops_lint::yaml::Node::scalar_text)
+            .map(str::to_string)
+    };
+    assert_eq!(
+        default("version").as_deref(),
+        Some(env!("CARGO_PKG_VERSION"))
+    );
+    assert_eq!(default("token-variable").as_deref(), Some("GITLAB_TOKEN"));
     let jobs = yaml_docs(&text).pop().unwrap();
     let job = jobs
         .get("gitops-lint-diff")
         .expect("a `gitops-lint-diff` job");
+    assert_eq!(
+        job.get("rules").map(|r| r.items().count()),
+        Some(1),
+        "merge-request pipelines only"
+    );
     let script: String = job
         .get("script")
         .unwrap()
@@ -361,4 +377,63 @@ fn github_action_diff_mode_creates_then_updates_one_comment() {
     assert_eq!(code, Some(1), "{log}");
     assert!(log.contains("not a pull request"), "{log}");
     assert!(api.take().is_empty(), "no request");
+}
+
+/// The component's job run by gitlab-ci-local in a merge-request pipeline (shell executor,
+/// the built binary in place of the wheel): the note is created, then updated.
+#[test]
+#[ignore = "needs gitlab-ci-local (scripts/test installs it)"]
+fn gitlab_diff_component_runs_under_gitlab_ci_local() {
+    crate::integrations::require_tool("gitlab-ci-local", "npm install -g gitlab-ci-local@4.73.0");
+    let (repo, base) = changed_repo();
+    let ci = repo.path().join("pipeline-under-test");
+    std::fs::create_dir_all(&ci).unwrap();
+    std::fs::copy(
+        project_root().join(GITLAB_DIFF_COMPONENT),
+        ci.join("template.yml"),
+    )
+    .unwrap();
+    std::fs::write(
+        ci.join("pipeline.yml"),
+        "stages: [build]\n\ninclude:\n  - local: /pipeline-under-test/template.yml\n    inputs:\n      \
+         token-variable: NOTE_TOKEN\n      fail-on: warning\n\nbuild:\n  stage: build\n  script: [echo built]\n",
+    )
+    .unwrap();
+    // gitlab-ci-local reads tracked files only: the change is committed on top of the base.
+    crate::support::git(repo.path(), &["add", "."]);
+    crate::support::git(repo.path(), &["commit", "-qm", "head"]);
+    let api = Api::start();
+    let v4 = format!("{}/api/v4", api.url());
+    let vars = [
+        ("CI_PIPELINE_SOURCE", "merge_request_event"),
+        ("CI_MERGE_REQUEST_DIFF_BASE_SHA", base.as_str()),
+        ("CI_MERGE_REQUEST_IID", "7"),
+        ("CI_PROJECT_ID", "42"),
+        ("CI_API_V4_URL", v4.as_str()),
+        ("NOTE_TOKEN", "glpat-test-token"),
+    ];
+    let notes = "/api/v4/projects/42/merge_requests/7/notes";
+    for (run, method, path) in [
+        (1, "POST", notes.to_string()),
+        (2, "PUT", format!("{notes}/1150")),
+    ] {
+        let (code, log) = crate::integrations::gitlab_ci_local(repo.path(), &vars);
+        assert_ne!(
+            code,
+            Some(0),
+            "run {run}: the diff/ warnings fail it:\n{log}"
+        );
+        assert!(log.contains("diff/mutable-image-tag"), "{log}");
+        let requests = api.take();
+        let written = writes(&requests);
+        assert_eq!(written.len(), 1, "run {run}: {written:#?}\n{log}");
+        assert_eq!(written[0]["method"], method);
+        assert_eq!(written[0]["path"], path.as_str());
+        assert_eq!(written[0]["headers"]["private-token"], "glpat-test-token");
+        let body = written[0]["body"]["body"].as_str().unwrap();
+        assert!(
+            body.starts_with(MARKER) && body.contains("web-prod"),
+            "{body}"
+        );
+    }
 }

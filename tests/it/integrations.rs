@@ -616,7 +616,7 @@ fn github_action_reports_in_the_log_annotations_and_the_step_summary() {
 
 /// Fails the test unless `tool` runs (`tool --version`). Tests that need a tool are
 /// `#[ignore = "needs ..."]`: `scripts/test` installs the tools and runs them.
-fn require_tool(tool: &str, install: &str) {
+pub(crate) fn require_tool(tool: &str, install: &str) {
     let have = Command::new(tool)
         .arg("--version")
         .output()
@@ -753,7 +753,7 @@ fn example_repo_without_git() -> tempfile::TempDir {
 /// thing that differs from a runner. The shell executor runs the job in the checkout but sets
 /// `CI_PROJECT_DIR` to its Docker path (`/builds/...`), so it is set to the checkout, as a
 /// runner sets it.
-fn gitlab_ci_local(repo: &Path, vars: &[(&str, &str)]) -> (Option<i32>, String) {
+pub(crate) fn gitlab_ci_local(repo: &Path, vars: &[(&str, &str)]) -> (Option<i32>, String) {
     let mut c = Command::new("gitlab-ci-local");
     c.args([
         "--file",
