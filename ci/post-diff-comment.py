@@ -44,7 +44,12 @@ def call(method, url, headers, body=None):
             return json.load(response)
     except urllib.error.HTTPError as e:
         detail = e.read().decode(errors="replace")[:500]
-        fail(f"{method} {url}: HTTP {e.code} {detail}")
+        hint = ""
+        if e.code in (401, 403, 404):
+            hint = ("\nthe token may not write here: on GitLab, a token with the `api` scope and "
+                    "the Reporter role or more; on GitHub, `pull-requests: write` (the "
+                    "workflow's token is read-only on pull requests from forks)")
+        fail(f"{method} {url}: HTTP {e.code} {detail}{hint}")
     except urllib.error.URLError as e:
         fail(f"{method} {url}: {e.reason}")
 

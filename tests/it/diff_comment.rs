@@ -15,7 +15,7 @@ const MARKER: &str = "<!-- gitops-lint diff -->";
 
 /// The API stub: answers listings page by page (`per_page`, `page`) from 150 unrelated notes,
 /// so the one to update is not on the first page; POST creates a note, PUT and PATCH replace
-/// one's body. Each request is appended to the log file as a JSON line, header names in lower
+/// one's body. A token containing `bad` is refused (403). Each request is appended to the log file as a JSON line, header names in lower
 /// case. Prints its port, then serves.
 const STUB: &str = r#"
 import http.server, json, sys, urllib.parse
@@ -38,8 +38,15 @@ class Stub(http.server.BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.record(body)
         return body
+    def refused(self):
+        if "bad" in (self.headers.get("PRIVATE-TOKEN", "") + self.headers.get("Authorization", "")):
+            self.reply(403, {"message": "403 Forbidden"})
+            return True
+        return False
     def do_GET(self):
         self.record(None)
+        if self.refused():
+            return
         q = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
         n, p = int(q.get("per_page", ["20"])[0]), int(q.get("page", ["1"])[0])
         self.reply(200, notes[(p - 1) * n:p * n])
@@ -271,6 +278,18 @@ fn gitlab_diff_component_creates_then_updates_one_note() {
     assert_eq!(put[0]["headers"]["private-token"], "glpat-test-token");
     assert!(put[0]["body"]["body"].as_str().unwrap().starts_with(MARKER));
 
+    // A token that may not read or write notes: the API's answer and what the token needs.
+    env.retain(|(k, _)| *k != "DIFF_NOTE_TOKEN");
+    env.push(("DIFF_NOTE_TOKEN", "bad-token"));
+    let o = bash(&script, repo.path(), &env);
+    let log = log_of(&o);
+    assert_eq!(o.status.code(), Some(2), "{log}");
+    assert!(
+        log.contains("HTTP 403") && log.contains("`api` scope"),
+        "{log}"
+    );
+    assert!(writes(&api.take()).is_empty());
+
     // Without the token: a clear error, nothing posted.
     env.retain(|(k, _)| *k != "DIFF_NOTE_TOKEN");
     let o = bash(&script, repo.path(), &env);
@@ -295,6 +314,28 @@ fn github_action_diff_mode_creates_then_updates_one_comment() {
         assert!(action.path(&["inputs", input]).is_some(), "input `{input}`");
     }
     let steps = steps(&action);
+    // A mode that is neither `check` nor `diff` stops at once.
+    let work = tempfile::tempdir().unwrap();
+    let output = work.path().join("output");
+    let setup = step(&steps, "setup").get_str("run").unwrap();
+    let root = project_root().to_str().unwrap();
+    let out = output.to_str().unwrap();
+    let mode = |m: &str| {
+        bash(
+            setup,
+            work.path(),
+            &[
+                ("INPUT_VERSION", ""),
+                ("INPUT_MODE", m),
+                ("GITHUB_ACTION_PATH", root),
+                ("GITHUB_OUTPUT", out),
+            ],
+        )
+    };
+    assert_eq!(mode("diff").status.code(), Some(0));
+    let o = mode("Diff");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(log_of(&o).contains("neither `check` nor `diff`"));
     assert_eq!(
         step(&steps, "check").get_str("if"),
         Some("inputs.mode != 'diff'")
