@@ -27,7 +27,7 @@ fn summary() -> String {
     }
     out.push_str(
         "- [Rego policies](policy-authoring.md)\n- [Argo CD schema](argocd-schema.md)\n\
-         - [Merge-request diff](diff.md)\n\
+         - [Graph](graph.md)\n- [Merge-request diff](diff.md)\n\
          - [JSON output](json-output.md)\n- [SARIF output](sarif.md)\n\
          - [Editors](editors.md)\n- [CI recipes](ci.md)\n\
          - [Stability policy](stability.md)\n- [Changelog](changelog.md)\n",
