@@ -16,14 +16,25 @@ pub(crate) fn graph(
     format: GraphFormat,
     config: Option<PathBuf>,
 ) -> ExitCode {
-    print_from_model(path, config, |model| {
-        let (repo, argo) = (model.repo, model.argocd());
-        Ok(match format {
-            GraphFormat::Text => report::graph::text(repo, argo),
-            GraphFormat::Dot => report::graph::dot(repo, argo),
-            GraphFormat::Json => report::graph::json(repo, argo),
-        })
-    })
+    let print = match format {
+        GraphFormat::Text => report::graph::text,
+        GraphFormat::Dot => report::graph::dot,
+        GraphFormat::Json => report::graph::json,
+        GraphFormat::Html => return graph_page(path, config),
+    };
+    print_from_model(path, config, |model| Ok(print(model.repo, model.argocd())))
+}
+
+/// `graph --format html`: the repository is checked as `check` checks it (its configuration's
+/// rules), and the graph of the checked repository carries the findings.
+fn graph_page(path: Option<PathBuf>, config: Option<PathBuf>) -> ExitCode {
+    let report = match options(path, config).and_then(|opts| loaded(engine::run(&opts))) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let model = Model::new(&report.repo, report.config.settings());
+    out(&report::graph::html(&report, model.argocd()));
+    ExitCode::SUCCESS
 }
 
 pub(crate) fn render_objects(
@@ -68,6 +79,12 @@ fn load_repository(
     path: Option<PathBuf>,
     config: Option<PathBuf>,
 ) -> Result<(gitops_lint::model::Repository, config::Config), ExitCode> {
+    loaded(engine::load(&options(path, config)?))
+}
+
+/// The options that load the whole repository found from `path`, or the exit code of the error
+/// already printed.
+fn options(path: Option<PathBuf>, config: Option<PathBuf>) -> Result<Options, ExitCode> {
     // The root is found upward from the path (or the current directory), as `check` does.
     let target = std::env::current_dir()
         .map_err(|e| format!("cannot read the current directory: {e}"))
@@ -84,13 +101,17 @@ fn load_repository(
             return Err(ExitCode::from(2));
         }
     };
-    let opts = Options {
+    Ok(Options {
         paths: vec![root.clone()],
         root: Some(root),
         config,
         ..Options::default()
-    };
-    match engine::load(&opts) {
+    })
+}
+
+/// What loading gave, or the exit code of its error, printed.
+fn loaded<T>(r: Result<T, Error>) -> Result<T, ExitCode> {
+    match r {
         Ok(r) => Ok(r),
         Err(Error::Config(errors)) => {
             for e in &errors.0 {

@@ -286,6 +286,8 @@ pub(crate) enum GraphFormat {
     Text,
     Dot,
     Json,
+    /// One self-contained page: the tree with the findings of `check` on its nodes.
+    Html,
 }
 
 #[derive(Copy, Clone, ValueEnum)]

@@ -12,6 +12,7 @@ use crate::engine::diff::DiffReport;
 use crate::model::diff::{AppChange, AppStatus, Cause, Change, Hunk, ObjectChange};
 
 use super::escape::escape;
+use super::html::html;
 
 const RED: &str = "\x1b[31m";
 const GREEN: &str = "\x1b[32m";
@@ -305,14 +306,6 @@ fn causes_md(h: &Hunk) -> String {
                 .join(", ")
         )
     }
-}
-
-/// Text for HTML: `<`, `>`, `&` and quotes escaped.
-pub(crate) fn html(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// The JSON note of an Application that is not rendered because nothing it reads changed.

@@ -7,17 +7,10 @@ use std::fmt::Write as _;
 use crate::engine::diff::DiffReport;
 use crate::model::diff::{AppStatus, Cause, ObjectChange};
 
-use super::changes::html;
+use super::html::{Page, finding, html};
 
+/// After the shared style of the pages.
 const STYLE: &str = r#"
-body{margin:0;font:14px/1.4 system-ui,sans-serif;color:#1f2328;display:flex;height:100vh}
-nav{width:18rem;overflow:auto;border-right:1px solid #d0d7de;background:#f6f8fa;padding:.5rem}
-nav #q{width:95%;margin-bottom:.5rem}
-nav label{display:block;margin-bottom:.5rem;font-size:12px}
-nav a{display:block;padding:.15rem .3rem;color:inherit;text-decoration:none;border-radius:4px}
-nav a:hover{background:#eaeef2}
-main{flex:1;overflow:auto;padding:0 1.5rem 2rem}
-.st{font-size:11px;padding:0 .35rem;border-radius:8px;margin-left:.3rem;color:#fff}
 .added{background:#1a7f37}.removed{background:#cf222e}.modified{background:#9a6700}
 .unchanged{background:#8c959f}.not-rendered{background:#6e7781}
 table.d{border-collapse:collapse;width:100%;font:12px/1.35 ui-monospace,monospace;margin:.3rem 0}
@@ -25,9 +18,6 @@ table.d td{padding:0 .4rem;white-space:pre-wrap;vertical-align:top;width:50%}
 table.d td.n{width:3rem;color:#6e7781;text-align:right;user-select:none}
 td.del{background:#ffebe9}td.ins{background:#e6ffec}tr.h td{background:#ddf4ff;color:#0550ae}
 .cause{font-size:12px;color:#57606a;margin:.1rem 0 .8rem}
-.finding{border-left:3px solid #cf222e;padding:.2rem .6rem;margin:.3rem 0;background:#fff8f8}
-.finding.warning{border-color:#9a6700;background:#fffbe6}.finding.info{border-color:#0969da}
-.hidden{display:none}
 "#;
 
 const SCRIPT: &str = r#"
@@ -147,23 +137,17 @@ fn object(o: &ObjectChange, out: &mut String) {
 /// The page.
 #[must_use]
 pub fn page(dr: &DiffReport, base: &str) -> String {
-    let mut s = String::from("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
-    let _ = writeln!(
-        s,
-        "<title>gitops-lint diff against {}</title><style>{STYLE}</style></head><body>",
-        html(base)
-    );
-    s.push_str("<nav><input id=\"q\" placeholder=\"filter Applications\"><label><input type=\"checkbox\" id=\"u\"> unchanged</label>\n");
+    let mut nav = String::from("<label><input type=\"checkbox\" id=\"u\"> unchanged</label>\n");
     for (i, a) in dr.changes.apps.iter().enumerate() {
         let _ = writeln!(
-            s,
+            nav,
             "<a href=\"#app-{i}\" data-name=\"{}\" data-status=\"{}\">{}<span class=\"st {1}\">{1}</span></a>",
             html(&a.name.to_lowercase()),
             a.status.as_str(),
             html(&a.name)
         );
     }
-    s.push_str("</nav>\n<main>\n");
+    let mut s = String::new();
     let _ = writeln!(
         s,
         "<h2>gitops-lint diff against <code>{}</code></h2>",
@@ -173,18 +157,7 @@ pub fn page(dr: &DiffReport, base: &str) -> String {
     if !dr.report.diagnostics.is_empty() {
         s.push_str("<h3>Findings</h3>\n");
         for d in &dr.report.diagnostics {
-            let f = repo.source(d.span.file);
-            let lc = f.line_col(d.span.start as usize);
-            let _ = writeln!(
-                s,
-                "<div class=\"finding {}\"><b>{}</b> <code>{}</code> at <code>{}:{}</code>: {}</div>",
-                d.severity.as_str(),
-                d.severity.as_str(),
-                html(&d.rule),
-                html(&f.path),
-                lc.line,
-                html(&d.message)
-            );
+            let _ = writeln!(s, "{}", finding(repo, d));
         }
     }
     if !dr.changes.not_rendered.is_empty() {
@@ -223,6 +196,13 @@ pub fn page(dr: &DiffReport, base: &str) -> String {
         }
         s.push_str("</section>\n");
     }
-    let _ = write!(s, "</main>\n<script>{SCRIPT}</script>\n</body></html>\n");
-    s
+    Page {
+        title: &format!("gitops-lint diff against {base}"),
+        style: STYLE,
+        filter: "filter Applications",
+        nav: &nav,
+        main: &s,
+        script: SCRIPT,
+    }
+    .render()
 }

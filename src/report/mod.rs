@@ -10,6 +10,7 @@ pub mod fingerprint;
 pub mod github;
 pub mod gitlab;
 pub mod graph;
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod render;

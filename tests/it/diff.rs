@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::{bless, git, git_init_commit, git_output};
+use crate::support::{Chromium, bless, git, git_init_commit, git_output};
 
 fn cases_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/diff")
@@ -351,12 +351,8 @@ fn html_page_lists_applications_and_diffs_side_by_side() {
 #[test]
 #[ignore = "needs chromium (scripts/test installs it)"]
 fn html_page_in_a_browser() {
-    let have = Command::new("chromium")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
     assert!(
-        have,
+        Chromium::installed(),
         "chromium is not installed (apt-get install chromium); scripts/test installs it"
     );
     let dir = repository("values-edit");
@@ -364,27 +360,8 @@ fn html_page_in_a_browser() {
     let out = tempfile::tempdir().unwrap();
     let file = out.path().join("diff.html");
     std::fs::write(&file, page).unwrap();
-    let profile = tempfile::tempdir().unwrap();
-    let chromium = |extra: &[&str]| {
-        let o = Command::new("chromium")
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ])
-            .arg(format!("--user-data-dir={}", profile.path().display()))
-            .args(extra)
-            .arg(format!("file://{}", file.display()))
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        String::from_utf8_lossy(&o.stdout).into_owned()
-    };
-    let dom = chromium(&["--dump-dom"]);
+    let chromium = Chromium::new();
+    let dom = chromium.dom(&file);
     assert!(
         dom.contains("data-name=\"root\" data-status=\"unchanged\" class=\"hidden\""),
         "{dom}"
@@ -398,18 +375,7 @@ fn html_page_in_a_browser() {
         "{dom}"
     );
     let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("diff-page.png");
-    let _ = std::fs::remove_file(&shot);
-    chromium(&[
-        &format!("--screenshot={}", shot.display()),
-        "--window-size=1280,900",
-    ]);
-    let png = std::fs::read(&shot).unwrap();
-    assert_eq!(&png[1..4], b"PNG");
-    assert!(
-        png.len() > 20_000,
-        "a {} byte screenshot is blank",
-        png.len()
-    );
+    chromium.screenshot(&file, &shot);
 }
 
 /// `PATH`s narrow the report to the Applications defined in them or reading a file under them.

@@ -8,6 +8,8 @@ use std::process::Command;
 use gitops_lint::config::{SECTIONS, TOP_LEVEL};
 use gitops_lint::registry;
 
+use crate::support::Chromium;
+
 fn docs() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("docs")
 }
@@ -25,7 +27,7 @@ fn summary() -> String {
     }
     out.push_str(
         "- [Rego policies](policy-authoring.md)\n- [Argo CD schema](argocd-schema.md)\n\
-         - [Merge-request diff](diff.md)\n\
+         - [Graph](graph.md)\n- [Merge-request diff](diff.md)\n\
          - [JSON output](json-output.md)\n- [SARIF output](sarif.md)\n\
          - [Editors](editors.md)\n- [CI recipes](ci.md)\n\
          - [Stability policy](stability.md)\n- [Changelog](changelog.md)\n",
@@ -228,51 +230,15 @@ fn docs_site_builds_links_resolve_and_pages_render() {
             "argocd/sync-policy - gitops-lint",
         ),
     ] {
-        let profile = tempfile::tempdir().unwrap();
-        let shot = out.path().join("shot.png");
-        let _ = std::fs::remove_file(&shot);
-        let url = format!("file://{}", site.join(page).display());
-        let chromium = |extra: &[&str]| {
-            let o = Command::new("chromium")
-                .args([
-                    "--headless",
-                    "--no-sandbox",
-                    "--disable-gpu",
-                    "--disable-quic",
-                    "--no-first-run",
-                    "--disable-background-networking",
-                    "--disable-component-update",
-                    "--disable-sync",
-                ])
-                .arg(format!("--user-data-dir={}", profile.path().display()))
-                .args(extra)
-                .arg(&url)
-                .output()
-                .unwrap();
-            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-            String::from_utf8_lossy(&o.stdout).into_owned()
-        };
+        let chromium = Chromium::new();
+        let file = site.join(page);
         // The DOM after scripts ran: the title the browser shows.
-        let dom = chromium(&["--dump-dom"]);
+        let dom = chromium.dom(&file);
         assert!(
             dom.contains(&format!("<title>{title}</title>")),
             "{page}: no title {title:?}"
         );
         assert!(dom.contains("sidebar"), "{page}: no navigation");
-        chromium(&[
-            &format!("--screenshot={}", shot.display()),
-            "--window-size=1280,900",
-        ]);
-        let png = std::fs::read(&shot).unwrap();
-        assert_eq!(&png[1..4], b"PNG", "{page}");
-        // Width and height from the IHDR chunk, and a size no blank page has.
-        let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
-        let height = u32::from_be_bytes(png[20..24].try_into().unwrap());
-        assert_eq!((width, height), (1280, 900), "{page}");
-        assert!(
-            png.len() > 20_000,
-            "{page}: a {} byte screenshot is blank",
-            png.len()
-        );
+        chromium.screenshot(&file, &out.path().join("shot.png"));
     }
 }

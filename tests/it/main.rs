@@ -11,6 +11,7 @@ mod docs_site;
 mod fix;
 mod fixtures;
 mod formats;
+mod graph_html;
 mod helm_charts;
 mod hostile;
 mod integrations;

@@ -1,4 +1,5 @@
-//! `gitops-lint graph`: the reachability model as text, Graphviz DOT or JSON.
+//! `gitops-lint graph`: the reachability model as text, Graphviz DOT, JSON or an HTML page
+//! (`page`, with the findings of `check` on its nodes).
 //! Roots → Applications (and ApplicationSets) → sources → files, plus app-of-apps edges.
 //!
 //! Sources that read the same files share one list, and objects that manage the same objects
@@ -18,6 +19,8 @@ use crate::model::argocd::resolve::{ArgoModel, Location, RepoIdentity, ResolvedS
 use crate::model::argocd::templated_field;
 use crate::model::is_argocd_kind;
 use crate::report::escape::escape;
+
+mod page;
 
 /// In JSON, a file list of more than this many files that more than this many sources read,
 /// and a set of more than this many objects that more than this many objects manage, are
@@ -454,6 +457,13 @@ pub fn json(repo: &Repository, model: &ArgoModel) -> String {
     let mut s = serde_json::to_string_pretty(&build(repo, model)).unwrap_or_default();
     s.push('\n');
     s
+}
+
+/// One self-contained HTML page: the tree of [`text`] with the findings of `report` (the
+/// check of the repository `model` is built from) on its nodes.
+#[must_use]
+pub fn html(report: &crate::engine::Report, model: &ArgoModel) -> String {
+    page::page(report, model)
 }
 
 /// How deep the text tree is indented: an object managed deeper starts a tree of its own
