@@ -141,29 +141,29 @@ pub fn apply(repo: &Repository, ks: &Kustomizations) -> Patched {
             out.varied_objects.insert(doc, starts);
         }
     }
-    // Document → each build's tree of it (`None`: as written).
-    let mut variants: HashMap<usize, Vec<(usize, Option<Node>)>> = HashMap::new();
-    let mut written: HashMap<usize, serde_json::Value> = HashMap::new();
+    // Document → each build's tree of it and that tree's fingerprint (`None`: as written).
+    let mut variants: HashMap<usize, Vec<BuiltTree>> = HashMap::new();
+    let mut written: HashMap<usize, u64> = HashMap::new();
     for (start, objects, errors) in builds {
         out.build_errors.insert(start, errors);
         for (doc, root) in objects {
-            let as_written = written
+            let as_written = *written
                 .entry(doc)
-                .or_insert_with(|| repo.docs[doc].root.to_json());
-            let changed = root.to_json() != *as_written;
+                .or_insert_with(|| fingerprint(&repo.docs[doc].root));
+            let fp = fingerprint(&root);
             variants
                 .entry(doc)
                 .or_default()
-                .push((start, changed.then_some(root)));
+                .push((start, (fp != as_written).then_some((fp, root))));
         }
     }
     for (doc, trees) in variants {
-        let first = trees[0].1.as_ref().map(Node::to_json);
+        let first = trees[0].1.as_ref().map(|(fp, _)| *fp);
         let alike = trees[1..]
             .iter()
-            .all(|(_, t)| t.as_ref().map(Node::to_json) == first);
+            .all(|(_, t)| t.as_ref().map(|(fp, _)| *fp) == first);
         if alike {
-            if let Some((_, Some(root))) = trees.into_iter().next() {
+            if let Some((_, Some((_, root)))) = trees.into_iter().next() {
                 out.roots.insert(doc, root);
             }
             continue;
@@ -174,12 +174,15 @@ pub fn apply(repo: &Repository, ks: &Kustomizations) -> Patched {
             doc,
             trees
                 .into_iter()
-                .map(|(start, t)| (start, t.unwrap_or_else(as_written)))
+                .map(|(start, t)| (start, t.map_or_else(as_written, |(_, root)| root)))
                 .collect(),
         );
     }
     out
 }
+
+/// One build's tree of an Argo CD document, with its fingerprint (`None`: as written).
+type BuiltTree = (usize, Option<(u64, Node)>);
 
 /// A kustomization's build: its Argo CD documents' trees, and what kustomize rejects.
 type Built = (usize, Vec<(usize, Node)>, Vec<build::Problem>);

@@ -45,7 +45,10 @@ struct Reads {
 }
 
 /// Argo CD's own settings, which change how every Application is read.
-const ARGOCD_CONFIG_MAPS: &[&str] = &["argocd-cm", "argocd-cmd-params-cm"];
+const ARGOCD_CONFIG_MAPS: &[&str] = &[
+    crate::model::argocd::ARGOCD_CM,
+    crate::model::argocd::server::PARAMS_CM,
+];
 
 fn spec_text(model: &Model<'_>, app: &App) -> String {
     let repo = model.repo;

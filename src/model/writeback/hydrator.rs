@@ -15,7 +15,6 @@ use crate::model::{Repository, paths};
 use crate::yaml::Node;
 
 const TOOL: &str = "Argo CD's source hydrator";
-const ARGOCD_CM: &str = "argocd-cm";
 /// `CommitMessageTemplate` in `util/settings/settings.go`.
 pub const DEFAULT_MESSAGE: &str = "{{.metadata.drySha | trunc 7}}: {{ .metadata.subject }}\n{{- if .metadata.body }}\n\n{{ .metadata.body }}\n{{- end }}\n{{ range $ref := .metadata.references }}\n{{- if and $ref.commit $ref.commit.author }}\nCo-authored-by: {{ $ref.commit.author }}\n{{- end }}\n{{- end }}\n{{- if .metadata.author }}\nCo-authored-by: {{ .metadata.author }}\n{{- end }}\n";
 /// The commit server's author when `argocd-cm` names none.
@@ -25,7 +24,7 @@ const DEFAULT_AUTHOR: (&str, &str) = ("Argo CD", "argo-cd@example.com");
 fn config(repo: &Repository) -> Config {
     super::bot_config(
         repo,
-        ARGOCD_CM,
+        crate::model::argocd::ARGOCD_CM,
         "sourceHydrator.commitMessageTemplate",
         ("commit.author.name", "commit.author.email"),
         DEFAULT_AUTHOR,
