@@ -5,7 +5,7 @@
 # the mounted files (add `--user "$(id -u):$(id -g)"`).
 FROM rust:1.95-alpine AS build
 # hadolint ignore=DL3018
-RUN apk add --no-cache musl-dev
+RUN apk add --no-cache musl-dev make
 WORKDIR /src
 COPY . .
 # On musl targets Rust links statically by default.
