@@ -2,9 +2,11 @@
 """Latency of `gitops-lint server` re-linting after an edit to one values file.
 
     python3 benches/relint.py [--apps 1000] [--edits 21] [--exe PATH]
+                              [--gen-args=--chart-templates]
 
 Generates a repository with benches/gen_repo.py (or `--generator PATH`; seed 1, cached under
-target/relint/), builds the release binary (unless --exe is given), starts `gitops-lint server`
+target/relint/; `--gen-args` passes flags to the generator, `--chart-templates` so that every
+app's chart has templates the re-lint renders), builds the release binary (unless --exe is given), starts `gitops-lint server`
 over stdio with the small LSP client below, opens one Helm values file, waits for the first
 diagnostics, then edits the file N times, flipping its `image.tag` to `none` and back. Each
 edit is timed from sending `didChange` to receiving the `publishDiagnostics` of that file that
@@ -42,13 +44,15 @@ def target_dir():
     return os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
 
 
-def repository(apps, generator):
+def repository(apps, generator, gen_args=()):
     name = os.path.splitext(os.path.basename(generator))[0]
     folder = f"repo-{apps}" if name == "gen_repo" else f"repo-{name}-{apps}"
+    # One folder per set of generator flags: `--chart-templates` gives `-chart-templates`.
+    folder += "".join("-" + re.sub(r"[^A-Za-z0-9]+", "-", a).strip("-") for a in gen_args)
     repo = os.path.join(target_dir(), "relint", folder)
     if not os.path.exists(os.path.join(repo, ".expected.json")):
         subprocess.run(
-            [sys.executable, generator, "--apps", str(apps), "--out", repo, "--quiet"],
+            [sys.executable, generator, "--apps", str(apps), "--out", repo, "--quiet", *gen_args],
             check=True,
         )
     # The server finds the root upward from a file, as the command line does.
@@ -247,6 +251,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--apps", type=int, default=1000)
     ap.add_argument("--generator", help="another generator with gen_repo.py's flags")
+    ap.add_argument(
+        "--gen-args",
+        default="",
+        help="flags for the generator, space-separated (e.g. --gen-args=--chart-templates)",
+    )
     ap.add_argument("--edits", type=int, default=21)
     ap.add_argument("--exe", help="a gitops-lint binary (default: build the release binary)")
     ap.add_argument("--config", help="a configuration file for the server (e.g. rules turned off)")
@@ -255,16 +264,27 @@ def main():
         help="the values file to edit, relative to the repository (default: the first"
         " apps/*/values-prod.yaml with a real tag)",
     )
+    ap.add_argument(
+        "--debounce",
+        choices=["both", "default", "0"],
+        default="both",
+        help="which runs: the default debounce, debounceMs: 0, or both (default)",
+    )
     args = ap.parse_args()
 
-    repo = repository(args.apps, find_generator(args.generator))
+    repo = repository(args.apps, find_generator(args.generator), args.gen_args.split())
     args.values = args.values or first_tagged_values(repo)
     exe = args.exe and os.path.abspath(args.exe)
     if not exe:
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
         exe = os.path.join(target_dir(), "release", "gitops-lint")
-    print(f"repository: {repo} ({args.apps} apps); binary: {exe}; {args.edits} edits")
-    for label, debounce in (("default debounce (50 ms)", None), ("debounceMs: 0", 0)):
+    print(
+        f"repository: {repo} ({args.apps} apps); binary: {exe}; {args.edits} edits; "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
+    modes = (("default debounce (50 ms)", None), ("debounceMs: 0", 0))
+    modes = [m for m in modes if args.debounce in ("both", "default" if m[1] is None else "0")]
+    for label, debounce in modes:
         first, times, runs, cpu, rss = measure(
             exe, repo, args.values, args.edits, debounce, args.config and os.path.abspath(args.config)
         )

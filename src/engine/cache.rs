@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use super::read::{self, Loaded};
 use crate::repo::retention::Retention;
 use crate::rule::Emitted;
-use crate::source::FileId;
+use crate::source::{FileId, SourceFile};
 
 /// A file to load: root-relative path, absolute path, and why it cannot be read (and whether
 /// that is a deliberate skip), as `load_project` lists them.
@@ -35,6 +35,11 @@ pub struct ParseCache {
     /// The results of the shipped repository-scope Rego rules, reused while the model they
     /// read is the same.
     pub(super) repo_results: Arc<crate::policy::run::KeptRepoResults>,
+    /// The chart renderings and compiled templates, reused while their inputs are the same.
+    pub(super) renders: Arc<crate::model::argocd::rendered::RenderCache>,
+    /// The chart templates read (they are not parsed as YAML): by absolute path, the file as
+    /// it was when read, and the file with its text shared by its clones.
+    templates: Mutex<HashMap<PathBuf, (DiskStamp, SourceFile)>>,
 }
 
 #[derive(Default)]
@@ -195,6 +200,67 @@ impl ParseCache {
             files: memos,
         };
         (loaded, reuse)
+    }
+
+    /// The chart templates at `found` (absolute paths, in order), as [`SourceFile`]s with the
+    /// ids that follow `first`, the unreadable ones left out: a template whose length,
+    /// modification time and inode are those seen last time is not read again. Only the
+    /// templates of this run are kept.
+    pub(super) fn templates(
+        &self,
+        found: Vec<(String, PathBuf)>,
+        first: usize,
+        read: impl Fn(&std::path::Path) -> Option<String> + Sync,
+    ) -> Vec<SourceFile> {
+        let old = std::mem::take(
+            &mut *self
+                .templates
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        // A template as kept or read, with its stamp when it may be kept for the next run.
+        type Read = (
+            String,
+            PathBuf,
+            Option<DiskStamp>,
+            Result<SourceFile, String>,
+        );
+        let read: Vec<Option<Read>> = found
+            .into_par_iter()
+            .map(|(rel, abs)| {
+                // Taken before reading, so a write during the read makes the next run read again.
+                let disk = DiskStamp::of(&abs);
+                if let (Some(d), Some((stamp, file))) = (disk, old.get(&abs))
+                    && *stamp == d
+                    && file.path == rel
+                {
+                    return Some((rel, abs, disk, Ok(file.clone())));
+                }
+                let text = read(&abs)?;
+                Some((rel, abs, disk, Err(text)))
+            })
+            .collect();
+        drop(old);
+        let mut kept = HashMap::with_capacity(read.len());
+        let mut out = Vec::with_capacity(read.len());
+        for (i, (rel, abs, disk, file)) in read.into_iter().flatten().enumerate() {
+            let id = FileId(u32::try_from(first + i).unwrap_or(u32::MAX));
+            let mut file = match file {
+                Ok(f) if f.id == id => f,
+                Ok(f) => SourceFile::new(id, rel, abs.clone(), f.text().to_string()),
+                Err(text) => SourceFile::new(id, rel, abs.clone(), text),
+            };
+            file.share();
+            if let Some(d) = disk {
+                kept.insert(abs, (d, file.clone()));
+            }
+            out.push(file);
+        }
+        *self
+            .templates
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = kept;
+        out
     }
 
     /// Keeps the findings of the run that `reuse` came from, under the rules' `key`, unless

@@ -56,6 +56,9 @@ pub(super) fn run_rules(
     if !retention.keeps_all_values() {
         model = model.dropping_unread_values();
     }
+    if let Some((cache, _)) = &memo {
+        model = model.with_render_cache(cache.renders.clone());
+    }
     let cx = Context::new(&model, &options);
     let policy_rules = crate::policy::run::rules(
         &enabled,

@@ -289,7 +289,7 @@ fn load_project(
         docs.extend(l.docs);
         findings.extend(l.findings);
     }
-    let templates = read_templates(&root, &shared_root, &files, &with_templates);
+    let templates = read_templates(&root, &shared_root, &files, &with_templates, cache);
     let git_origin = crate::model::paths::git_origin(&root);
     let mut repo =
         Repository::read_from_disk(root, SourceDb::with_templates(files, templates), docs);
@@ -304,11 +304,14 @@ const LOAD_TASK_FILES: usize = 8;
 /// A template that is not UTF-8 text is left out, as Helm's renderer would fail on it. Only
 /// the charts with a `templates` folder the walk met are listed (`with_templates`, sorted):
 /// most charts of a large repository have none.
+/// With a `cache` (the language server), a template unchanged since the last run is not read
+/// again.
 fn read_templates(
     root: &Path,
     shared_root: &Arc<Path>,
     files: &[SourceFile],
     with_templates: &[String],
+    cache: Option<&ParseCache>,
 ) -> Vec<SourceFile> {
     let mut dirs = crate::repo::memory::chart_dirs(files.iter().map(|f| f.path.as_str()));
     dirs.retain(|d| {
@@ -322,6 +325,19 @@ fn read_templates(
             .binary_search_by(|x| x.path.as_str().cmp(&f.rel))
             .is_err()
     });
+    if let Some(cache) = cache {
+        let found = found.into_iter().map(|f| {
+            let abs = f.abs(root);
+            (f.rel, abs)
+        });
+        return cache
+            .templates(found.collect(), files.len(), |abs| {
+                crate::source::read_text(abs).ok()
+            })
+            .into_iter()
+            .map(|f| f.under(shared_root))
+            .collect();
+    }
     let texts: Vec<Option<String>> = found
         .par_iter()
         .map(|f| crate::source::read_text(&f.abs(root)).ok())

@@ -66,6 +66,8 @@ pub struct Model<'p> {
     render_budget: std::sync::Arc<helm::RenderBudget>,
     /// The Applications whose charts [`Model::rendered`] renders (`None`: every live one).
     render_only: Option<std::collections::BTreeSet<String>>,
+    /// Renderings and compiled templates kept from the previous run (the language server).
+    render_cache: Option<std::sync::Arc<argocd::rendered::RenderCache>>,
 }
 
 /// Declares the facts: for each, its accessor on [`Model`], its type, and how it is built from
@@ -121,6 +123,7 @@ facts! {
             m.argocd(),
             &m.render_budget,
             m.render_only.as_ref(),
+            m.render_cache.as_deref(),
         );
     /// The index behind [`Model::k8s`].
     k8s_index: k8s::K8sIndex =
@@ -152,6 +155,7 @@ impl<'p> Model<'p> {
             facts: Facts::default(),
             render_budget: std::sync::Arc::default(),
             render_only: None,
+            render_cache: None,
         }
     }
 
@@ -161,6 +165,19 @@ impl<'p> Model<'p> {
     pub fn rendering_only(mut self, names: std::collections::BTreeSet<String>) -> Self {
         debug_assert!(self.facts.rendered.get().is_none());
         self.render_only = Some(names);
+        self
+    }
+
+    /// A model whose [`Model::rendered`] reuses the renderings `cache` kept from the previous
+    /// run whose inputs are unchanged, and keeps this run's for the next (the language
+    /// server's re-lints). Set before anything is rendered.
+    #[must_use]
+    pub fn with_render_cache(
+        mut self,
+        cache: std::sync::Arc<argocd::rendered::RenderCache>,
+    ) -> Self {
+        debug_assert!(self.facts.rendered.get().is_none());
+        self.render_cache = Some(cache);
         self
     }
 

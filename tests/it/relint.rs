@@ -298,3 +298,65 @@ fn kept_per_document_findings_follow_edits_patches_and_configuration() {
     repo.relint("configuration restored");
     assert_eq!(count(&repo.full(), RULE, app), 1);
 }
+
+/// The renderings of charts are kept between runs and reused while their inputs are the
+/// same: what the rules see of them must follow an edit of the values, of a template, and a
+/// file added before the chart's (every file id after it moves).
+#[test]
+fn kept_renderings_follow_values_templates_and_moved_files() {
+    const RULE: &str = "argocd/image-tag-none";
+    let dir = tempfile::tempdir().unwrap();
+    let mut repo = Repo {
+        root: dir.path().to_path_buf(),
+        cache: Arc::new(ParseCache::new()),
+        overlay: BTreeMap::new(),
+    };
+    let app = |env: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web-{env}\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://git.example.com/platform/gitops.git\n    path: charts/web\n    targetRevision: HEAD\n    helm:\n      valueFiles:\n        - values-{env}.yaml\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: web-{env}\n"
+        )
+    };
+    repo.write("argocd/web/prod.yaml", &app("prod"));
+    repo.write("argocd/web/dev.yaml", &app("dev"));
+    repo.write(
+        "charts/web/Chart.yaml",
+        "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+    );
+    repo.write("charts/web/values.yaml", "waitTag: \"1.36\"\n");
+    repo.write("charts/web/values-prod.yaml", "replicas: 2\n");
+    repo.write("charts/web/values-dev.yaml", "replicas: 1\n");
+    // The wait container's tag is printed from a key only the rendering knows to be a tag.
+    let template = "charts/web/templates/deployment.yaml";
+    let template_text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  replicas: {{ .Values.replicas }}\n  template:\n    spec:\n      initContainers:\n        - name: wait\n          image: \"busybox:{{ .Values.waitTag }}\"\n      containers:\n        - name: web\n          image: nginx:1.27\n";
+    repo.write(template, template_text);
+    repo.relint("cold");
+    repo.relint("warm");
+    let prod = "charts/web/values-prod.yaml";
+    assert_eq!(count(&repo.full(), RULE, prod), 0);
+
+    // One release's values: only it renders the placeholder.
+    repo.overlay
+        .insert(prod.into(), "replicas: 2\nwaitTag: none\n".into());
+    repo.relint("values edited");
+    assert_eq!(count(&repo.full(), RULE, prod), 1);
+    repo.relint("values edited, again");
+    repo.overlay.remove(prod);
+    repo.relint("values back");
+    assert_eq!(count(&repo.full(), RULE, prod), 0);
+
+    // The template: a placeholder written in it, for both releases.
+    repo.write(template, &template_text.replace("nginx:1.27", "nginx:none"));
+    repo.relint("template edited");
+    assert_eq!(count(&repo.full(), RULE, template), 1);
+    repo.write(template, template_text);
+    repo.relint("template back");
+    assert_eq!(count(&repo.full(), RULE, template), 0);
+
+    // A file added before the chart's moves the ids its rendered objects point at.
+    repo.overlay
+        .insert(prod.into(), "replicas: 2\nwaitTag: none\n".into());
+    repo.relint("values edited before the move");
+    repo.write("a-first.yaml", "apiVersion: v1\nkind: ConfigMap\n");
+    repo.relint("file added");
+    assert_eq!(count(&repo.full(), RULE, prod), 1);
+}

@@ -259,7 +259,7 @@ impl Exec<'_> {
             let t = Tree {
                 file: file.clone(),
                 src: src.clone(),
-                nodes: Rc::new(nodes),
+                nodes: Arc::new(nodes),
                 value_origin: origin,
             };
             self.extra.insert(name, Rc::new(t));
@@ -267,7 +267,7 @@ impl Exec<'_> {
         let tree = Rc::new(Tree {
             file,
             src,
-            nodes: Rc::new(parsed.root),
+            nodes: Arc::new(parsed.root),
             value_origin: origin,
         });
         if self.depth >= self.limits.depth {

@@ -164,7 +164,7 @@ pub(crate) struct Tree {
     /// The file it was written in (the name given to [`Templates::add`]).
     file: Arc<str>,
     src: Arc<str>,
-    nodes: Rc<Vec<parse::Node>>,
+    nodes: Arc<Vec<parse::Node>>,
     /// For `tpl`: the template text is one value; its literal text is that value's.
     value_origin: Option<Origin>,
 }
@@ -185,13 +185,16 @@ pub enum MissingKey {
 }
 
 /// Template texts parsed once, to add to many sets ([`Templates::add_cached`]): the charts of a
-/// repository often share their template files byte for byte. Not shared between threads.
+/// repository often share their template files byte for byte. One thread uses it at a time;
+/// it may move to another between uses (the language server keeps one across re-lints), and
+/// [`ParseCache::sweep`] keeps its size to the texts still in use.
 #[derive(Default)]
 pub struct ParseCache {
     /// The functions the texts were parsed for (whether a name is a function decides the
     /// parse); a set of other functions clears the cache.
     funcs: Option<FuncSet>,
-    parsed: HashMap<Box<str>, Rc<ParsedText>>,
+    /// Text → its parse, and whether it was used since the last [`ParseCache::sweep`].
+    parsed: HashMap<Box<str>, (Arc<ParsedText>, bool)>,
 }
 
 impl ParseCache {
@@ -199,13 +202,30 @@ impl ParseCache {
     pub fn new() -> Self {
         Self::default()
     }
+
+    /// Forgets the texts not added to a set since the last sweep, so that a cache kept from
+    /// one use to the next holds only what the last one parsed or reused.
+    pub fn sweep(&mut self) {
+        self.parsed.retain(|_, (_, used)| std::mem::take(used));
+    }
+
+    /// How many distinct texts it holds.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.parsed.len()
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.parsed.is_empty()
+    }
 }
 
 /// One template text parsed: its body and its `define`s, shared by every set that adds it.
 struct ParsedText {
     src: Arc<str>,
-    root: Rc<Vec<parse::Node>>,
-    defines: Vec<(String, Rc<Vec<parse::Node>>)>,
+    root: Arc<Vec<parse::Node>>,
+    defines: Vec<(String, Arc<Vec<parse::Node>>)>,
 }
 
 /// A set of templates that can call each other (Go's `*template.Template` namespace).
@@ -285,11 +305,14 @@ impl Templates {
             cache.parsed.clear();
             cache.funcs = Some(self.funcs);
         }
-        let parsed = match cache.parsed.get(text) {
-            Some(p) => p.clone(),
+        let parsed = match cache.parsed.get_mut(text) {
+            Some((p, used)) => {
+                *used = true;
+                p.clone()
+            }
             None => {
-                let p = Rc::new(self.parse(name, text)?);
-                cache.parsed.insert(text.into(), p.clone());
+                let p = Arc::new(self.parse(name, text)?);
+                cache.parsed.insert(text.into(), (p.clone(), true));
                 p
             }
         };
@@ -313,11 +336,11 @@ impl Templates {
         })?;
         Ok(ParsedText {
             src: Arc::from(text),
-            root: Rc::new(parsed.root),
+            root: Arc::new(parsed.root),
             defines: parsed
                 .defines
                 .into_iter()
-                .map(|(n, nodes)| (n, Rc::new(nodes)))
+                .map(|(n, nodes)| (n, Arc::new(nodes)))
                 .collect(),
         })
     }
@@ -341,7 +364,13 @@ impl Templates {
         );
     }
 
-    fn insert(&mut self, name: String, file: Arc<str>, src: Arc<str>, nodes: Rc<Vec<parse::Node>>) {
+    fn insert(
+        &mut self,
+        name: String,
+        file: Arc<str>,
+        src: Arc<str>,
+        nodes: Arc<Vec<parse::Node>>,
+    ) {
         let empty = nodes.iter().all(|n| match n {
             parse::Node::Text(a, b) => src[*a..*b].trim().is_empty(),
             _ => false,
@@ -434,3 +463,9 @@ impl Templates {
         })
     }
 }
+
+/// A parse cache may be kept from one rendering thread to the next.
+const _: fn() = || {
+    fn send<T: Send>() {}
+    send::<ParseCache>();
+};

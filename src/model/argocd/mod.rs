@@ -10,6 +10,7 @@ pub mod deployed;
 pub mod manifests;
 pub mod params;
 pub mod projects;
+mod render_cache;
 pub mod rendered;
 pub mod resolve;
 pub mod schema;

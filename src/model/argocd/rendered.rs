@@ -9,8 +9,11 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+pub use super::render_cache::RenderCache;
+use super::render_cache::{self, KeptDoc, Key, Outcome};
 use crate::model::argocd::resolve::{ArgoModel, Location, SourceKind};
 use crate::model::helm::{self, Chart, RenderedImage};
 use crate::model::{DocKind, Document, Repository, classify};
@@ -88,19 +91,27 @@ struct Job<'m> {
     users: Vec<(usize, usize)>,
 }
 
-/// One rendering's outcome: the job, the charts it read, its documents, and the limit that
-/// stopped it.
-type Rendering = (
-    usize,
-    Vec<String>,
-    Vec<helm::RenderedDoc>,
-    Option<helm::RenderError>,
-);
+/// One rendering's outcome: what it gave (nothing when the chart cannot be loaded or
+/// rendered, or has no templates), and the limit that stopped it.
+type Rendering = (Option<Arc<Outcome>>, Option<helm::RenderError>);
 
-/// What one chart folder gave: its first unread subchart and how many more, and its renderings.
+/// What one chart folder gave: its first unread subchart and how many more, its renderings by
+/// job, and those to keep for the next run (with a [`RenderCache`]).
 struct Group {
     unread: Option<(helm::UnreadSubchart, usize)>,
-    renderings: Vec<Rendering>,
+    renderings: Vec<(usize, Rendering)>,
+    keep: Vec<(Key, Arc<Outcome>)>,
+}
+
+impl Group {
+    /// Every job of the group rendered nothing.
+    fn nothing(group: &[usize], unread: Option<(helm::UnreadSubchart, usize)>) -> Self {
+        Group {
+            unread,
+            renderings: group.iter().map(|&j| (j, (None, None))).collect(),
+            keep: Vec::new(),
+        }
+    }
 }
 
 /// The manifest texts that several renderings of one chart give, each parsed once: the parse
@@ -150,7 +161,7 @@ impl<'r> SharedParses<'r> {
 const RENDER_STACK: usize = 64 << 20;
 
 /// `f` applied to each item on the run's threads (as many as rayon's), each with its own
-/// `state`; results in item order.
+/// `state`, given to `finish` when the thread is done; results in item order.
 ///
 /// Plain threads rather than rayon's: this runs inside a fact's first use, which other rule
 /// threads wait for without working. Rayon tasks spawned here would run on this thread alone,
@@ -161,6 +172,7 @@ fn on_threads<T: Sync, R: Send, S>(
     items: &[T],
     state: impl Fn() -> S + Sync,
     f: impl Fn(&mut S, &T) -> R + Sync,
+    finish: impl Fn(S) + Sync,
 ) -> Vec<R> {
     let next = AtomicUsize::new(0);
     let work = || {
@@ -169,6 +181,7 @@ fn on_threads<T: Sync, R: Send, S>(
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(item) = items.get(i) else {
+                finish(s);
                 return done;
             };
             done.push((i, f(&mut s, item)));
@@ -221,13 +234,15 @@ fn same_release(a: &helm::Release, b: &helm::Release) -> bool {
 }
 
 /// Renders every live Application's in-repository Helm sources (those of the Applications
-/// named in `only`, when given).
+/// named in `only`, when given). With a `cache`, a rendering whose inputs are those of one
+/// the previous run kept is reused, and the compiled templates are kept.
 #[must_use]
 pub fn build(
     repo: &Repository,
     argo: &ArgoModel,
     budget: &helm::RenderBudget,
     only: Option<&std::collections::BTreeSet<String>>,
+    cache: Option<&RenderCache>,
 ) -> RenderedObjects {
     // Distinct renderings: same chart folder, release and effective values.
     let mut jobs: Vec<Job<'_>> = Vec::new();
@@ -268,81 +283,44 @@ pub fn build(
     // had is not parsed again. The chart is dropped when its renderings are done.
     let mut groups: Vec<(&str, &Vec<usize>)> = by_dir.iter().map(|(d, j)| (*d, j)).collect();
     groups.sort_unstable_by_key(|g| g.0);
-    let jobs_ref = &jobs;
-    let rendered: Vec<Group> =
-        on_threads(&groups, gotmpl::ParseCache::new, |cache, &(dir, group)| {
-            let Ok(chart) = helm::load(repo, dir) else {
-                return Group {
-                    unread: None,
-                    renderings: group
-                        .iter()
-                        .map(|&j| (j, Vec::new(), Vec::new(), None))
-                        .collect(),
-                };
-            };
-            let unread = chart
-                .first_unread()
-                .map(|first| (first.clone(), count_unread(&chart) - 1));
-            // A chart without templates renders nothing (and names no chart it renders).
-            if !has_templates(&chart) {
-                return Group {
-                    unread,
-                    renderings: group
-                        .iter()
-                        .map(|&j| (j, Vec::new(), Vec::new(), None))
-                        .collect(),
-                };
+    let layout = cache.map(|_| render_cache::layout(repo));
+    let kept = match (cache, layout) {
+        (Some(c), Some(l)) => c.take(l),
+        _ => HashMap::new(),
+    };
+    let renderer = Renderer {
+        repo,
+        jobs: &jobs,
+        budget,
+        kept: &kept,
+        keeping: cache.is_some(),
+    };
+    let rendered: Vec<Group> = on_threads(
+        &groups,
+        || {
+            let parses = cache.map_or_else(gotmpl::ParseCache::new, RenderCache::parse_cache);
+            (parses, false)
+        },
+        |(parses, used), &(dir, group)| renderer.group(dir, group, parses, used),
+        |(parses, used)| {
+            if let Some(c) = cache {
+                c.give_back(parses, used);
             }
-            let mut names = Vec::new();
-            chart_names(&chart, &mut names);
-            let mut parsed = None;
-            let outcomes: Vec<(usize, Result<helm::Rendered, helm::RenderError>)> = group
-                .iter()
-                .map(|&j| {
-                    let job = &jobs_ref[j];
-                    let r = helm::render_cached(
-                        &chart,
-                        job.vals,
-                        job.release,
-                        &mut parsed,
-                        budget,
-                        Some(&mut *cache),
-                    );
-                    (j, r)
-                })
-                .collect();
-            // A manifest text several renderings give (a template that reads no value their
-            // releases set differently) is parsed once.
-            let mut shared = SharedParses::of(outcomes.iter().filter_map(|(_, r)| r.as_ref().ok()));
-            let renderings = outcomes
-                .iter()
-                .map(|(j, r)| {
-                    let job = &jobs_ref[*j];
-                    // A chart that cannot be rendered deploys nothing the rules can see;
-                    // app-of-apps charts report it (`argocd/not-rendered`).
-                    match r {
-                        Ok(r) => {
-                            let docs =
-                                helm::documents_with(r, &repo.sources, job.anchor, &mut |text| {
-                                    shared.parse(text, job.anchor.file)
-                                })
-                                .into_iter()
-                                .filter(|d| read_by_rules(&d.root, &job.release.namespace))
-                                .collect();
-                            (*j, names.clone(), docs, None)
-                        }
-                        Err(e) if e.over_budget => (*j, Vec::new(), Vec::new(), Some(e.clone())),
-                        Err(_) => (*j, Vec::new(), Vec::new(), None),
-                    }
-                })
-                .collect();
-            Group { unread, renderings }
-        });
+        },
+    );
+    drop(kept);
     let mut out = RenderedObjects::default();
     // A subchart not read renders nothing: said once per chart, where its entry is.
-    let mut results: Vec<Rendering> = Vec::with_capacity(jobs.len());
-    for ((dir, group), Group { unread, renderings }) in groups.iter().zip(rendered) {
+    let mut results: Vec<(usize, Rendering)> = Vec::with_capacity(jobs.len());
+    let mut keep = HashMap::new();
+    for ((dir, group), g) in groups.iter().zip(rendered) {
+        let Group {
+            unread,
+            renderings,
+            keep: to_keep,
+        } = g;
         results.extend(renderings);
+        keep.extend(to_keep);
         let Some((first, more)) = unread else {
             continue;
         };
@@ -363,8 +341,11 @@ pub fn build(
             ),
         });
     }
+    if let (Some(c), Some(l)) = (cache, layout) {
+        c.keep(l, keep);
+    }
     results.sort_by_key(|r| r.0);
-    for (job, (_, names, docs, stopped)) in jobs.iter().zip(results) {
+    for (job, (_, (outcome, stopped))) in jobs.iter().zip(results) {
         if let Some(e) = stopped {
             let known = out
                 .not_rendered
@@ -383,35 +364,22 @@ pub fn build(
                 });
             }
         }
-        let mut kept: Vec<helm::RenderedDoc> = docs
-            .into_iter()
-            .filter(|d| {
-                let kind = classify(&d.template, &d.root);
-                kind == DocKind::K8sObject && !crate::model::is_argocd_kind(kind)
-            })
-            .collect();
-        for (u, &(a, s)) in job.users.iter().enumerate() {
-            // The last user takes the trees; the others copy them.
-            let last = u + 1 == job.users.len();
-            out.charts.insert((a, s), names.clone());
+        let (names, docs) = outcome
+            .as_deref()
+            .map_or((&[][..], &[][..]), |o| (&o.names[..], &o.docs[..]));
+        for &(a, s) in &job.users {
+            // The users of a rendering share its trees.
+            out.charts.insert((a, s), names.to_vec());
             let start = out.docs.len();
             let app = &argo.apps[a];
             let prefix = format!("{}/", job.dir);
-            for d in &mut kept {
+            for d in docs {
                 let template = d.template.strip_prefix(&prefix).unwrap_or(&d.template);
-                let root = if last {
-                    std::mem::replace(
-                        &mut d.root,
-                        crate::yaml::Node::new(job.anchor, crate::yaml::Value::Seq(Box::default())),
-                    )
-                } else {
-                    d.root.clone()
-                };
                 out.docs.push(Document {
                     file: d.file.unwrap_or(job.anchor.file),
                     index: 0,
                     span: d.start,
-                    root: std::sync::Arc::new(root),
+                    root: d.root.clone(),
                     kind: DocKind::K8sObject,
                     kept: None,
                     rendered: true,
@@ -460,6 +428,141 @@ pub fn build(
         }
     }
     out
+}
+
+/// Renders the jobs of one chart folder at a time.
+struct Renderer<'r, 'm> {
+    repo: &'r Repository,
+    jobs: &'r [Job<'m>],
+    budget: &'r helm::RenderBudget,
+    /// The renderings the previous run kept, by [`render_cache::rendering_key`].
+    kept: &'r HashMap<Key, Arc<Outcome>>,
+    /// Whether to key the renderings, to keep them for the next run.
+    keeping: bool,
+}
+
+impl Renderer<'_, '_> {
+    /// The renderings of the jobs `group` of the chart in `dir`, with `parses` for its
+    /// templates (`used` is set when it parsed or reused one).
+    fn group(
+        &self,
+        dir: &str,
+        group: &[usize],
+        parses: &mut gotmpl::ParseCache,
+        used: &mut bool,
+    ) -> Group {
+        let Ok(chart) = helm::load(self.repo, dir) else {
+            return Group::nothing(group, None);
+        };
+        let unread = chart
+            .first_unread()
+            .map(|first| (first.clone(), count_unread(&chart) - 1));
+        // A chart without templates renders nothing (and names no chart it renders).
+        if !has_templates(&chart) {
+            return Group::nothing(group, unread);
+        }
+        let chart_key = self.keeping.then(|| render_cache::chart_key(&chart));
+        // Each job's key, and the rendering kept for it that this run's budget allows.
+        let mut renderings: Vec<(usize, Rendering)> = Vec::with_capacity(group.len());
+        let mut keys: HashMap<usize, Key> = HashMap::new();
+        let mut keep = Vec::new();
+        let mut to_render = Vec::new();
+        for &j in group {
+            let job = &self.jobs[j];
+            let key = chart_key
+                .map(|c| render_cache::rendering_key(c, job.vals, job.release, job.anchor));
+            let reused = key
+                .and_then(|k| self.kept.get(&k))
+                .filter(|o| self.budget.reuse(&o.used));
+            match (key, reused) {
+                (Some(k), Some(o)) => {
+                    keep.push((k, o.clone()));
+                    renderings.push((j, (Some(o.clone()), None)));
+                }
+                _ => {
+                    if let Some(k) = key {
+                        keys.insert(j, k);
+                    }
+                    to_render.push(j);
+                }
+            }
+        }
+        if to_render.is_empty() {
+            return Group {
+                unread,
+                renderings,
+                keep,
+            };
+        }
+        *used = true;
+        let mut names = Vec::new();
+        chart_names(&chart, &mut names);
+        let mut parsed = None;
+        let outcomes: Vec<(usize, Result<helm::Rendered, helm::RenderError>)> = to_render
+            .iter()
+            .map(|&j| {
+                let job = &self.jobs[j];
+                let r = helm::render_cached(
+                    &chart,
+                    job.vals,
+                    job.release,
+                    &mut parsed,
+                    self.budget,
+                    Some(&mut *parses),
+                );
+                (j, r)
+            })
+            .collect();
+        // A manifest text several renderings give (a template that reads no value their
+        // releases set differently) is parsed once.
+        let mut shared = SharedParses::of(outcomes.iter().filter_map(|(_, r)| r.as_ref().ok()));
+        for (j, r) in &outcomes {
+            let job = &self.jobs[*j];
+            // A chart that cannot be rendered deploys nothing the rules can see;
+            // app-of-apps charts report it (`argocd/not-rendered`).
+            let rendering = match r {
+                Ok(r) => {
+                    let docs =
+                        helm::documents_with(r, &self.repo.sources, job.anchor, &mut |text| {
+                            shared.parse(text, job.anchor.file)
+                        })
+                        .into_iter()
+                        .filter(|d| {
+                            read_by_rules(&d.root, &job.release.namespace) && {
+                                let kind = classify(&d.template, &d.root);
+                                kind == DocKind::K8sObject && !crate::model::is_argocd_kind(kind)
+                            }
+                        })
+                        .map(|d| KeptDoc {
+                            root: Arc::new(d.root),
+                            template: d.template,
+                            line: d.line,
+                            file: d.file,
+                            start: d.start,
+                            images: d.images,
+                        })
+                        .collect();
+                    let outcome = Arc::new(Outcome {
+                        names: names.clone(),
+                        docs,
+                        used: r.used,
+                    });
+                    if let Some(&k) = keys.get(j) {
+                        keep.push((k, outcome.clone()));
+                    }
+                    (Some(outcome), None)
+                }
+                Err(e) if e.over_budget => (None, Some(e.clone())),
+                Err(_) => (None, None),
+            };
+            renderings.push((*j, rendering));
+        }
+        Group {
+            unread,
+            renderings,
+            keep,
+        }
+    }
 }
 
 /// Whether a rule reads a rendered object of this kind: workloads (images, argocd-server),

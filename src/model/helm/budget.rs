@@ -82,6 +82,22 @@ impl RenderBudget {
         take(&self.built_bytes, used.built_bytes as u64);
     }
 
+    /// Spends `used`, what an earlier rendering of the same inputs spent, if the run has that
+    /// much left; false (and nothing spent) otherwise. A rendering kept from an earlier run
+    /// (the language server's render cache) is reused only when rendering it again would not
+    /// have been stopped by this run's budget.
+    pub fn reuse(&self, used: &Usage) -> bool {
+        let left = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        let fits = !self.is_spent()
+            && left(&self.steps) >= used.steps
+            && left(&self.output_bytes) >= used.output_bytes as u64
+            && left(&self.built_bytes) >= used.built_bytes as u64;
+        if fits {
+            self.spend(used);
+        }
+        fits
+    }
+
     /// Why a rendering was refused or stopped when the run's budget is spent.
     #[must_use]
     pub fn spent_message() -> String {

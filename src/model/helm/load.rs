@@ -133,10 +133,13 @@ fn load_at(
     // large files just has none readable.
     let mut files = Vec::new();
     let abs = repo.root.join(dir);
-    let disk = Root::new(&repo.root);
+    // The confined layer resolves the root (a `realpath`): made only for a chart that reads
+    // the disk, not for each of thousands of charts without `.Files` or `charts/`.
+    let disk = std::cell::OnceCell::new();
+    let disk = || disk.get_or_init(|| Root::new(&repo.root));
     if repo.on_disk
         && templates.iter().any(|(_, t)| t.contains("Files"))
-        && read_tree(&disk, &abs, ".", &mut files).is_err()
+        && read_tree(disk(), &abs, ".", &mut files).is_err()
     {
         files.clear();
     }
@@ -157,9 +160,10 @@ fn load_at(
         doc.span.start as usize,
         doc.span.start as usize,
     );
-    let listing = if !repo.on_disk {
+    // Nothing at `charts/` (an `lstat`), the common case: no listing to read.
+    let listing = if !repo.on_disk || std::fs::symlink_metadata(&charts_dir).is_err() {
         None
-    } else if is_link(&charts_dir) && links_out_of(&disk, &charts_dir) {
+    } else if is_link(&charts_dir) && links_out_of(disk(), &charts_dir) {
         unread.push(UnreadSubchart {
             path: join(dir, "charts").unwrap_or_default(),
             why: LINK_OUT.into(),
@@ -167,7 +171,7 @@ fn load_at(
         });
         None
     } else {
-        disk.read_dir(&charts_dir).ok()
+        disk().read_dir(&charts_dir).ok()
     };
     if let Some(entries) = listing {
         let mut names: Vec<(String, Kind)> = entries
@@ -180,7 +184,7 @@ fn load_at(
                 continue;
             };
             let anchor = dependency_anchor(root, doc.span, &n);
-            if kind == Kind::Link && links_out_of(&disk, &charts_dir.join(&n)) {
+            if kind == Kind::Link && links_out_of(disk(), &charts_dir.join(&n)) {
                 unread.push(UnreadSubchart {
                     path: sub,
                     why: LINK_OUT.into(),
@@ -191,7 +195,7 @@ fn load_at(
                     subcharts.push(c);
                 }
             } else if n.ends_with(".tgz") {
-                match read_archive_file(&disk, &charts_dir.join(&n), unpacked)
+                match read_archive_file(disk(), &charts_dir.join(&n), unpacked)
                     .and_then(|files| from_files(&sub, files, anchor, depth + 1, unpacked))
                 {
                     Ok(c) => subcharts.push(c),

@@ -179,6 +179,9 @@ pub fn render_cached(
         let mut used = Usage::default();
         let rendered = set.render_metered(name, &data, &limits, &mut used);
         budget.spend(&used);
+        out.used.steps += used.steps;
+        out.used.output_bytes += used.output_bytes;
+        out.used.built_bytes += used.built_bytes;
         let rendered = rendered.map_err(|e| {
             let mut e = error(&out, &e);
             // Stopped by what the run had left rather than by the template's own limits.
@@ -287,6 +290,8 @@ pub struct Rendered {
     /// scalar that printed one as unknown ([`UNKNOWN`](crate::model::template::UNKNOWN)) rather
     /// than as Helm's empty text.
     pub missing_is_unknown: bool,
+    /// What its templates spent of the run's [`RenderBudget`].
+    pub used: Usage,
 }
 
 /// One chart to render: its templates' name prefix and its `.Values`.
