@@ -5,8 +5,9 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
+pub use super::base::BaseChanges;
 use super::dispatch::Found;
-use super::load::{Prepared, prepare};
+use super::load::{Prepared, prepare, prepare_with_base};
 use super::timer::Timer;
 use super::{Error, Options, Report, finish, memory_repository, summarize};
 use crate::config::{Config, Level};
@@ -46,6 +47,34 @@ pub fn run(
     };
     Ok(compare(
         (base_repo, &base_config),
+        repo,
+        config,
+        paths,
+        all,
+        started,
+    ))
+}
+
+/// [`run`] with the base revision given as what it holds that the working tree of `head` does
+/// not (see [`BaseChanges`]): the head is read once, and the base shares its parse of every
+/// file the change did not touch. The base's configuration is the head's (the caller checked
+/// that the change did not touch it).
+///
+/// # Errors
+/// A configuration or usage error.
+pub fn run_against(
+    base: &BaseChanges,
+    head: &Options,
+    paths: &[String],
+    all: bool,
+) -> Result<DiffReport, Error> {
+    let started = Instant::now();
+    let mut timer = Timer::new(false);
+    let (Prepared { repo, config, .. }, base_repo) =
+        prepare_with_base(head, Some(base), &mut timer)?;
+    let base_repo = base_repo.unwrap_or_else(|| memory_repository(&[]).0);
+    Ok(compare(
+        (base_repo, &config.clone()),
         repo,
         config,
         paths,
