@@ -182,15 +182,14 @@ pub(crate) fn changes(root: &Path, commit: &str) -> Result<Result<BaseChanges, C
             return Ok(Err("a file was added in a new folder".into()));
         }
     }
-    // Deleted files `.gitignore` ignores were not read at the base either.
+    // A deleted file `.gitignore` ignores was not read at the base, but a kustomization may
+    // still read it from the disk, where only a checkout has it.
     let deleted: Vec<&str> = texts
         .iter()
         .filter(|t| !t.1)
         .map(|t| t.0.as_str())
         .collect();
-    let ignored: BTreeSet<String> = if deleted.is_empty() {
-        BTreeSet::new()
-    } else {
+    if !deleted.is_empty() {
         let input: Vec<u8> = deleted
             .iter()
             .flat_map(|d| [d.as_bytes(), b"\0"].concat())
@@ -209,13 +208,13 @@ pub(crate) fn changes(root: &Path, commit: &str) -> Result<Result<BaseChanges, C
             input,
         )
         .unwrap_or_default();
-        listed
-            .split(|b| *b == 0)
-            .filter(|f| !f.is_empty())
-            .map(|f| String::from_utf8_lossy(f).into_owned())
-            .collect()
-    };
-    texts.retain(|t| t.1 || !ignored.contains(&t.0));
+        if let Some(path) = listed.split(|b| *b == 0).find(|f| !f.is_empty()) {
+            return Ok(Err(format!(
+                "`{}`, deleted, is ignored",
+                String::from_utf8_lossy(path)
+            )));
+        }
+    }
     if texts.is_empty() {
         return Ok(Ok(out));
     }

@@ -227,8 +227,12 @@ pub(crate) fn diff(args: &DiffArgs) -> ExitCode {
             .ok()
             .and_then(Result::ok)
     };
+    let from_objects = match from_objects {
+        Some(changes) => engine::diff::run_against(&changes, &head, &paths, args.all).transpose(),
+        None => None,
+    };
     let ran = match from_objects {
-        Some(changes) => engine::diff::run_against(&changes, &head, &paths, args.all),
+        Some(ran) => ran,
         None => {
             let old = match checkout(&repo_root, &commit) {
                 Ok(c) => c,

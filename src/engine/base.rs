@@ -40,6 +40,13 @@ enum Origin<'a> {
     Text(&'a str),
 }
 
+/// The base's files, documents and chart templates.
+type Derived = (
+    Vec<SourceFile>,
+    Vec<crate::model::Document>,
+    Vec<SourceFile>,
+);
+
 /// The head's load: its files (sorted, ids in order), its chart templates, and the folders
 /// holding a `templates` folder.
 pub(super) struct Head<'a> {
@@ -51,6 +58,10 @@ pub(super) struct Head<'a> {
 /// The base's files, documents and templates, from the head's load. A file keeps the head's
 /// parse when its id is the same and its folder keeps values documents' values at both
 /// revisions or at neither ([`Retention::folders_keeping_values`]).
+///
+/// A changed file that the load does not read at its revision (excluded by the configuration,
+/// in another tool's folder) is returned as the error: the model may still read it from the
+/// disk (a kustomize patch, a chart's `.Files`), where only a checkout has the base's.
 pub(super) fn derive(
     (root, shared_root): (&Path, &Arc<Path>),
     changes: &BaseChanges,
@@ -61,11 +72,20 @@ pub(super) fn derive(
         with_templates,
     }: Head<'_>,
     retention: &Retention,
-) -> (
-    Vec<SourceFile>,
-    Vec<crate::model::Document>,
-    Vec<SourceFile>,
-) {
+) -> Result<Derived, String> {
+    let read_at_head: HashSet<&str> = head
+        .iter()
+        .map(|l| l.source.path.as_str())
+        .chain(templates.iter().map(|t| t.path.as_str()))
+        .collect();
+    if let Some(rel) = changes
+        .modified
+        .keys()
+        .chain(&changes.added)
+        .find(|rel| !read_at_head.contains(rel.as_str()))
+    {
+        return Err(rel.clone());
+    }
     let mut files: Vec<(&str, Origin<'_>)> = head
         .iter()
         .filter(|l| !changes.added.contains(&l.source.path))
@@ -77,18 +97,25 @@ pub(super) fn derive(
             (l.source.path.as_str(), origin)
         })
         .collect();
+    // What the walk reads (the caller left out what `.gitignore` ignores).
     let walked = |rel: &str| {
         let name = rel.rsplit('/').next().unwrap_or(rel);
-        let mut dirs = rel.split('/').rev().skip(1);
+        let parts: Vec<&str> = rel.split('/').collect();
+        let folders = (1..parts.len()).map(|i| parts[..i].join("/"));
         walk::is_yaml_name(name)
             && filter.accepts(rel)
-            && !dirs.any(|d| d == ".git" || filter.skips_tool_dir(d))
+            && !parts[..parts.len() - 1]
+                .iter()
+                .any(|d| *d == ".git" || filter.skips_tool_dir(d))
+            && !folders.into_iter().any(|f| filter.excludes_dir(&f))
     };
+    if let Some(rel) = changes.deleted.keys().find(|rel| !walked(rel)) {
+        return Err(rel.clone());
+    }
     files.extend(
         changes
             .deleted
             .iter()
-            .filter(|(rel, _)| walked(rel))
             .map(|(rel, text)| (rel.as_str(), Origin::Text(text))),
     );
     files.sort_by(|a, b| a.0.cmp(b.0));
@@ -178,5 +205,5 @@ pub(super) fn derive(
             }
         })
         .collect();
-    (sources, docs, base_templates)
+    Ok((sources, docs, base_templates))
 }

@@ -58,7 +58,9 @@ pub fn run(
 /// [`run`] with the base revision given as what it holds that the working tree of `head` does
 /// not (see [`BaseChanges`]): the head is read once, and the base shares its parse of every
 /// file the change did not touch. The base's configuration is the head's (the caller checked
-/// that the change did not touch it).
+/// that the change did not touch it). `None` when a changed file is one the load does not
+/// read (excluded by the configuration): the model may read it from the disk, and only a
+/// checkout of the base has its base text there.
 ///
 /// # Errors
 /// A configuration or usage error.
@@ -67,20 +69,22 @@ pub fn run_against(
     head: &Options,
     paths: &[String],
     all: bool,
-) -> Result<DiffReport, Error> {
+) -> Result<Option<DiffReport>, Error> {
     let started = Instant::now();
     let mut timer = Timer::new(false);
     let (Prepared { repo, config, .. }, base_repo) =
         prepare_with_base(head, Some(base), &mut timer)?;
-    let base_repo = base_repo.unwrap_or_else(|| memory_repository(&[]).0);
-    Ok(compare(
+    let Some(Ok(base_repo)) = base_repo else {
+        return Ok(None);
+    };
+    Ok(Some(compare(
         (base_repo, &config.clone()),
         repo,
         config,
         paths,
         all,
         started,
-    ))
+    )))
 }
 
 /// [`run`] on in-memory files `(relative path, text)`: the fixture harness and the rule docs'

@@ -45,7 +45,7 @@ pub(super) fn prepare_with_base(
     opts: &Options,
     base: Option<&BaseChanges>,
     timer: &mut Timer,
-) -> Result<(Prepared, Option<Repository>), Error> {
+) -> Result<(Prepared, Option<BaseRepository>), Error> {
     let (root, report_files) = match &opts.root {
         Some(root) => (
             root.clone(),
@@ -82,7 +82,7 @@ pub(super) fn prepare_with_base(
     );
     timer.mark("read, parse, kustomize");
     check_roots(&config, &repo)?;
-    if let Some(b) = &base_repo {
+    if let Some(Ok(b)) = &base_repo {
         check_roots(&config, b)?;
     }
     let prepared = Prepared {
@@ -233,8 +233,12 @@ type WithBase = (
     Repository,
     Vec<(&'static str, Finding)>,
     Option<cache::Reuse>,
-    Option<Repository>,
+    Option<BaseRepository>,
 );
+
+/// The base's repository, or the changed file it cannot be made without (see
+/// [`super::base::derive`]).
+pub(super) type BaseRepository = Result<Repository, String>;
 
 /// [`load_project`], and with `base` the repository of `diff`'s base revision (see
 /// [`super::base`]), which shares the head's parse of the files the change did not touch.
@@ -341,14 +345,14 @@ fn load_project_with_base(
                 with_templates: &with_templates,
             },
             retention,
-        );
+        )?;
         let mut repo = Repository::read_from_disk(
             root.clone(),
             SourceDb::with_templates(files, templates),
             docs,
         );
         repo.git_origin = git_origin.clone();
-        repo
+        Ok(repo)
     });
     let mut files = Vec::with_capacity(loaded.len());
     let mut docs = Vec::with_capacity(loaded.iter().map(|l| l.docs.len()).sum());

@@ -490,8 +490,23 @@ fn what_only_a_checkout_reproduces_is_checked_out() {
     };
     write(
         ".gitops-lint.yaml",
-        "repo_urls:\n  - https://git.example.com/platform/gitops.git\n",
+        "repo_urls:\n  - https://git.example.com/platform/gitops.git\nexclude:\n  - '**/excluded.yaml'\n",
     );
+    write("argocd/patched.yaml", &app("patched", "apps/patched"));
+    write(
+        "apps/patched/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - cm.yaml\npatches:\n  - path: excluded.yaml\n",
+    );
+    write(
+        "apps/patched/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: patched\ndata:\n  size: \"1\"\n",
+    );
+    let patch = |size: &str| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: patched\ndata:\n  size: \"{size}\"\n"
+        )
+    };
+    write("apps/patched/excluded.yaml", &patch("2"));
     write("argocd/settings.yaml", &app("settings", "apps/settings"));
     write(
         "apps/settings/kustomization.yaml",
@@ -520,6 +535,13 @@ fn what_only_a_checkout_reproduces_is_checked_out() {
     assert_eq!(fast, checkout);
     assert!(fast.contains("size=2"), "{fast}");
     write("apps/settings/app.properties", "size=1\n");
+
+    // A patch the configuration excludes from the check is still read by its kustomization.
+    write("apps/patched/excluded.yaml", &patch("3"));
+    let (fast, checkout) = both_ways_with(root, &["--all"]);
+    assert_eq!(fast, checkout);
+    assert!(fast.contains(r#"+  size: \"3\""#), "{fast}");
+    write("apps/patched/excluded.yaml", &patch("2"));
 
     #[cfg(unix)]
     {
