@@ -14,8 +14,8 @@ use super::new_since::{collect, git, git_bytes, git_stdin, spawn};
 /// Why the base is checked out rather than read from git objects.
 pub(crate) type Checkout = String;
 
-fn utf8(bytes: &[u8]) -> Result<&str, Checkout> {
-    std::str::from_utf8(bytes).map_err(|_| "a changed path is not UTF-8".to_string())
+fn utf8(bytes: &[u8]) -> Option<&str> {
+    std::str::from_utf8(bytes).ok()
 }
 
 /// The folder of a root-relative path (`""` at the root).
@@ -57,32 +57,21 @@ fn is_special(name: &str) -> bool {
         || gitops_lint::config::FILE_NAMES.contains(&name)
 }
 
+/// What the working tree changed since the base, as git sees it.
+pub(crate) struct Base {
+    /// Every path the change touched, root-relative: changed, added, deleted or untracked,
+    /// whatever the file (a kustomize generator's input too), for the Applications it affects.
+    pub(crate) touched: Vec<String>,
+    /// The base as changes to the working tree, or why it must be checked out.
+    pub(crate) changes: Result<BaseChanges, Checkout>,
+}
+
 /// The base revision `commit` as changes to the working tree under `root`, or why it must be
 /// checked out: a link, submodule or file type changed, a file the walk does not read (a
 /// kustomize generator's input, a chart archive) or an ignore, attribute or configuration
 /// file changed, a chart's files were added or removed, a base text is not UTF-8, binary or
 /// over the size limit, or git converts texts on checkout.
-pub(crate) fn changes(root: &Path, commit: &str) -> Result<Result<BaseChanges, Checkout>, String> {
-    let prefix = git(root, &["rev-parse", "--show-prefix"])?;
-    if !prefix.is_empty()
-        && git(
-            root,
-            &[
-                "cat-file",
-                "-e",
-                &format!("{commit}:{}", prefix.trim_end_matches('/')),
-            ],
-        )
-        .is_err()
-    {
-        return Ok(Err("the root did not exist at the base".into()));
-    }
-    for key in ["core.autocrlf", "core.eol"] {
-        let value = git(root, &["config", "--get", key]).unwrap_or_default();
-        if matches!(value.as_str(), "true" | "crlf") {
-            return Ok(Err(format!("`{key}` converts texts on checkout")));
-        }
-    }
+pub(crate) fn changes(root: &Path, commit: &str) -> Result<Base, String> {
     // Untracked files are absent at the base; listed while `git diff` runs.
     let untracked = spawn(
         root,
@@ -109,14 +98,64 @@ pub(crate) fn changes(root: &Path, commit: &str) -> Result<Result<BaseChanges, C
             "--",
         ],
     )?;
+    let untracked = collect(untracked)?;
+    let fields = |bytes: &[u8]| -> Vec<Vec<u8>> {
+        bytes
+            .split(|b| *b == 0)
+            .filter(|f| !f.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect()
+    };
+    let (raw, untracked) = (fields(&raw), fields(&untracked));
+    let touched = raw
+        .iter()
+        .skip(1)
+        .step_by(2)
+        .chain(&untracked)
+        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .collect();
+    Ok(Base {
+        touched,
+        changes: classify(root, commit, &raw, &untracked)?,
+    })
+}
+
+/// [`changes`] from `git diff --raw -z`'s fields and the untracked files.
+fn classify(
+    root: &Path,
+    commit: &str,
+    raw: &[Vec<u8>],
+    untracked: &[Vec<u8>],
+) -> Result<Result<BaseChanges, Checkout>, String> {
+    let prefix = git(root, &["rev-parse", "--show-prefix"])?;
+    if !prefix.is_empty()
+        && git(
+            root,
+            &[
+                "cat-file",
+                "-e",
+                &format!("{commit}:{}", prefix.trim_end_matches('/')),
+            ],
+        )
+        .is_err()
+    {
+        return Ok(Err("the root did not exist at the base".into()));
+    }
+    for key in ["core.autocrlf", "core.eol"] {
+        let value = git(root, &["config", "--get", key]).unwrap_or_default();
+        if matches!(value.as_str(), "true" | "crlf") {
+            return Ok(Err(format!("`{key}` converts texts on checkout")));
+        }
+    }
     let mut out = BaseChanges::default();
     // Paths whose base text to read: modified (true) or deleted (false).
     let mut texts: Vec<(String, bool)> = Vec::new();
-    let mut fields = raw.split(|b| *b == 0).filter(|f| !f.is_empty());
-    while let Some(meta) = fields.next() {
-        let Some(path) = fields.next() else { break };
-        let meta = utf8(meta)?;
-        let rel = utf8(path)?.to_string();
+    for pair in raw.chunks(2) {
+        let [meta, path] = pair else { break };
+        let (Some(meta), Some(rel)) = (utf8(meta), utf8(path)) else {
+            return Ok(Err("a changed path is not UTF-8".into()));
+        };
+        let rel = rel.to_string();
         let parts: Vec<&str> = meta.trim_start_matches(':').split(' ').collect();
         let [old_mode, new_mode, _, _, status] = parts[..] else {
             return Ok(Err(format!("unexpected `git diff --raw` line `{meta}`")));
@@ -148,9 +187,11 @@ pub(crate) fn changes(root: &Path, commit: &str) -> Result<Result<BaseChanges, C
             _ => return Ok(Err(format!("`{rel}` changed as `{status}`"))),
         }
     }
-    let untracked = collect(untracked)?;
-    for path in untracked.split(|b| *b == 0).filter(|f| !f.is_empty()) {
-        let rel = utf8(path)?.to_string();
+    for path in untracked {
+        let Some(rel) = utf8(path) else {
+            return Ok(Err("an untracked path is not UTF-8".into()));
+        };
+        let rel = rel.to_string();
         let name = rel.rsplit('/').next().unwrap_or(&rel);
         if is_special(name)
             || !is_yaml_name(name)

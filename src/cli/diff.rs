@@ -220,16 +220,16 @@ pub(crate) fn diff(args: &DiffArgs) -> ExitCode {
     };
     // The base from git objects beside the working tree; checked out when only a checkout
     // reproduces what the change touched.
-    let from_objects = if args.checkout_base {
-        None
-    } else {
-        base_tree::changes(&repo_root, &commit)
-            .ok()
-            .and_then(Result::ok)
-    };
-    let from_objects = match from_objects {
-        Some(changes) => engine::diff::run_against(&changes, &head, &paths, args.all).transpose(),
-        None => None,
+    let base_tree = base_tree::changes(&repo_root, &commit).ok();
+    let touched = base_tree
+        .as_ref()
+        .map(|b| b.touched.clone())
+        .unwrap_or_default();
+    let from_objects = match base_tree.map(|b| b.changes) {
+        Some(Ok(changes)) if !args.checkout_base => {
+            engine::diff::run_against(&changes, &head, (&paths, &touched), args.all).transpose()
+        }
+        _ => None,
     };
     let ran = match from_objects {
         Some(ran) => ran,
@@ -244,7 +244,7 @@ pub(crate) fn diff(args: &DiffArgs) -> ExitCode {
                 config: args.config.clone(),
                 ..Options::default()
             });
-            engine::diff::run(base.as_ref(), &head, &paths, args.all)
+            engine::diff::run(base.as_ref(), &head, (&paths, &touched), args.all)
         }
     };
     let dr = match ran {

@@ -25,14 +25,16 @@ pub struct DiffReport {
 
 /// Compares the repository of `base` (`None`: the repository did not exist then) with the one
 /// of `head`. `paths`, repository-relative, narrow the Applications reported. Only the
-/// Applications the change can affect are rendered and compared, unless `all`.
+/// Applications the change can affect are rendered and compared, unless `all`; `touched`
+/// (repository-relative) are files the change touched that the comparison of the two
+/// revisions' YAML files and templates cannot see (any file: git's list of the change).
 ///
 /// # Errors
 /// A configuration or usage error of either revision.
 pub fn run(
     base: Option<&Options>,
     head: &Options,
-    paths: &[String],
+    (paths, touched): (&[String], &[String]),
     all: bool,
 ) -> Result<DiffReport, Error> {
     let started = Instant::now();
@@ -49,7 +51,7 @@ pub fn run(
         (base_repo, &base_config),
         repo,
         config,
-        paths,
+        (paths, touched),
         all,
         started,
     ))
@@ -67,7 +69,7 @@ pub fn run(
 pub fn run_against(
     base: &BaseChanges,
     head: &Options,
-    paths: &[String],
+    (paths, touched): (&[String], &[String]),
     all: bool,
 ) -> Result<Option<DiffReport>, Error> {
     let started = Instant::now();
@@ -81,7 +83,7 @@ pub fn run_against(
         (base_repo, &config.clone()),
         repo,
         config,
-        paths,
+        (paths, touched),
         all,
         started,
     )))
@@ -103,7 +105,7 @@ pub fn run_texts(
         (base_repo, &config.clone()),
         repo,
         config,
-        &[],
+        (&[], &[]),
         all,
         started,
     )
@@ -113,11 +115,12 @@ fn compare(
     (base_repo, base_config): (Repository, &Config),
     repo: Repository,
     config: Config,
-    paths: &[String],
+    (paths, touched): (&[String], &[String]),
     all: bool,
     started: Instant,
 ) -> DiffReport {
-    let changed = ChangedLines::between(&base_repo, &repo);
+    let mut changed = ChangedLines::between(&base_repo, &repo);
+    changed.touch(touched);
     let (changes, raw) = {
         let mut base_model = Model::new(&base_repo, base_config.settings());
         let mut head_model = Model::new(&repo, config.settings());

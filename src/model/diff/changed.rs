@@ -58,6 +58,18 @@ impl ChangedLines {
         out
     }
 
+    /// Marks `paths` (repository-relative) changed, with no line known, unless a revision's
+    /// lines of them are: files the repositories do not read as YAML (a kustomize generator's
+    /// input, a file a chart reads through `.Files`), so that the Applications reading them
+    /// count as affected.
+    pub fn touch<'a>(&mut self, paths: impl IntoIterator<Item = &'a String>) {
+        for p in paths {
+            if !self.head.contains_key(p) && !self.base.contains_key(p) {
+                self.head.insert(p.clone(), BTreeSet::new());
+            }
+        }
+    }
+
     /// Whether `line` of `path` changed at this revision.
     #[must_use]
     pub fn contains(&self, at_base: bool, path: &str, line: usize) -> bool {
