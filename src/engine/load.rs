@@ -346,10 +346,11 @@ fn load_project_with_base(
             },
             retention,
         )?;
-        let mut repo = Repository::read_from_disk(
+        let mut repo = Repository::read_from_disk_without(
             root.clone(),
             SourceDb::with_templates(files, templates),
             docs,
+            changes.added.clone(),
         );
         repo.git_origin = git_origin.clone();
         Ok(repo)

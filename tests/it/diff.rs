@@ -467,8 +467,10 @@ fn the_base_from_git_objects_matches_a_checkout() {
 }
 
 /// A change the base's git objects cannot stand in for is read from a checkout: a file the
-/// walk does not read (a kustomize generator's input), a link out of the root at the base, a
-/// file added in a new folder. Each report is the checkout's, and the link is not followed.
+/// walk does not read (a kustomize generator's input, a patch the configuration excludes), a
+/// link out of the root at the base, a file added in a new folder. A file the change adds is
+/// missing at the base, though the working tree has it. Each report is the checkout's, and the
+/// link is not followed.
 #[test]
 fn what_only_a_checkout_reproduces_is_checked_out() {
     let app = |name: &str, path: &str| {
@@ -495,6 +497,15 @@ fn what_only_a_checkout_reproduces_is_checked_out() {
     write(
         "apps/patched/cm.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: patched\ndata:\n  size: \"1\"\n",
+    );
+    write("argocd/fixed.yaml", &app("fixed", "apps/fixed"));
+    write(
+        "apps/fixed/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - cm.yaml\n  - new.yaml\n",
+    );
+    write(
+        "apps/fixed/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fixed\n",
     );
     let patch = |size: &str| {
         format!(
@@ -536,6 +547,17 @@ fn what_only_a_checkout_reproduces_is_checked_out() {
     assert_eq!(fast, checkout);
     assert!(fast.contains(r#"+  size: \"3\""#), "{fast}");
     write("apps/patched/excluded.yaml", &patch("2"));
+
+    // A file the change adds that the base's kustomization already listed: at the base it is
+    // missing, though the working tree has it.
+    write(
+        "apps/fixed/new.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fixed-new\n",
+    );
+    let (fast, checkout) = both_ways(root);
+    assert_eq!(fast, checkout);
+    assert!(fast.contains("fixed-new"), "{fast}");
+    std::fs::remove_file(root.join("apps/fixed/new.yaml")).unwrap();
 
     #[cfg(unix)]
     {
