@@ -50,8 +50,8 @@ fn chart_template(root: &Path, rel: &str) -> bool {
     })
 }
 
-/// Files whose change only a checkout reproduces: ignore and attribute files, the
-/// configuration, chart metadata.
+/// Files whose change only a checkout reproduces: ignore and attribute files, and the
+/// configuration (the base's would be read from it).
 fn is_special(name: &str) -> bool {
     matches!(name, ".gitignore" | ".ignore" | ".gitattributes")
         || gitops_lint::config::FILE_NAMES.contains(&name)
@@ -116,7 +116,8 @@ pub(crate) fn changes(root: &Path, commit: &str) -> Result<Base, String> {
         .collect();
     Ok(Base {
         touched,
-        changes: classify(root, commit, &raw, &untracked)?,
+        // A git command that fails here leaves the checkout, not the list of touched paths.
+        changes: classify(root, commit, &raw, &untracked).unwrap_or_else(Err),
     })
 }
 
@@ -235,8 +236,7 @@ fn classify(
             .iter()
             .flat_map(|d| [d.as_bytes(), b"\0"].concat())
             .collect();
-        // Exit 1: none is ignored.
-        let listed = git_stdin(
+        let listed = match git_stdin(
             root,
             &[
                 "-c",
@@ -247,8 +247,12 @@ fn classify(
                 "--stdin",
             ],
             input,
-        )
-        .unwrap_or_default();
+        ) {
+            Ok(listed) => listed,
+            // Exit 1 without a message: none is ignored.
+            Err(e) if e.is_empty() => Vec::new(),
+            Err(e) => return Ok(Err(e)),
+        };
         if let Some(path) = listed.split(|b| *b == 0).find(|f| !f.is_empty()) {
             return Ok(Err(format!(
                 "`{}`, deleted, is ignored",
@@ -297,7 +301,10 @@ fn classify(
     let blobs = git_stdin(root, &["cat-file", "--batch"], input.into_bytes())?;
     let mut at = 0;
     for (rel, modified) in texts {
-        let Some(end) = blobs[at..].iter().position(|b| *b == b'\n') else {
+        let Some(end) = blobs
+            .get(at..)
+            .and_then(|rest| rest.iter().position(|b| *b == b'\n'))
+        else {
             return Err(format!("`git cat-file` ended before `{rel}`"));
         };
         let header = String::from_utf8_lossy(&blobs[at..at + end]).into_owned();
