@@ -1,6 +1,8 @@
-//! `gitops-lint diff`: what a change does to what Argo CD deploys. The base revision is checked
-//! out in a temporary worktree (the `--new-since` machinery), both revisions are loaded, and
-//! the library compares them and runs the `diff/` rules.
+//! `gitops-lint diff`: what a change does to what Argo CD deploys. The base revision is read
+//! from git objects as changes to the working tree (`base_tree.rs`), or, when the change
+//! touches what only a checkout reproduces, checked out in a temporary worktree (the
+//! `--new-since` machinery); the library compares the two revisions and runs the `diff/`
+//! rules.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -12,6 +14,7 @@ use gitops_lint::engine::{self, Options};
 use gitops_lint::source::fs::{Reach, Root, io_reason};
 use gitops_lint::{config, registry, report};
 
+use super::base_tree;
 use super::new_since::{checkout, git};
 use super::{ColorChoice, FailOn, fatal, out, root, use_color};
 
@@ -50,6 +53,11 @@ pub(crate) struct DiffArgs {
     /// Render and compare every Application, not only those the change can affect.
     #[arg(long)]
     all: bool,
+    /// Check the base revision out in a temporary worktree instead of reading it from git
+    /// objects beside the working tree (slower; what is done anyway when the change touches
+    /// links, submodules, ignore files or files the walk does not read).
+    #[arg(long, hide = true)]
+    checkout_base: bool,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -191,9 +199,18 @@ pub(crate) fn diff(args: &DiffArgs) -> ExitCode {
             Err(e) => return usage(e),
         },
     };
-    let old = match checkout(&repo_root, &rev) {
-        Ok(c) => c,
-        Err(e) => return usage(format!("--base {rev}: {e}")),
+    let Ok(commit) = git(
+        &repo_root,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{rev}^{{commit}}"),
+        ],
+    ) else {
+        return usage(format!(
+            "--base {rev}: unknown revision `{rev}` (is the history fetched?)"
+        ));
     };
     let head = Options {
         paths: vec![repo_root.clone()],
@@ -201,17 +218,39 @@ pub(crate) fn diff(args: &DiffArgs) -> ExitCode {
         config: args.config.clone(),
         ..Options::default()
     };
-    let base = old.root.as_ref().map(|r| Options {
-        paths: vec![r.clone()],
-        root: Some(r.clone()),
-        config: args.config.clone(),
-        ..Options::default()
-    });
-    let dr = match engine::diff::run(base.as_ref(), &head, &paths, args.all) {
+    // The base from git objects beside the working tree; checked out when only a checkout
+    // reproduces what the change touched.
+    let base_tree = base_tree::changes(&repo_root, &commit).ok();
+    let touched = base_tree
+        .as_ref()
+        .map(|b| b.touched.clone())
+        .unwrap_or_default();
+    let from_objects = match base_tree.map(|b| b.changes) {
+        Some(Ok(changes)) if !args.checkout_base => {
+            engine::diff::run_against(&changes, &head, (&paths, &touched), args.all).transpose()
+        }
+        _ => None,
+    };
+    let ran = match from_objects {
+        Some(ran) => ran,
+        None => {
+            let old = match checkout(&repo_root, &commit) {
+                Ok(c) => c,
+                Err(e) => return usage(format!("--base {rev}: {e}")),
+            };
+            let base = old.root.as_ref().map(|r| Options {
+                paths: vec![r.clone()],
+                root: Some(r.clone()),
+                config: args.config.clone(),
+                ..Options::default()
+            });
+            engine::diff::run(base.as_ref(), &head, (&paths, &touched), args.all)
+        }
+    };
+    let dr = match ran {
         Ok(d) => d,
         Err(e) => return fatal(&e, stderr_color),
     };
-    drop(old);
     let text_opts = |color: bool| report::text::TextOptions {
         color,
         base: target.base.clone(),

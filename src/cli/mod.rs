@@ -1,5 +1,6 @@
 //! Command-line interface: parse arguments, run, print, map the outcome to an exit code.
 
+mod base_tree;
 mod diff;
 mod inspect;
 mod new_since;

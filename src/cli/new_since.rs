@@ -1,9 +1,11 @@
 //! `--new-since REV`: lint the repository as it was at a git revision, in a temporary
-//! worktree, and return the fingerprints of its findings.
+//! worktree, and return the fingerprints of its findings. The one place that starts a
+//! process: `git`, for this, for `diff`'s base (`base_tree.rs`) and its default base.
 
 use std::collections::HashSet;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::{Mutex, Once};
 
 use gitops_lint::engine::{self, Options};
@@ -65,6 +67,74 @@ pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
         return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// git's output for `args` in `dir`, as bytes (`-z` lists).
+pub(crate) fn git_bytes(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
+    }
+    Ok(out.stdout)
+}
+
+/// git started with `args` in `dir`, its output to collect with [`collect`]: two listings run
+/// at once.
+pub(crate) fn spawn(dir: &Path, args: &[&str]) -> Result<std::process::Child, String> {
+    Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run git: {e}"))
+}
+
+pub(crate) fn collect(child: std::process::Child) -> Result<Vec<u8>, String> {
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
+    }
+    Ok(out.stdout)
+}
+
+/// git's output for `args` in `dir` given `input` on its standard input (written on a thread
+/// of its own: git writes while it reads).
+pub(crate) fn git_stdin(dir: &Path, args: &[&str], input: Vec<u8>) -> Result<Vec<u8>, String> {
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    let mut stdin = child.stdin.take().ok_or("git's input")?;
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let mut out = Vec::new();
+    child
+        .stdout
+        .take()
+        .ok_or("git's output")?
+        .read_to_end(&mut out)
+        .map_err(|e| e.to_string())?;
+    let status = child.wait().map_err(|e| e.to_string())?;
+    let _ = writer.join();
+    if !status.success() {
+        let mut err = String::new();
+        if let Some(mut e) = child.stderr.take() {
+            let _ = e.read_to_string(&mut err);
+        }
+        return Err(err.trim().to_string());
+    }
+    Ok(out)
 }
 
 /// A checkout of a revision in a temporary worktree (outside the repository, removed on

@@ -5,8 +5,9 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
+pub use super::base::BaseChanges;
 use super::dispatch::Found;
-use super::load::{Prepared, prepare};
+use super::load::{Prepared, prepare, prepare_with_base};
 use super::timer::Timer;
 use super::{Error, Options, Report, finish, memory_repository, summarize};
 use crate::config::{Config, Level};
@@ -24,14 +25,16 @@ pub struct DiffReport {
 
 /// Compares the repository of `base` (`None`: the repository did not exist then) with the one
 /// of `head`. `paths`, repository-relative, narrow the Applications reported. Only the
-/// Applications the change can affect are rendered and compared, unless `all`.
+/// Applications the change can affect are rendered and compared, unless `all`; `touched`
+/// (repository-relative) are files the change touched that the comparison of the two
+/// revisions' YAML files and templates cannot see (any file: git's list of the change).
 ///
 /// # Errors
 /// A configuration or usage error of either revision.
 pub fn run(
     base: Option<&Options>,
     head: &Options,
-    paths: &[String],
+    (paths, touched): (&[String], &[String]),
     all: bool,
 ) -> Result<DiffReport, Error> {
     let started = Instant::now();
@@ -48,10 +51,42 @@ pub fn run(
         (base_repo, &base_config),
         repo,
         config,
-        paths,
+        (paths, touched),
         all,
         started,
     ))
+}
+
+/// [`run`] with the base revision given as what it holds that the working tree of `head` does
+/// not (see [`BaseChanges`]): the head is read once, and the base shares its parse of every
+/// file the change did not touch. The base's configuration is the head's (the caller checked
+/// that the change did not touch it). `None` when a changed file is one the load does not
+/// read (excluded by the configuration): the model may read it from the disk, and only a
+/// checkout of the base has its base text there.
+///
+/// # Errors
+/// A configuration or usage error.
+pub fn run_against(
+    base: &BaseChanges,
+    head: &Options,
+    (paths, touched): (&[String], &[String]),
+    all: bool,
+) -> Result<Option<DiffReport>, Error> {
+    let started = Instant::now();
+    let mut timer = Timer::new(false);
+    let (Prepared { repo, config, .. }, base_repo) =
+        prepare_with_base(head, Some(base), &mut timer)?;
+    let Some(Ok(base_repo)) = base_repo else {
+        return Ok(None);
+    };
+    Ok(Some(compare(
+        (base_repo, &config.clone()),
+        repo,
+        config,
+        (paths, touched),
+        all,
+        started,
+    )))
 }
 
 /// [`run`] on in-memory files `(relative path, text)`: the fixture harness and the rule docs'
@@ -70,7 +105,7 @@ pub fn run_texts(
         (base_repo, &config.clone()),
         repo,
         config,
-        &[],
+        (&[], &[]),
         all,
         started,
     )
@@ -80,11 +115,12 @@ fn compare(
     (base_repo, base_config): (Repository, &Config),
     repo: Repository,
     config: Config,
-    paths: &[String],
+    (paths, touched): (&[String], &[String]),
     all: bool,
     started: Instant,
 ) -> DiffReport {
-    let changed = ChangedLines::between(&base_repo, &repo);
+    let mut changed = ChangedLines::between(&base_repo, &repo);
+    changed.touch(touched);
     let (changes, raw) = {
         let mut base_model = Model::new(&base_repo, base_config.settings());
         let mut head_model = Model::new(&repo, config.settings());

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::base::BaseChanges;
 use super::cache::{self, ParseCache};
 use super::read::{Loaded, load_one};
 use super::root::{filters_under, resolve_root};
@@ -35,6 +36,16 @@ pub(super) struct Prepared {
 
 /// Root, config, walk, read, parse and classify: everything before the rules.
 pub(super) fn prepare(opts: &Options, timer: &mut Timer) -> Result<Prepared, Error> {
+    prepare_with_base(opts, None, timer).map(|(p, _)| p)
+}
+
+/// [`prepare`], and with `base` the repository of `diff`'s base revision as well, made from
+/// the head's load (see [`super::base`]).
+pub(super) fn prepare_with_base(
+    opts: &Options,
+    base: Option<&BaseChanges>,
+    timer: &mut Timer,
+) -> Result<(Prepared, Option<BaseRepository>), Error> {
     let (root, report_files) = match &opts.root {
         Some(root) => (
             root.clone(),
@@ -61,16 +72,20 @@ pub(super) fn prepare(opts: &Options, timer: &mut Timer) -> Result<Prepared, Err
     timer.mark("walk");
     let user_policies = !opts.policy.paths.is_empty() || !config.policies.is_empty();
     let retention = retention(&config, user_policies, opts.cache.is_some());
-    let (repo, load_findings, reuse) = load_project(
+    let (repo, load_findings, reuse, base_repo) = load_project_with_base(
         root,
         discovered,
         &opts.overlay,
         &retention,
         opts.cache.as_deref(),
+        base.map(|b| (b, &filter)),
     );
     timer.mark("read, parse, kustomize");
     check_roots(&config, &repo)?;
-    Ok(Prepared {
+    if let Some(Ok(b)) = &base_repo {
+        check_roots(&config, b)?;
+    }
+    let prepared = Prepared {
         repo,
         config,
         report_files,
@@ -78,7 +93,8 @@ pub(super) fn prepare(opts: &Options, timer: &mut Timer) -> Result<Prepared, Err
         config_path,
         reuse,
         retention,
-    })
+    };
+    Ok((prepared, base_repo))
 }
 
 /// What the run keeps of the files: what its enabled rules (Rust and the shipped pack) and the
@@ -194,7 +210,39 @@ pub(super) fn load_user_policies(
 }
 
 /// Reads and parses files in parallel into a [`Repository`], keeping YAML and I/O problems.
+#[cfg(test)]
 fn load_project(
+    root: PathBuf,
+    discovered: walk::Discovered,
+    overlay: &std::collections::BTreeMap<String, String>,
+    retention: &Retention,
+    cache: Option<&ParseCache>,
+) -> (
+    Repository,
+    Vec<(&'static str, Finding)>,
+    Option<cache::Reuse>,
+) {
+    let (repo, findings, reuse, _) =
+        load_project_with_base(root, discovered, overlay, retention, cache, None);
+    (repo, findings, reuse)
+}
+
+/// The head's repository, its load findings and what the cache kept, and the base's
+/// repository (see [`load_project_with_base`]).
+type WithBase = (
+    Repository,
+    Vec<(&'static str, Finding)>,
+    Option<cache::Reuse>,
+    Option<BaseRepository>,
+);
+
+/// The base's repository, or the changed file it cannot be made without (see
+/// [`super::base::derive`]).
+pub(super) type BaseRepository = Result<Repository, String>;
+
+/// [`load_project`], and with `base` the repository of `diff`'s base revision (see
+/// [`super::base`]), which shares the head's parse of the files the change did not touch.
+fn load_project_with_base(
     root: PathBuf,
     walk::Discovered {
         found,
@@ -205,11 +253,8 @@ fn load_project(
     overlay: &std::collections::BTreeMap<String, String>,
     retention: &Retention,
     cache: Option<&ParseCache>,
-) -> (
-    Repository,
-    Vec<(&'static str, Finding)>,
-    Option<cache::Reuse>,
-) {
+    base: Option<(&BaseChanges, &Filter)>,
+) -> WithBase {
     // (relative path, its path when not under the root as given (see `walk::Found`), why it
     // cannot be read and whether that is a deliberate skip)
     type Entry = (String, Option<PathBuf>, Option<(String, bool)>);
@@ -235,7 +280,7 @@ fn load_project(
     entries.dedup_by(|a, b| a.0 == b.0);
 
     let shared_root: Arc<Path> = root.as_path().into();
-    let (loaded, reuse): (Vec<Loaded>, _) = match cache {
+    let (mut loaded, reuse): (Vec<Loaded>, _) = match cache {
         Some(cache) => {
             let entries = entries
                 .into_iter()
@@ -280,6 +325,36 @@ fn load_project(
         }
     };
 
+    let mut templates = read_templates(&root, &shared_root, &loaded, &with_templates, cache);
+    let git_origin = crate::model::paths::git_origin(&root);
+    let base_repo = base.map(|(changes, filter)| {
+        // The base's clones of the head's files share their texts, read once.
+        for l in &mut loaded {
+            l.source.share();
+        }
+        for t in &mut templates {
+            t.share();
+        }
+        let (files, docs, templates) = super::base::derive(
+            (&root, &shared_root),
+            changes,
+            filter,
+            super::base::Head {
+                loaded: &loaded,
+                templates: &templates,
+                with_templates: &with_templates,
+            },
+            retention,
+        )?;
+        let mut repo = Repository::read_from_disk_without(
+            root.clone(),
+            SourceDb::with_templates(files, templates),
+            docs,
+            changes.added.clone(),
+        );
+        repo.git_origin = git_origin.clone();
+        Ok(repo)
+    });
     let mut files = Vec::with_capacity(loaded.len());
     let mut docs = Vec::with_capacity(loaded.iter().map(|l| l.docs.len()).sum());
     let mut findings = Vec::new();
@@ -289,12 +364,10 @@ fn load_project(
         docs.extend(l.docs);
         findings.extend(l.findings);
     }
-    let templates = read_templates(&root, &shared_root, &files, &with_templates, cache);
-    let git_origin = crate::model::paths::git_origin(&root);
     let mut repo =
         Repository::read_from_disk(root, SourceDb::with_templates(files, templates), docs);
     repo.git_origin = git_origin;
-    (repo, findings, reuse)
+    (repo, findings, reuse, base_repo)
 }
 
 /// Files loaded in one task at most (see [`load_project`]).
@@ -309,11 +382,11 @@ const LOAD_TASK_FILES: usize = 8;
 fn read_templates(
     root: &Path,
     shared_root: &Arc<Path>,
-    files: &[SourceFile],
+    files: &[Loaded],
     with_templates: &[String],
     cache: Option<&ParseCache>,
 ) -> Vec<SourceFile> {
-    let mut dirs = crate::repo::memory::chart_dirs(files.iter().map(|f| f.path.as_str()));
+    let mut dirs = crate::repo::memory::chart_dirs(files.iter().map(|f| f.source.path.as_str()));
     dirs.retain(|d| {
         with_templates
             .binary_search_by(|t| t.as_str().cmp(d))
@@ -322,7 +395,7 @@ fn read_templates(
     let mut found = walk::chart_templates(root, &dirs);
     found.retain(|f| {
         files
-            .binary_search_by(|x| x.path.as_str().cmp(&f.rel))
+            .binary_search_by(|x| x.source.path.as_str().cmp(&f.rel))
             .is_err()
     });
     if let Some(cache) = cache {

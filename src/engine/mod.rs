@@ -9,6 +9,7 @@ use crate::diagnostic::{Diagnostic, Finding, Severity};
 use crate::model::Repository;
 use crate::source::SourceDb;
 
+mod base;
 mod cache;
 pub mod diff;
 mod dispatch;

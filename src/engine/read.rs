@@ -77,6 +77,25 @@ fn load_text(
     }
 }
 
+/// A text that is not on disk (`diff`'s base revision, read from git): parsed and retained
+/// as [`load_text`] does, its text kept in memory, since the file on disk is another one.
+pub(super) fn load_kept(
+    id: FileId,
+    rel: &str,
+    abs: PathBuf,
+    text: &str,
+    retention: &Retention,
+    keeps_values: bool,
+) -> Loaded {
+    let (mut docs, findings) = parse_text(id, rel, text);
+    retention.retain(&mut docs, text, keeps_values);
+    Loaded {
+        source: SourceFile::new(id, rel.to_string(), abs, text.to_string()),
+        docs,
+        findings,
+    }
+}
+
 /// A file that cannot be read (`skipped`: deliberately, such as a link out of the root).
 pub(super) fn unreadable(
     id: FileId,

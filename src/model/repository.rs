@@ -64,6 +64,22 @@ impl Repository {
         Self::from_documents(documents)
     }
 
+    /// [`Repository::read_from_disk`] for a revision whose files are on disk but for
+    /// `absent`, which the disk has and the revision does not (`diff`'s base made from the
+    /// working tree).
+    #[must_use]
+    pub fn read_from_disk_without(
+        root: PathBuf,
+        sources: SourceDb,
+        docs: Vec<Document>,
+        absent: std::collections::BTreeSet<String>,
+    ) -> Self {
+        let mut documents = Documents::new(root, sources, docs);
+        documents.on_disk = true;
+        documents.absent = absent;
+        Self::from_documents(documents)
+    }
+
     /// In-memory files `(relative path, text)` as one repository (see [`crate::repo::memory`]).
     #[must_use]
     pub fn in_memory(files: &[(&str, &str)]) -> Self {

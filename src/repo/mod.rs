@@ -32,6 +32,9 @@ pub struct Documents {
     /// True when the files are on disk under `root` (false for in-memory checks): the
     /// resolver may then look for files that were not discovered (non-YAML, excluded).
     pub on_disk: bool,
+    /// Files under `root` on disk that this revision does not have (`diff`'s base made from
+    /// the working tree: the files the change added): nothing looks for them there.
+    pub absent: std::collections::BTreeSet<String>,
     by_kind: BTreeMap<DocKind, Vec<usize>>,
     by_file: Vec<std::ops::Range<usize>>,
     /// Indexes in [`Documents::docs`] of Argo CD documents that kustomizations deploy with
@@ -64,6 +67,7 @@ impl Documents {
             docs,
             git_origin: None,
             on_disk: false,
+            absent: std::collections::BTreeSet::new(),
             by_kind: BTreeMap::new(),
             by_file,
             ambiguously_patched: HashSet::new(),
@@ -160,6 +164,13 @@ impl Documents {
     #[must_use]
     pub fn source(&self, file: FileId) -> &SourceFile {
         self.sources.get(file)
+    }
+
+    /// Whether the file at `rel` (root-relative) may be looked for on disk: the files are there
+    /// and this revision has it (see [`Documents::absent`]).
+    #[must_use]
+    pub fn on_disk_at(&self, rel: &str) -> bool {
+        self.on_disk && !self.absent.contains(rel)
     }
 
     #[must_use]

@@ -181,6 +181,16 @@ impl SourceFile {
         }
     }
 
+    /// Whether this file and `other` are clones that share one text (see
+    /// [`SourceFile::share`]): then their texts are the same without reading them.
+    #[must_use]
+    pub fn shares_text_with(&self, other: &SourceFile) -> bool {
+        match (&self.text, &other.text) {
+            (TextSlot::Shared(a), TextSlot::Shared(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
     /// The file's text; empty when it could not be read.
     #[must_use]
     pub fn text(&self) -> &str {

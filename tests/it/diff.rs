@@ -416,3 +416,170 @@ fn usage_errors_say_what_is_wrong() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("is not in a git repository"), "{err}");
 }
+
+/// The JSON report of `diff --base base` in `dir`, from git objects and from a checkout.
+fn both_ways(dir: &Path) -> (String, String) {
+    let args = ["--base", "base", "--format", "json"];
+    let fast = diff(dir, &args);
+    let checkout = diff(dir, &[args.as_slice(), &["--checkout-base"]].concat());
+    assert_eq!(fast.status.code(), checkout.status.code());
+    (stdout(&fast), stdout(&checkout))
+}
+
+/// The base read from git objects beside the working tree gives the report a checkout of it
+/// gives, on every case: as the cases are (the change uncommitted, its new files untracked),
+/// committed, and committed with a file then edited back to its base text in the working tree
+/// (what is compared is the working tree, not the commit).
+#[test]
+fn the_base_from_git_objects_matches_a_checkout() {
+    let mut cases: Vec<String> = std::fs::read_dir(cases_root())
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    cases.sort();
+    for case in &cases {
+        let dir = repository(case);
+        let (fast, checkout) = both_ways(dir.path());
+        assert_eq!(fast, checkout, "{case}, uncommitted");
+        git(dir.path(), &["add", "-A"]);
+        git(dir.path(), &["commit", "-qm", "head"]);
+        let (fast, checkout) = both_ways(dir.path());
+        assert_eq!(fast, checkout, "{case}, committed");
+        // A file the commit changed, back to its base text in the working tree only.
+        let changed = git_output(
+            dir.path(),
+            &["diff", "--name-only", "--diff-filter=M", "base"],
+        );
+        if let Some(file) = changed.lines().next() {
+            let text = git_output(dir.path(), &["show", &format!("base:{file}")]);
+            std::fs::write(dir.path().join(file), format!("{text}\n")).unwrap();
+            let (fast, checkout) = both_ways(dir.path());
+            assert_eq!(
+                fast, checkout,
+                "{case}, {file} reverted in the working tree"
+            );
+        }
+        let worktrees = git_output(dir.path(), &["worktree", "list"]);
+        assert_eq!(worktrees.lines().count(), 1, "{case}: {worktrees}");
+    }
+}
+
+/// A change the base's git objects cannot stand in for is read from a checkout: a file the
+/// walk does not read (a kustomize generator's input, a patch the configuration excludes), a
+/// link out of the root at the base, a file added in a new folder. A file the change adds is
+/// missing at the base, though the working tree has it. Each report is the checkout's, and the
+/// link is not followed.
+#[test]
+fn what_only_a_checkout_reproduces_is_checked_out() {
+    let app = |name: &str, path: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {name}\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://git.example.com/platform/gitops.git\n    path: {path}\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: {name}\n"
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let write = |rel: &str, text: &str| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        ".gitops-lint.yaml",
+        "repo_urls:\n  - https://git.example.com/platform/gitops.git\nexclude:\n  - '**/excluded.yaml'\n",
+    );
+    write("argocd/patched.yaml", &app("patched", "apps/patched"));
+    write(
+        "apps/patched/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - cm.yaml\npatches:\n  - path: excluded.yaml\n",
+    );
+    write(
+        "apps/patched/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: patched\ndata:\n  size: \"1\"\n",
+    );
+    write("argocd/fixed.yaml", &app("fixed", "apps/fixed"));
+    write(
+        "apps/fixed/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - cm.yaml\n  - new.yaml\n",
+    );
+    write(
+        "apps/fixed/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fixed\n",
+    );
+    let patch = |size: &str| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: patched\ndata:\n  size: \"{size}\"\n"
+        )
+    };
+    write("apps/patched/excluded.yaml", &patch("2"));
+    write("argocd/settings.yaml", &app("settings", "apps/settings"));
+    write(
+        "apps/settings/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nconfigMapGenerator:\n  - name: settings\n    files:\n      - app.properties\ngeneratorOptions:\n  disableNameSuffixHash: true\n",
+    );
+    write("apps/settings/app.properties", "size=1\n");
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("secret.yaml"),
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: leaked\n",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.yaml"),
+        root.join("apps/settings/linked.yaml"),
+    )
+    .unwrap();
+    git_init_commit(root, "base");
+    git(root, &["tag", "base"]);
+
+    // The generator's input is no YAML file, but git lists it: its Application is affected.
+    write("apps/settings/app.properties", "size=2\n");
+    let (fast, checkout) = both_ways(root);
+    assert_eq!(fast, checkout);
+    assert!(fast.contains("size=2"), "{fast}");
+    write("apps/settings/app.properties", "size=1\n");
+
+    // A patch the configuration excludes from the check is still read by its kustomization.
+    write("apps/patched/excluded.yaml", &patch("3"));
+    let (fast, checkout) = both_ways(root);
+    assert_eq!(fast, checkout);
+    assert!(fast.contains(r#"+  size: \"3\""#), "{fast}");
+    write("apps/patched/excluded.yaml", &patch("2"));
+
+    // A file the change adds that the base's kustomization already listed: at the base it is
+    // missing, though the working tree has it.
+    write(
+        "apps/fixed/new.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fixed-new\n",
+    );
+    let (fast, checkout) = both_ways(root);
+    assert_eq!(fast, checkout);
+    assert!(fast.contains("fixed-new"), "{fast}");
+    std::fs::remove_file(root.join("apps/fixed/new.yaml")).unwrap();
+
+    #[cfg(unix)]
+    {
+        let link = root.join("apps/settings/linked.yaml");
+        std::fs::remove_file(&link).unwrap();
+        let (fast, checkout) = both_ways(root);
+        assert_eq!(fast, checkout);
+        assert!(!fast.contains("leaked"), "{fast}");
+        std::os::unix::fs::symlink(outside.path().join("secret.yaml"), link).unwrap();
+    }
+
+    write("argocd/new.yaml", &app("new", "apps/new"));
+    write(
+        "apps/new/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: new\n",
+    );
+    let (fast, checkout) = both_ways(root);
+    assert_eq!(fast, checkout);
+    let report: serde_json::Value = serde_json::from_str(&fast).unwrap();
+    assert_eq!(app_status(&report, "new"), "added", "{report:#}");
+}
+
+fn app_status(report: &serde_json::Value, name: &str) -> String {
+    app(report, name)["status"].as_str().unwrap().to_string()
+}

@@ -295,7 +295,7 @@ fn check_case(rule: &str, rule_dir: &Path, case: &Path) -> Result<CaseOutcome, S
             config: config.clone(),
             ..engine::Options::default()
         };
-        engine::diff::run(Some(&at("base")), &at("head"), &[], false)
+        engine::diff::run(Some(&at("base")), &at("head"), (&[], &[]), false)
             .map_err(|e| format!("{label}: {e}"))?
             .report
     } else if case.is_dir() {

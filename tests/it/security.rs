@@ -15,8 +15,9 @@ fn src_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 }
 
 /// Nothing in the linter starts a process (no helm, kustomize, shell) or opens a socket. The
-/// only process is `git`, for the base revision of `--new-since` and `diff` (its worktree, and
-/// `diff`'s default base), in the command-line front end (`src/cli/new_since.rs`).
+/// only process is `git`, for the base revision of `--new-since` and `diff` (its worktree, the
+/// base's files read from git objects, and `diff`'s default base), in the command-line front
+/// end (`src/cli/new_since.rs`).
 #[test]
 fn no_process_and_no_network_in_the_linter() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use similar::{DiffOp, TextDiff};
 
 use crate::model::Repository;
+use crate::source::SourceFile;
 
 /// Changed lines (1-based) by repository-relative path, at each revision.
 #[derive(Debug, Default, Clone)]
@@ -17,26 +18,28 @@ pub struct ChangedLines {
 }
 
 impl ChangedLines {
-    /// Compares every file (YAML files and chart templates) the two repositories read.
+    /// Compares every file (YAML files and chart templates) the two repositories read. A file
+    /// whose two revisions share one text (the base made from the head's load) is not read.
     #[must_use]
     pub fn between(base: &Repository, head: &Repository) -> ChangedLines {
-        let texts = |r: &Repository| -> BTreeMap<String, String> {
+        fn files(r: &Repository) -> BTreeMap<String, &SourceFile> {
             r.sources
                 .all()
                 .filter(|f| f.unreadable.is_none())
-                .map(|f| (f.path.clone(), f.text().to_string()))
+                .map(|f| (f.path.clone(), f))
                 .collect()
-        };
-        let (old, new) = (texts(base), texts(head));
+        }
+        let (old, new) = (files(base), files(head));
         let mut out = ChangedLines::default();
         let all = |t: &str| (1..=t.lines().count().max(1)).collect::<BTreeSet<usize>>();
         for (path, n) in &new {
             match old.get(path) {
                 None => {
-                    out.head.insert(path.clone(), all(n));
+                    out.head.insert(path.clone(), all(n.text()));
                 }
-                Some(o) if o != n => {
-                    let (b, h) = line_changes(o, n);
+                Some(o) if o.shares_text_with(n) => {}
+                Some(o) if o.text() != n.text() => {
+                    let (b, h) = line_changes(o.text(), n.text());
                     if !b.is_empty() {
                         out.base.insert(path.clone(), b);
                     }
@@ -49,10 +52,22 @@ impl ChangedLines {
         }
         for (path, o) in &old {
             if !new.contains_key(path) {
-                out.base.insert(path.clone(), all(o));
+                out.base.insert(path.clone(), all(o.text()));
             }
         }
         out
+    }
+
+    /// Marks `paths` (repository-relative) changed, with no line known, unless a revision's
+    /// lines of them are: files the repositories do not read as YAML (a kustomize generator's
+    /// input, a file a chart reads through `.Files`), so that the Applications reading them
+    /// count as affected.
+    pub fn touch<'a>(&mut self, paths: impl IntoIterator<Item = &'a String>) {
+        for p in paths {
+            if !self.head.contains_key(p) && !self.base.contains_key(p) {
+                self.head.insert(p.clone(), BTreeSet::new());
+            }
+        }
     }
 
     /// Whether `line` of `path` changed at this revision.

@@ -162,6 +162,13 @@ impl AppStatus {
 pub struct AppSide {
     /// `spec.syncPolicy.automated.prune`.
     pub prune: bool,
+    /// Argo CD syncs it by itself: `spec.syncPolicy.automated` is a mapping whose `enabled`
+    /// is not `false` (`SyncPolicy.IsAutomatedSyncEnabled` in argo-cd's
+    /// `pkg/apis/application/v1alpha1/types.go`; `automated:` left empty is nil there).
+    pub auto_sync: bool,
+    /// `spec.syncPolicy.automated.enabled`, when written, else `spec.syncPolicy.automated` or
+    /// `spec.syncPolicy`: where turning automated sync off shows.
+    pub sync_policy_span: Option<Span>,
     /// A `resources-finalizer.argocd.argoproj.io` finalizer: deleting the Application
     /// deletes what it deployed.
     pub cascade: bool,
@@ -338,12 +345,16 @@ fn side_app(model: &Model<'_>, app: &App, at_base: bool, changed: &ChangedLines)
                 .filter_map(Node::as_str)
                 .any(|f| f.starts_with("resources-finalizer.argocd.argoproj.io"))
         });
-    let prune = spec
-        .and_then(|s| s.get("syncPolicy"))
-        .and_then(|s| s.get("automated"))
+    let policy = spec.and_then(|s| s.get("syncPolicy"));
+    let automated = policy.and_then(|s| s.get("automated"));
+    let prune = automated
         .and_then(|a| a.get("prune"))
         .and_then(Node::as_bool)
         .unwrap_or(false);
+    let enabled = automated.and_then(|a| a.get("enabled"));
+    let auto_sync = automated.is_some_and(|a| a.as_map().is_some())
+        && enabled.and_then(Node::as_bool) != Some(false);
+    let sync_policy_span = enabled.or(automated).or(policy).map(|n| n.span);
     let (path, first, _) = span_lines(repo, doc.span);
     let mut causes = BTreeSet::new();
     causes_in(repo, doc.span, at_base, changed, &mut causes);
@@ -354,6 +365,8 @@ fn side_app(model: &Model<'_>, app: &App, at_base: bool, changed: &ChangedLines)
     SideApp {
         side: AppSide {
             prune,
+            auto_sync,
+            sync_policy_span,
             cascade,
             name_span: app.name_span,
             defined_at: format!("{path}:{first}"),

@@ -149,7 +149,18 @@ fn load_at(
             let p = p.strip_prefix("./").unwrap_or(&p).to_string();
             let hidden =
                 p.starts_with("templates/") || p.starts_with("charts/") || is_chart_metadata(&p);
-            (!hidden).then_some((p, t))
+            if hidden {
+                return None;
+            }
+            // A file the repository read and keeps is taken as read (`diff`'s base revision
+            // holds texts that are not the ones on disk); a released one is the disk's.
+            let read = join(dir, &p)
+                .and_then(|rel| repo.file_by_path(&rel))
+                .filter(|f| f.unreadable.is_none() && !f.text_was_released());
+            Some(match read {
+                Some(f) => (p, f.text().to_string()),
+                None => (p, t),
+            })
         })
         .collect();
     let mut subcharts = Vec::new();

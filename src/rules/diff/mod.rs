@@ -11,6 +11,7 @@ pub mod mutable_image_tag;
 pub mod prune_enabled_shrink;
 pub mod removed_stateful;
 pub mod scaled_to_zero;
+pub mod suspended;
 
 use crate::model::diff::{AppChange, Change, Changes, ObjectKey};
 use crate::rules::Context;
@@ -27,6 +28,7 @@ pub static RULES: &[&dyn crate::rule::Rule] = &[
     &prune_enabled_shrink::PruneEnabledShrink,
     &removed_stateful::RemovedStateful,
     &scaled_to_zero::ScaledToZero,
+    &suspended::Suspended,
 ];
 
 /// Where a finding about an Application goes at head: its `metadata.name`; for one the change

@@ -59,10 +59,10 @@ impl<'p> Resolver<'p> {
                     ),
                     Reference::File(f) => k.files.push(*f),
                     Reference::Other(rel) if self.dir_exists(rel) => {
-                        if !(repo.on_disk
-                            && KUSTOMIZATION_FILE_NAMES
-                                .iter()
-                                .any(|n| repo.root.join(rel).join(n).is_file()))
+                        if !KUSTOMIZATION_FILE_NAMES.iter().any(|n| {
+                            repo.on_disk_at(&format!("{rel}/{n}"))
+                                && repo.root.join(rel).join(n).is_file()
+                        })
                         {
                             self.missing(
                                 app,

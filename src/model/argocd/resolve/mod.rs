@@ -440,7 +440,7 @@ impl<'p> Resolver<'p> {
         if self.repo.file_by_path(rel).is_some() {
             return true;
         }
-        self.repo.on_disk && self.repo.root.join(rel).is_file()
+        self.repo.on_disk_at(rel) && self.repo.root.join(rel).is_file()
     }
 
     fn missing(&mut self, app: usize, span: Span, message: String) {

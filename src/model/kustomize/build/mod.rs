@@ -451,7 +451,7 @@ impl Builder<'_> {
             return Some(f.text().to_string());
         }
         let abs = self.repo.root.join(&rel);
-        if self.repo.on_disk && abs.symlink_metadata().is_ok() {
+        if self.repo.on_disk_at(&rel) && abs.symlink_metadata().is_ok() {
             let root = crate::source::fs::Root::new(&self.repo.root);
             match root.read_text(&abs, crate::source::fs::Reach::Root, FILE_LIMIT) {
                 Ok(text) => return Some(text),
