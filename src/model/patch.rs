@@ -109,7 +109,7 @@ pub fn apply(repo: &Repository, ks: &Kustomizations) -> Patched {
         .map(|&start| {
             // As loaded: ConfigMap and Secret payloads that loading emptied stay empty (no
             // reader kept them), so an unchanged one compares equal and nothing grows.
-            let built = build::build_as_loaded(repo, ks, start);
+            let built = build::build_as_loaded_on_all_threads(repo, ks, start);
             let mut argo = Vec::new();
             for o in built.objects {
                 let Some(doc) = o.doc else { continue };

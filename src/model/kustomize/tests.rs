@@ -399,3 +399,71 @@ fn build_options_come_from_argocd_cm_and_the_argo_cd_chart_values() {
     let elsewhere = Repository::in_memory(&[k, ("platform/values.yaml", "note: --enable-helm\n")]);
     assert_eq!(graph(&elsewhere).options, BuildOptions::default());
 }
+
+#[test]
+fn included_kustomizations_built_on_all_threads_give_the_in_order_build() {
+    // Bases with a prefix and a namespace (so name references are fixed up at each level), one
+    // with a missing resource, a duplicate object in two bases, and a cycle back to the top.
+    let mut files = vec![(
+        "all/kustomization.yaml".to_string(),
+        format!("{KIND}namespace: shared\nresources:\n- ../a\n- ../b\n- ../c\n- ../d\n- cm.yaml\n"),
+    )];
+    files.push((
+        "all/cm.yaml".into(),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: top}\n".into(),
+    ));
+    let deployment = |name: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}}}\nspec:\n  template:\n    spec:\n      volumes: [{{name: c, configMap: {{name: settings}}}}]\n      containers: [{{name: app, image: app:1}}]\n"
+        )
+    };
+    for (base, extra) in [
+        ("a", "namePrefix: a-\n"),
+        ("b", "namePrefix: b-\nimages: [{name: app, newTag: '2'}]\n"),
+        ("c", "resources:\n- missing.yaml\n"),
+        ("d", "resources:\n- ../all\n"),
+    ] {
+        let resources = if extra.starts_with("resources") {
+            String::new()
+        } else {
+            "resources:\n- app.yaml\n- settings.yaml\n".to_string()
+        };
+        files.push((
+            format!("{base}/kustomization.yaml"),
+            format!("{KIND}{extra}{resources}"),
+        ));
+        files.push((format!("{base}/app.yaml"), deployment("app")));
+        files.push((
+            format!("{base}/settings.yaml"),
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n".into(),
+        ));
+    }
+    files.push((
+        "ok/kustomization.yaml".into(),
+        format!("{KIND}namespace: shared\nresources:\n- ../a\n- ../b\n"),
+    ));
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let repo = Repository::in_memory(&borrowed);
+    let top = repo.kustomize.in_dir("all").expect("a kustomization");
+    let in_order = build::build_as_loaded(&repo, &repo.kustomize, top);
+    let parallel = build::build_as_loaded_on_all_threads(&repo, &repo.kustomize, top);
+    assert!(!in_order.problems.is_empty(), "{:?}", in_order.problems);
+    assert_eq!(in_order.problems, parallel.problems);
+    let trees = |b: &build::Build| -> Vec<String> {
+        b.objects
+            .iter()
+            .map(|o| format!("{:?}", o.root.to_json()))
+            .collect()
+    };
+    assert_eq!(trees(&in_order), trees(&parallel));
+    let ok = repo.kustomize.in_dir("ok").expect("a kustomization");
+    let in_order = build::build_as_loaded(&repo, &repo.kustomize, ok);
+    let parallel = build::build_as_loaded_on_all_threads(&repo, &repo.kustomize, ok);
+    assert!(in_order.problems.is_empty(), "{:?}", in_order.problems);
+    assert_eq!(in_order.objects.len(), 4);
+    assert!(trees(&in_order).iter().any(|t| t.contains("b-settings")));
+    assert_eq!(trees(&in_order), trees(&parallel));
+}

@@ -202,8 +202,18 @@ pub fn build_as_loaded(repo: &Repository, ks: &Kustomizations, k: usize) -> Buil
     build_with(repo, ks, k, false)
 }
 
+/// [`build_as_loaded`], with the kustomizations that one includes built on rayon's threads (a
+/// folder of bases that one kustomization lists is otherwise built on one thread). Only for
+/// callers that are not inside a fact's first use: a rayon thread waiting here may take
+/// another task, and one that waits for that fact would never end (see
+/// `model::argocd::rendered`).
+#[must_use]
+pub fn build_as_loaded_on_all_threads(repo: &Repository, ks: &Kustomizations, k: usize) -> Build {
+    build_with_options(repo, ks, k, false, ks.options, true)
+}
+
 fn build_with(repo: &Repository, ks: &Kustomizations, k: usize, whole: bool) -> Build {
-    build_with_options(repo, ks, k, whole, ks.options)
+    build_with_options(repo, ks, k, whole, ks.options, false)
 }
 
 fn build_with_options(
@@ -212,6 +222,7 @@ fn build_with_options(
     k: usize,
     whole: bool,
     options: BuildOptions,
+    parallel: bool,
 ) -> Build {
     let mut b = Builder {
         repo,
@@ -220,6 +231,7 @@ fn build_with_options(
         steps: STEP_BUDGET,
         problems: Vec::new(),
         whole,
+        parallel,
     };
     let mut objects = Vec::new();
     b.accumulate(k, &mut objects, &mut vec![k]);
@@ -262,7 +274,14 @@ struct Builder<'a> {
     problems: Vec<Problem>,
     /// Payloads loading emptied are read again (see [`problems`]).
     whole: bool,
+    /// Included kustomizations are built on rayon's threads (see
+    /// [`build_as_loaded_on_all_threads`]).
+    parallel: bool,
 }
+
+/// What building one included kustomization on its own gave: its objects, its problems and
+/// the steps it took.
+type SubBuild = (Vec<Object>, Vec<Problem>, usize);
 
 impl Builder<'_> {
     fn failed(&self) -> bool {
@@ -327,8 +346,19 @@ impl Builder<'_> {
             }
             Some(t) => self.check_fields(t),
         }
-        for entry in node.entries.iter() {
+        let mut built = self.build_included(k, stack);
+        for (i, entry) in node.entries.iter().enumerate() {
             if entry.field == EntryField::Components {
+                continue;
+            }
+            if let Some((sub, problems, steps)) = built.get_mut(&i).map(std::mem::take) {
+                self.steps -= steps;
+                for p in problems {
+                    if !self.problems.contains(&p) {
+                        self.problems.push(p);
+                    }
+                }
+                self.absorb(objects, &mut ids, sub, entry.span);
                 continue;
             }
             match &entry.reference {
@@ -413,6 +443,60 @@ impl Builder<'_> {
                 replace::run(self, k, list, objects);
             }
         }
+    }
+
+    /// The kustomizations that `k`'s resources include, each built on its own on rayon's
+    /// threads, by entry index; empty unless the builder is parallel and there are several.
+    /// The outcome is the one an in-order build gives: problems are merged in entry order by
+    /// the caller, and when the included builds together take more steps than are left (an
+    /// in-order build would stop part-way), none is kept and the caller builds in order.
+    fn build_included(&self, k: usize, stack: &[usize]) -> rustc_hash::FxHashMap<usize, SubBuild> {
+        use rayon::prelude::*;
+        let mut out = rustc_hash::FxHashMap::default();
+        if !self.parallel {
+            return out;
+        }
+        let included: Vec<(usize, usize)> = self
+            .ks
+            .node(k)
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.field != EntryField::Components)
+            .filter_map(|(i, e)| match e.reference {
+                Reference::Kustomization(n) if !stack.contains(&n) && !self.is_component(n) => {
+                    Some((i, n))
+                }
+                _ => None,
+            })
+            .collect();
+        if included.len() < 2 {
+            return out;
+        }
+        let built: Vec<(usize, SubBuild)> = included
+            .par_iter()
+            .map(|&(i, n)| {
+                let mut b = Builder {
+                    repo: self.repo,
+                    ks: self.ks,
+                    options: self.options,
+                    steps: self.steps,
+                    problems: Vec::new(),
+                    whole: self.whole,
+                    parallel: true,
+                };
+                let mut chain = stack.to_vec();
+                chain.push(n);
+                let mut objects = Vec::new();
+                b.accumulate(n, &mut objects, &mut chain);
+                (i, (objects, b.problems, self.steps - b.steps))
+            })
+            .collect();
+        let steps: usize = built.iter().map(|(_, b)| b.2).sum();
+        if steps <= self.steps {
+            out.extend(built);
+        }
+        out
     }
 
     /// kustomize refuses a kustomization with a field it does not know, and a `patches` item
@@ -694,5 +778,12 @@ pub fn build_folder(repo: &Repository, dir: &str) -> Option<Build> {
 #[must_use]
 pub fn build_folder_with(repo: &Repository, dir: &str, options: BuildOptions) -> Option<Build> {
     let k = repo.kustomize.in_dir(dir)?;
-    Some(build_with_options(repo, &repo.kustomize, k, true, options))
+    Some(build_with_options(
+        repo,
+        &repo.kustomize,
+        k,
+        true,
+        options,
+        false,
+    ))
 }

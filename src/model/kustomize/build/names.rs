@@ -40,24 +40,42 @@ pub(super) fn fix_references(objects: &mut [Object]) {
     for (i, t) in targets.iter().enumerate() {
         by_kind.entry(t.kind.as_str()).or_default().push(i);
     }
+    // Per name reference, the objects of its kind (computed once: a build may hold thousands
+    // of ConfigMaps, each a candidate for every referrer), and those renamed.
+    let specs = &field_specs().name_reference;
+    let of_spec: Vec<Candidates<'_>> = specs
+        .iter()
+        .map(|nr| {
+            let all: Vec<(usize, &Target)> = by_kind
+                .get(nr.kind.as_str())
+                .into_iter()
+                .flatten()
+                .map(|&i| (i, &targets[i]))
+                .filter(|(_, t)| nr.group.as_deref().is_none_or(|g| g == t.group))
+                .collect();
+            let renamed = all
+                .iter()
+                .copied()
+                .filter(|(_, t)| t.names.len() > 1)
+                .collect();
+            Candidates { all, renamed }
+        })
+        .collect();
     for (r, o) in objects.iter_mut().enumerate() {
         let (api, kind) = (o.api_version().to_string(), o.kind().to_string());
         let (group, version) = select::split_api_version(&api);
         let (group, version) = (group.to_string(), version.to_string());
         let own_ns = o.namespace().map(str::to_string);
         let referrer_cluster = schema::is_cluster_scoped(&api, &kind);
-        for nr in &field_specs().name_reference {
-            let Some(of_kind) = by_kind.get(nr.kind.as_str()) else {
-                continue;
-            };
-            let candidates: Vec<(usize, &Target)> = of_kind
-                .iter()
-                .map(|&i| (i, &targets[i]))
-                .filter(|(i, t)| *i != r && nr.group.as_deref().is_none_or(|g| g == t.group))
-                .collect();
-            if candidates.is_empty() {
+        for (nr, candidates) in specs.iter().zip(&of_spec) {
+            // An object never refers to itself.
+            if candidates.all.iter().all(|(i, _)| *i == r) {
                 continue;
             }
+            let candidates = ForReferrer {
+                of: candidates,
+                referrer: r,
+            };
             for fs in nr
                 .fields
                 .iter()
@@ -78,10 +96,41 @@ pub(super) fn fix_references(objects: &mut [Object]) {
     }
 }
 
+/// The objects a reference of one kind may resolve to.
+struct Candidates<'t> {
+    all: Vec<(usize, &'t Target)>,
+    /// Those with earlier names: the only ones a name alone can follow.
+    renamed: Vec<(usize, &'t Target)>,
+}
+
+/// [`Candidates`] for one referrer: all but itself.
+struct ForReferrer<'c, 't> {
+    of: &'c Candidates<'t>,
+    referrer: usize,
+}
+
+impl<'t> ForReferrer<'_, 't> {
+    fn all(&self) -> impl Iterator<Item = &'t Target> + '_ {
+        self.of
+            .all
+            .iter()
+            .filter(|(i, _)| *i != self.referrer)
+            .map(|(_, t)| *t)
+    }
+
+    fn renamed(&self) -> impl Iterator<Item = &'t Target> + '_ {
+        self.of
+            .renamed
+            .iter()
+            .filter(|(i, _)| *i != self.referrer)
+            .map(|(_, t)| *t)
+    }
+}
+
 /// Renames one reference: a name, or a `{name, namespace, kind}` subject.
 fn rename(
     n: &mut Node,
-    candidates: &[(usize, &Target)],
+    candidates: &ForReferrer<'_, '_>,
     kind: &str,
     own_ns: Option<&str>,
     referrer_cluster: bool,
@@ -94,6 +143,9 @@ fn rename(
     }
     match &n.value {
         Value::Scalar(_) => {
+            if candidates.renamed().next().is_none() {
+                return;
+            }
             let Some(old) = n.as_str().map(str::to_string) else {
                 return;
             };
@@ -112,8 +164,7 @@ fn rename(
             };
             let ns = n.get_str("namespace").map(str::to_string);
             let found: Vec<&Target> = candidates
-                .iter()
-                .map(|(_, t)| *t)
+                .all()
                 .filter(|t| t.names.contains(&old))
                 .filter(|t| {
                     let wanted = ns.as_deref().or(own_ns).unwrap_or("default");
@@ -140,14 +191,13 @@ fn rename(
 /// `ns`; `None` when none or several do.
 fn resolve<'t>(
     name: &str,
-    candidates: &[(usize, &'t Target)],
+    candidates: &ForReferrer<'_, 't>,
     ns: Option<&str>,
     any_namespace: bool,
 ) -> Option<&'t Target> {
     let named: Vec<&Target> = candidates
-        .iter()
-        .map(|(_, t)| *t)
-        .filter(|t| t.names.len() > 1 && t.names[..t.names.len() - 1].iter().any(|n| n == name))
+        .renamed()
+        .filter(|t| t.names[..t.names.len() - 1].iter().any(|n| n == name))
         .collect();
     let visible: Vec<&Target> = named
         .iter()
