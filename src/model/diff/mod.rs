@@ -527,10 +527,16 @@ pub fn compare(
         );
         let app_causes: Vec<Cause> = causes.into_iter().collect();
         let keys: BTreeSet<ObjectKey> = bo.keys().chain(ho.keys()).cloned().collect();
+        // A generated ConfigMap or Secret whose content changed has a new name: the same object.
+        let renamed = renamed_by_hash(&bo, &ho);
         let mut objects = Vec::new();
         let mut unchanged = 0;
         for key in keys {
-            let (o, n) = (bo.remove(&key), ho.remove(&key));
+            if renamed.values().any(|old| *old == key) {
+                continue;
+            }
+            let o = bo.remove(renamed.get(&key).unwrap_or(&key));
+            let n = ho.remove(&key);
             let change = match (&o, &n) {
                 (Some(_), None) => Change::Removed,
                 (None, Some(_)) => Change::Added,
@@ -580,6 +586,53 @@ pub fn compare(
         });
     }
     out
+}
+
+/// Generated ConfigMaps and Secrets that the change renamed: kustomize suffixes their names
+/// with a hash of their content (`generate::hash`), so a changed one is removed under its old
+/// name and added under a new one. Paired (head key → base key) when one object of a kind,
+/// namespace and name before the suffix is only at base and one only at head.
+fn renamed_by_hash<T>(
+    base: &BTreeMap<ObjectKey, T>,
+    head: &BTreeMap<ObjectKey, T>,
+) -> BTreeMap<ObjectKey, ObjectKey> {
+    // kustomize's suffix: 10 characters of the hash's hex digits, `0 1 3 a e` replaced.
+    fn stem(k: &ObjectKey) -> Option<(&str, &str, &str, &str)> {
+        if !k.group.is_empty() || !matches!(k.kind.as_str(), "ConfigMap" | "Secret") {
+            return None;
+        }
+        let (stem, suffix) = k.name.rsplit_once('-')?;
+        let hashed = suffix.len() == 10 && suffix.bytes().all(|b| b"2456789bcdfghkmt".contains(&b));
+        hashed.then_some((
+            k.group.as_str(),
+            k.kind.as_str(),
+            k.namespace.as_str(),
+            stem,
+        ))
+    }
+    type Stem<'k> = (&'k str, &'k str, &'k str, &'k str);
+    fn only<'k, T>(
+        this: &'k BTreeMap<ObjectKey, T>,
+        other: &BTreeMap<ObjectKey, T>,
+    ) -> BTreeMap<Stem<'k>, Vec<ObjectKey>> {
+        let mut by_stem: BTreeMap<Stem<'k>, Vec<ObjectKey>> = BTreeMap::new();
+        for k in this.keys().filter(|k| !other.contains_key(*k)) {
+            if let Some(s) = stem(k) {
+                by_stem.entry(s).or_default().push(k.clone());
+            }
+        }
+        by_stem
+    }
+    let (removed, added) = (only(base, head), only(head, base));
+    added
+        .into_iter()
+        .filter_map(
+            |(s, new)| match (new.as_slice(), removed.get(&s).map(Vec::as_slice)) {
+                ([new], Some([old])) => Some((new.clone(), old.clone())),
+                _ => None,
+            },
+        )
+        .collect()
 }
 
 /// The diff of one object and the causes of each hunk. `fallback`: the causes of an
@@ -669,5 +722,53 @@ fn object_change(
         head,
         diff,
         hunks,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(kind: &str, name: &str) -> ObjectKey {
+        ObjectKey {
+            group: String::new(),
+            kind: kind.into(),
+            namespace: "ns".into(),
+            name: name.into(),
+        }
+    }
+
+    #[test]
+    fn a_generated_config_map_renamed_by_its_hash_is_the_same_object() {
+        let base: BTreeMap<ObjectKey, ()> = [
+            key("ConfigMap", "settings-89bgkhh625"),
+            key("Secret", "creds-t2m4k5hd8b"),
+            key("ConfigMap", "plain"),
+            key("ConfigMap", "twice-89bgkhh625"),
+            key("ConfigMap", "twice-2gh9867t5b"),
+        ]
+        .into_iter()
+        .map(|k| (k, ()))
+        .collect();
+        let head: BTreeMap<ObjectKey, ()> = [
+            key("ConfigMap", "settings-2gh9867t5b"),
+            key("Secret", "creds-t2m4k5hd8b"),
+            key("ConfigMap", "other"),
+            key("ConfigMap", "twice-hkm24567bc"),
+            // Not kustomize's alphabet (`a`, `0`): a name, not a hash.
+            key("ConfigMap", "plain-a0a0a0a0a0"),
+        ]
+        .into_iter()
+        .map(|k| (k, ()))
+        .collect();
+        let pairs = renamed_by_hash(&base, &head);
+        // `twice` has two at base: which one became the new one is not known.
+        assert_eq!(
+            pairs.into_iter().collect::<Vec<_>>(),
+            vec![(
+                key("ConfigMap", "settings-2gh9867t5b"),
+                key("ConfigMap", "settings-89bgkhh625")
+            )]
+        );
     }
 }
