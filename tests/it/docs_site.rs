@@ -27,7 +27,10 @@ fn summary() -> String {
     }
     out.push_str(
         "- [Rego policies](policy-authoring.md)\n- [Argo CD schema](argocd-schema.md)\n\
-         - [Graph](graph.md)\n- [Merge-request diff](diff.md)\n\
+         - [Graph](graph.md)\n- [Merge-request diff](diff.md)\n  - [Text](diff/text.md)\n\
+         \x20 - [Markdown](diff/markdown.md)\n  - [JSON](diff/json.md)\n\
+         \x20 - [HTML](diff/html.md)\n  - [SARIF](diff/sarif.md)\n\
+         \x20 - [GitLab Code Quality](diff/gitlab.md)\n\
          - [JSON output](json-output.md)\n- [SARIF output](sarif.md)\n\
          - [Editors](editors.md)\n- [CI recipes](ci.md)\n\
          - [Stability policy](stability.md)\n- [Changelog](changelog.md)\n",
