@@ -28,6 +28,8 @@ mod replace;
 mod transform;
 mod tree;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use super::{BuildOptions, EntryField, Kustomizations, Reference};
 use crate::model::Repository;
 use crate::source::Span;
@@ -232,6 +234,8 @@ fn build_with_options(
         problems: Vec::new(),
         whole,
         parallel,
+        shared_steps: None,
+        ran_out: false,
     };
     let mut objects = Vec::new();
     b.accumulate(k, &mut objects, &mut vec![k]);
@@ -277,6 +281,11 @@ struct Builder<'a> {
     /// Included kustomizations are built on rayon's threads (see
     /// [`build_as_loaded_on_all_threads`]).
     parallel: bool,
+    /// For a build on another thread: the steps left to all of them together, so that their
+    /// work stays within one build's budget however many there are.
+    shared_steps: Option<&'a AtomicUsize>,
+    /// The shared steps ran out: the outcome is not the in-order one.
+    ran_out: bool,
 }
 
 /// What building one included kustomization on its own gave: its objects, its problems and
@@ -325,7 +334,14 @@ impl Builder<'_> {
     /// Kustomization `k`'s resources, generators, components and transformers over `objects`
     /// (what the caller accumulated: empty, or the resources a component applies to).
     fn accumulate(&mut self, k: usize, objects: &mut Vec<Object>, stack: &mut Vec<usize>) {
-        if self.steps == 0 {
+        let shared_left = self.shared_steps.is_none_or(|left| {
+            left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+                .is_ok()
+        });
+        if !shared_left {
+            self.ran_out = true;
+        }
+        if self.steps == 0 || !shared_left {
             let span = self.kustomization_span(k);
             self.error(
                 span,
@@ -473,7 +489,11 @@ impl Builder<'_> {
         if included.len() < 2 {
             return out;
         }
-        let built: Vec<(usize, SubBuild)> = included
+        // Every build on another thread, however deep, takes its steps from one count, so that
+        // together they stay within one build's budget.
+        let own = AtomicUsize::new(self.steps);
+        let left = self.shared_steps.unwrap_or(&own);
+        let built: Vec<(usize, SubBuild, bool)> = included
             .par_iter()
             .map(|&(i, n)| {
                 let mut b = Builder {
@@ -484,17 +504,19 @@ impl Builder<'_> {
                     problems: Vec::new(),
                     whole: self.whole,
                     parallel: true,
+                    shared_steps: Some(left),
+                    ran_out: false,
                 };
                 let mut chain = stack.to_vec();
                 chain.push(n);
                 let mut objects = Vec::new();
                 b.accumulate(n, &mut objects, &mut chain);
-                (i, (objects, b.problems, self.steps - b.steps))
+                (i, (objects, b.problems, self.steps - b.steps), b.ran_out)
             })
             .collect();
-        let steps: usize = built.iter().map(|(_, b)| b.2).sum();
-        if steps <= self.steps {
-            out.extend(built);
+        let steps: usize = built.iter().map(|(_, b, _)| b.2).sum();
+        if steps <= self.steps && !built.iter().any(|b| b.2) {
+            out.extend(built.into_iter().map(|(i, b, _)| (i, b)));
         }
         out
     }
