@@ -73,16 +73,7 @@ pub(crate) enum DiffFormat {
 }
 
 fn parse_output(s: &str) -> Result<(DiffFormat, PathBuf), String> {
-    let (format, path) = s
-        .split_once('=')
-        .ok_or_else(|| "expected FORMAT=PATH, e.g. markdown=diff.md".to_string())?;
-    let format = DiffFormat::from_str(format, true).map_err(|_| {
-        format!("unknown format `{format}`; use text, markdown, json, html, sarif or gitlab")
-    })?;
-    if path.is_empty() {
-        return Err("the PATH after `=` is empty".into());
-    }
-    Ok((format, PathBuf::from(path)))
+    super::format_and_path(s, "markdown=diff.md")
 }
 
 fn env_set(name: &str) -> Option<String> {

@@ -250,13 +250,28 @@ enum Format {
 }
 
 fn parse_output(s: &str) -> Result<(Format, PathBuf), String> {
+    format_and_path(s, "sarif=gitops-lint.sarif")
+}
+
+/// `FORMAT=PATH` of an `--output` (`example` shows one), the format among `F`'s.
+pub(crate) fn format_and_path<F: ValueEnum>(
+    s: &str,
+    example: &str,
+) -> Result<(F, PathBuf), String> {
     let (format, path) = s
         .split_once('=')
-        .ok_or_else(|| "expected FORMAT=PATH, e.g. sarif=gitops-lint.sarif".to_string())?;
-    let format = Format::from_str(format, true).map_err(|_| {
-        format!(
-            "unknown format `{format}`; use text, concise, json, sarif, gitlab, github or junit"
-        )
+        .ok_or_else(|| format!("expected FORMAT=PATH, e.g. {example}"))?;
+    let format = F::from_str(format, true).map_err(|_| {
+        let names: Vec<String> = F::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value().map(|p| p.get_name().to_string()))
+            .collect();
+        let list = match names.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        format!("unknown format `{format}`; use {list}")
     })?;
     if path.is_empty() {
         return Err("the PATH after `=` is empty".into());

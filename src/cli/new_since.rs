@@ -57,16 +57,7 @@ fn remove_on_interrupt() {
 }
 
 pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    git_bytes(dir, args).map(|out| String::from_utf8_lossy(&out).trim().to_string())
 }
 
 /// git's output for `args` in `dir`, as bytes (`-z` lists).

@@ -72,6 +72,27 @@ impl Release {
             api_versions: Vec::new(),
         }
     }
+
+    /// With what `.Capabilities` reports as an install writes it (Argo CD's `helm` block and
+    /// kustomize's `helmCharts` items alike): `kubeVersion`, with or without its `v`, and the
+    /// `apiVersions` list.
+    #[must_use]
+    pub fn with_capabilities(
+        mut self,
+        kube_version: Option<&str>,
+        api_versions: Option<&crate::yaml::Node>,
+    ) -> Self {
+        if let Some(v) = kube_version {
+            self.kube_version = format!("v{}", v.strip_prefix('v').unwrap_or(v));
+        }
+        self.api_versions = api_versions
+            .into_iter()
+            .flat_map(crate::yaml::Node::items)
+            .filter_map(crate::yaml::Node::as_str)
+            .map(str::to_string)
+            .collect();
+        self
+    }
 }
 
 /// Renders `chart` with `values` (the effective values: the chart's `values.yaml` merged with the

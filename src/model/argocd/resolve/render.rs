@@ -45,20 +45,10 @@ impl<'p> Resolver<'p> {
         let name = helm_node
             .and_then(|h| h.get_str("releaseName"))
             .unwrap_or(&a.name);
-        let mut release = helm::Release::new(name, self.app_namespace(app));
-        if let Some(h) = helm_node {
-            if let Some(v) = h.get_str("kubeVersion") {
-                release.kube_version = format!("v{}", v.trim_start_matches('v'));
-            }
-            release.api_versions = h
-                .get("apiVersions")
-                .into_iter()
-                .flat_map(Node::items)
-                .filter_map(Node::as_str)
-                .map(str::to_string)
-                .collect();
-        }
-        release
+        helm::Release::new(name, self.app_namespace(app)).with_capabilities(
+            helm_node.and_then(|h| h.get_str("kubeVersion")),
+            helm_node.and_then(|h| h.get("apiVersions")),
+        )
     }
 
     /// Renders the queued Helm sources and the charts no Application installs; the Argo CD

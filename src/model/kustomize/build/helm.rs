@@ -210,22 +210,10 @@ fn release(item: &Node, chart: &str) -> helm::Release {
         .get_str("namespace")
         .filter(|n| !n.is_empty())
         .unwrap_or("default");
-    let mut release = helm::Release::new(&name, namespace);
-    if let Some(v) = item.get("kubeVersion").and_then(Node::scalar_text) {
-        release.kube_version = if v.starts_with('v') {
-            v.to_string()
-        } else {
-            format!("v{v}")
-        };
-    }
-    release.api_versions = item
-        .get("apiVersions")
-        .into_iter()
-        .flat_map(Node::items)
-        .filter_map(Node::as_str)
-        .map(str::to_string)
-        .collect();
-    release
+    helm::Release::new(&name, namespace).with_capabilities(
+        item.get("kubeVersion").and_then(Node::scalar_text),
+        item.get("apiVersions"),
+    )
 }
 
 /// The values kustomize gives `helm template` with `-f`: the values file and `valuesInline`
