@@ -589,21 +589,19 @@ pub fn compare(
 }
 
 /// Generated ConfigMaps and Secrets that the change renamed: kustomize suffixes their names
-/// with a hash of their content (`generate::hash`), so a changed one is removed under its old
+/// with a hash of their content (`kustomize::build::is_name_hash`), so a changed one is removed under its old
 /// name and added under a new one. Paired (head key → base key) when one object of a kind,
 /// namespace and name before the suffix is only at base and one only at head.
 fn renamed_by_hash<T>(
     base: &BTreeMap<ObjectKey, T>,
     head: &BTreeMap<ObjectKey, T>,
 ) -> BTreeMap<ObjectKey, ObjectKey> {
-    // kustomize's suffix: 10 characters of the hash's hex digits, `0 1 3 a e` replaced.
     fn stem(k: &ObjectKey) -> Option<(&str, &str, &str, &str)> {
         if !k.group.is_empty() || !matches!(k.kind.as_str(), "ConfigMap" | "Secret") {
             return None;
         }
         let (stem, suffix) = k.name.rsplit_once('-')?;
-        let hashed = suffix.len() == 10 && suffix.bytes().all(|b| b"2456789bcdfghkmt".contains(&b));
-        hashed.then_some((
+        crate::model::kustomize::build::is_name_hash(suffix).then_some((
             k.group.as_str(),
             k.kind.as_str(),
             k.namespace.as_str(),

@@ -339,6 +339,13 @@ pub fn hash(root: &Node) -> String {
         .collect()
 }
 
+/// Whether `suffix` could be a name hash [`hash`] gives: 10 characters of hex digits with
+/// `0 1 3 a e` replaced.
+#[must_use]
+pub fn is_hash(suffix: &str) -> bool {
+    suffix.len() == 10 && suffix.bytes().all(|b| b"2456789bcdfghkmt".contains(&b))
+}
+
 /// JSON as Go's `encoding/json` writes it: keys sorted, and `<`, `>`, `&`, U+2028 and U+2029
 /// escaped.
 fn go_json(v: &serde_json::Value) -> String {

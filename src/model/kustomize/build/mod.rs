@@ -22,6 +22,7 @@ pub mod select;
 pub mod smp;
 
 mod generate;
+pub use generate::is_hash as is_name_hash;
 mod helm;
 mod names;
 mod replace;
