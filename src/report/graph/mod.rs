@@ -6,7 +6,7 @@
 //! share one set (as the model does), so the graph of thousands of Applications of one folder
 //! holds each list once. The text and JSON give a list that many share once and refer to it.
 
-use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::rc::Rc;
 
@@ -21,6 +21,9 @@ use crate::model::is_argocd_kind;
 use crate::report::escape::escape;
 
 mod page;
+mod walk;
+
+use walk::{TreeOut, Walk};
 
 /// In JSON, a file list of more than this many files that more than this many sources read,
 /// and a set of more than this many objects that more than this many objects manage, are
@@ -483,19 +486,9 @@ const MAX_FILES_AGAIN: usize = 20;
 #[must_use]
 pub fn text(repo: &Repository, model: &ArgoModel) -> String {
     let g = build(repo, model);
+    let mut walk = Walk::new(&g);
     let mut w = TextTree {
-        g: &g,
-        index: g
-            .objects
-            .iter()
-            .enumerate()
-            .map(|(i, o)| (o.id, i))
-            .collect(),
-        seen: HashSet::new(),
-        deferred: VecDeque::new(),
-        deferred_ids: HashSet::new(),
         file_lists: HashMap::new(),
-        walked: HashMap::new(),
         out: format!("repository: {}\n", escape(&g.repository)),
     };
     if g.roots.is_empty() {
@@ -503,26 +496,19 @@ pub fn text(repo: &Repository, model: &ArgoModel) -> String {
             .push_str("no roots: no live Argo CD object in this repository\n");
     }
     for &r in &g.roots {
-        w.tree(r, 0, "root ");
+        walk.tree(&mut w, r, 0, "root ");
     }
-    w.continued();
-    // Managers first, so that a cycle or a dead subtree is shown from its top.
-    let mut rest: Vec<(bool, usize)> = g
-        .objects
-        .iter()
-        .filter(|o| !w.seen.contains(&o.id))
-        .map(|o| (o.manages.is_empty(), o.id))
-        .collect();
-    rest.sort_unstable();
+    walk.continued(&mut w, 1);
+    let rest = walk.unreached();
     if !rest.is_empty() {
         w.out
             .push_str("not reached from a root (dead, or in an app-of-apps cycle):\n");
-        for (_, id) in rest {
-            if !w.seen.contains(&id) {
-                w.tree(id, 1, "");
+        for id in rest {
+            if !walk.seen.contains(&id) {
+                walk.tree(&mut w, id, 1, "");
             }
         }
-        w.continued();
+        walk.continued(&mut w, 1);
     }
     let mut out = w.out;
     if !g.not_rendered.is_empty() {
@@ -534,55 +520,62 @@ pub fn text(repo: &Repository, model: &ArgoModel) -> String {
     out
 }
 
-/// An object of the text tree whose managed objects are being printed.
-struct Frame<'g> {
-    object: &'g Object<'g>,
-    depth: usize,
-    /// The next of `object.manages`.
-    next: usize,
-    /// Managed objects listed in one line because they are shown elsewhere.
-    listed: usize,
-    /// Those counted instead: shown above, or continued below.
-    more_above: usize,
-    more_below: usize,
-}
-
-impl<'g> Frame<'g> {
-    fn new(object: &'g Object<'g>, depth: usize) -> Self {
-        Frame {
-            object,
-            depth,
-            next: 0,
-            listed: 0,
-            more_above: 0,
-            more_below: 0,
-        }
-    }
-}
-
 struct TextTree<'g> {
-    g: &'g Graph<'g>,
-    /// Object id → its index in `g.objects`.
-    index: HashMap<usize, usize>,
-    seen: HashSet<usize>,
-    /// Objects managed deeper than [`MAX_DEPTH`], printed after the current trees.
-    deferred: VecDeque<usize>,
-    deferred_ids: HashSet<usize>,
     /// Long file lists already printed (by [`SourceOut::list`]), with the Application whose
     /// source listed them.
     file_lists: HashMap<usize, &'g str>,
-    /// Large managed sets already walked (by [`ManagesOut::index`]), with the object whose
-    /// set it is.
-    walked: HashMap<usize, &'g Object<'g>>,
     out: String,
 }
 
-impl<'g> TextTree<'g> {
-    fn object(&self, id: usize) -> Option<&'g Object<'g>> {
-        let g = self.g;
-        self.index.get(&id).map(|&i| &g.objects[i])
+impl<'g> TreeOut<'g> for TextTree<'g> {
+    fn node(&mut self, o: &'g Object<'g>, depth: usize, label: &str) {
+        self.line(o, depth, label, "");
+        self.details(o, depth);
     }
 
+    fn end(&mut self, depth: usize, above: usize, below: usize) {
+        let pad = "  ".repeat(depth + 1);
+        if above > 0 {
+            let _ = writeln!(self.out, "{pad}manages {above} more objects shown above");
+        }
+        if below > 0 {
+            let _ = writeln!(
+                self.out,
+                "{pad}manages {below} more objects continued below"
+            );
+        }
+    }
+
+    fn reference(&mut self, o: &Object<'_>, depth: usize, label: &str, seen: bool) {
+        let mark = if seen {
+            " [see above]"
+        } else {
+            " [continued below]"
+        };
+        self.line(o, depth, label, mark);
+    }
+
+    fn same_set(&mut self, count: usize, first: &Object<'_>, depth: usize) {
+        let _ = writeln!(
+            self.out,
+            "{}manages the same {count} objects as {} {} ({}:{})",
+            "  ".repeat(depth + 1),
+            first.kind,
+            escape(&first.name),
+            escape(&first.file),
+            first.line
+        );
+    }
+
+    fn continued_heading(&mut self) {
+        let _ = writeln!(
+            self.out,
+            "continued (managed more than {MAX_DEPTH} levels down):"
+        );
+    }
+}
+
+impl<'g> TextTree<'g> {
     fn line(&mut self, o: &Object<'_>, depth: usize, label: &str, mark: &str) {
         let _ = writeln!(
             self.out,
@@ -594,118 +587,6 @@ impl<'g> TextTree<'g> {
             o.line,
             if o.live { "" } else { " [not live]" },
         );
-    }
-
-    /// Prints `id` and what it manages, depth first, with an explicit stack (a chain of
-    /// app-of-apps is as deep as the repository is large).
-    fn tree(&mut self, id: usize, depth: usize, label: &str) {
-        let Some(o) = self.object(id) else {
-            return;
-        };
-        if !self.seen.insert(id) {
-            self.line(o, depth, label, " [see above]");
-            return;
-        }
-        self.line(o, depth, label, "");
-        self.details(o, depth);
-        if self.walked_elsewhere(o, depth) {
-            return;
-        }
-        let mut stack = vec![Frame::new(o, depth)];
-        while let Some(top) = stack.last_mut() {
-            let (o, depth) = (top.object, top.depth);
-            let Some(&m) = o.manages.set.get(top.next) else {
-                let (above, below) = (top.more_above, top.more_below);
-                stack.pop();
-                let pad = "  ".repeat(depth + 1);
-                if above > 0 {
-                    let _ = writeln!(self.out, "{pad}manages {above} more objects shown above");
-                }
-                if below > 0 {
-                    let _ = writeln!(
-                        self.out,
-                        "{pad}manages {below} more objects continued below"
-                    );
-                }
-                continue;
-            };
-            top.next += 1;
-            if m == o.id {
-                continue;
-            }
-            let Some(child) = self.object(m) else {
-                continue;
-            };
-            let seen = self.seen.contains(&m);
-            if seen || depth + 1 > MAX_DEPTH {
-                if !seen && self.deferred_ids.insert(m) {
-                    self.deferred.push_back(m);
-                }
-                if top.listed < MAX_LISTED_AGAIN {
-                    top.listed += 1;
-                    let mark = if seen {
-                        " [see above]"
-                    } else {
-                        " [continued below]"
-                    };
-                    self.line(child, depth + 1, "manages ", mark);
-                } else if seen {
-                    top.more_above += 1;
-                } else {
-                    top.more_below += 1;
-                }
-            } else {
-                self.seen.insert(m);
-                self.line(child, depth + 1, "manages ", "");
-                self.details(child, depth + 1);
-                if !self.walked_elsewhere(child, depth + 1) {
-                    stack.push(Frame::new(child, depth + 1));
-                }
-            }
-        }
-    }
-
-    /// Whether `o` manages a large set that is walked under another object: then one line
-    /// says so instead of walking it again (thousands of Applications of one folder each
-    /// manage that folder's set). The first object with the set walks it.
-    fn walked_elsewhere(&mut self, o: &'g Object<'g>, depth: usize) -> bool {
-        let m = &o.manages;
-        if m.set.len() <= MAX_LISTED_AGAIN {
-            return false;
-        }
-        let Some(first) = self.walked.get(&m.index) else {
-            self.walked.insert(m.index, o);
-            return false;
-        };
-        let _ = writeln!(
-            self.out,
-            "{}manages the same {} objects as {} {} ({}:{})",
-            "  ".repeat(depth + 1),
-            m.set.len(),
-            first.kind,
-            escape(&first.name),
-            escape(&first.file),
-            first.line
-        );
-        true
-    }
-
-    /// The trees of the objects managed deeper than [`MAX_DEPTH`], each from its top.
-    fn continued(&mut self) {
-        let mut heading = true;
-        while let Some(id) = self.deferred.pop_front() {
-            if self.seen.contains(&id) {
-                continue;
-            }
-            if heading {
-                let _ = writeln!(
-                    self.out,
-                    "continued (managed more than {MAX_DEPTH} levels down):"
-                );
-                heading = false;
-            }
-            self.tree(id, 1, "");
-        }
     }
 
     /// An object's Applications with their sources and files, and what it renders.

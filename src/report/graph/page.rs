@@ -7,7 +7,7 @@
 //! Each object is shown in full once, as in the text: where it appears again, a link points to
 //! it, so the page grows with the objects and files, not with the edges between them.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use crate::diagnostic::Diagnostic;
@@ -16,7 +16,8 @@ use crate::model::argocd::resolve::ArgoModel;
 use crate::report::escape::escape;
 use crate::report::html::{Page, finding, html};
 
-use super::{Frame, Graph, MAX_DEPTH, MAX_FILES_AGAIN, MAX_LISTED_AGAIN, Object, build};
+use super::walk::{TreeOut, Walk};
+use super::{Graph, MAX_DEPTH, MAX_FILES_AGAIN, Object, build};
 
 /// After the shared style of the pages.
 const STYLE: &str = r#"
@@ -117,27 +118,61 @@ fn badge(found: &[&Diagnostic]) -> String {
 }
 
 struct HtmlTree<'g, 'r> {
-    g: &'g Graph<'g>,
     report: &'r Report,
     placed: &'g Placed<'r>,
-    /// Object id → its index in `g.objects`.
-    index: HashMap<usize, usize>,
-    seen: HashSet<usize>,
-    deferred: VecDeque<usize>,
-    deferred_ids: HashSet<usize>,
     /// Long file lists already shown, with the Application whose source listed them.
     file_lists: HashMap<usize, &'g str>,
-    /// Large managed sets already walked, with the object whose set it is.
-    walked: HashMap<usize, &'g Object<'g>>,
     out: String,
 }
 
-impl<'g> HtmlTree<'g, '_> {
-    fn object(&self, id: usize) -> Option<&'g Object<'g>> {
-        let g = self.g;
-        self.index.get(&id).map(|&i| &g.objects[i])
+impl<'g> TreeOut<'g> for HtmlTree<'g, '_> {
+    fn node(&mut self, o: &'g Object<'g>, _: usize, label: &str) {
+        self.open(o, label);
     }
 
+    fn end(&mut self, _: usize, above: usize, below: usize) {
+        if above > 0 {
+            let _ = writeln!(
+                self.out,
+                "<li class=\"ref\">manages {above} more objects shown above</li>"
+            );
+        }
+        if below > 0 {
+            let _ = writeln!(
+                self.out,
+                "<li class=\"ref\">manages {below} more objects continued below</li>"
+            );
+        }
+        self.close();
+    }
+
+    fn reference(&mut self, o: &Object<'_>, _: usize, label: &str, seen: bool) {
+        let mark = if seen {
+            "shown above"
+        } else {
+            "continued below"
+        };
+        self.reference_line(o, label, mark);
+    }
+
+    fn same_set(&mut self, count: usize, first: &Object<'_>, _: usize) {
+        let _ = writeln!(
+            self.out,
+            "<li class=\"ref\">manages the same {count} objects as <a href=\"#obj-{}\">{}</a></li>",
+            first.id,
+            Self::label(first)
+        );
+    }
+
+    fn continued_heading(&mut self) {
+        let _ = writeln!(
+            self.out,
+            "</ul>\n<h3>Continued (managed more than {MAX_DEPTH} levels down)</h3>\n<ul class=\"tree\">"
+        );
+    }
+}
+
+impl<'g> HtmlTree<'g, '_> {
     /// The object's name as a line: kind, name, `file:line`, whether it is live.
     fn label(o: &Object<'_>) -> String {
         format!(
@@ -177,7 +212,7 @@ impl<'g> HtmlTree<'g, '_> {
     }
 
     /// A line for an object shown elsewhere, linking to it.
-    fn reference(&mut self, o: &Object<'_>, verb: &str, mark: &str) {
+    fn reference_line(&mut self, o: &Object<'_>, verb: &str, mark: &str) {
         let _ = writeln!(
             self.out,
             "<li class=\"ref\">{verb}<a href=\"#obj-{}\">{}</a>{} ({mark})</li>",
@@ -185,118 +220,6 @@ impl<'g> HtmlTree<'g, '_> {
             Self::label(o),
             badge(self.placed.of(o.id))
         );
-    }
-
-    /// The tree of `id`, depth first with an explicit stack (a chain of app-of-apps is as deep
-    /// as the repository is large).
-    fn tree(&mut self, id: usize, depth: usize, label: &str) {
-        let Some(o) = self.object(id) else {
-            return;
-        };
-        if !self.seen.insert(id) {
-            self.reference(o, label, "shown above");
-            return;
-        }
-        self.open(o, label);
-        if self.walked_elsewhere(o) {
-            self.close();
-            return;
-        }
-        let mut stack = vec![Frame::new(o, depth)];
-        while let Some(top) = stack.last_mut() {
-            let (o, depth) = (top.object, top.depth);
-            let Some(&m) = o.manages.set.get(top.next) else {
-                let (above, below) = (top.more_above, top.more_below);
-                stack.pop();
-                if above > 0 {
-                    let _ = writeln!(
-                        self.out,
-                        "<li class=\"ref\">manages {above} more objects shown above</li>"
-                    );
-                }
-                if below > 0 {
-                    let _ = writeln!(
-                        self.out,
-                        "<li class=\"ref\">manages {below} more objects continued below</li>"
-                    );
-                }
-                self.close();
-                continue;
-            };
-            top.next += 1;
-            if m == o.id {
-                continue;
-            }
-            let Some(child) = self.object(m) else {
-                continue;
-            };
-            let seen = self.seen.contains(&m);
-            if seen || depth + 1 > MAX_DEPTH {
-                if !seen && self.deferred_ids.insert(m) {
-                    self.deferred.push_back(m);
-                }
-                if top.listed < MAX_LISTED_AGAIN {
-                    top.listed += 1;
-                    let mark = if seen {
-                        "shown above"
-                    } else {
-                        "continued below"
-                    };
-                    self.reference(child, "manages ", mark);
-                } else if seen {
-                    top.more_above += 1;
-                } else {
-                    top.more_below += 1;
-                }
-            } else {
-                self.seen.insert(m);
-                self.open(child, "manages ");
-                if self.walked_elsewhere(child) {
-                    self.close();
-                } else {
-                    stack.push(Frame::new(child, depth + 1));
-                }
-            }
-        }
-    }
-
-    /// Whether `o` manages a large set walked under another object: then one line links to
-    /// that object instead.
-    fn walked_elsewhere(&mut self, o: &'g Object<'g>) -> bool {
-        let m = &o.manages;
-        if m.set.len() <= MAX_LISTED_AGAIN {
-            return false;
-        }
-        let Some(first) = self.walked.get(&m.index) else {
-            self.walked.insert(m.index, o);
-            return false;
-        };
-        let _ = writeln!(
-            self.out,
-            "<li class=\"ref\">manages the same {} objects as <a href=\"#obj-{}\">{}</a></li>",
-            m.set.len(),
-            first.id,
-            Self::label(first)
-        );
-        true
-    }
-
-    /// The trees of the objects managed deeper than [`MAX_DEPTH`], each from its top.
-    fn continued(&mut self) {
-        let mut heading = true;
-        while let Some(id) = self.deferred.pop_front() {
-            if self.seen.contains(&id) {
-                continue;
-            }
-            if heading {
-                let _ = writeln!(
-                    self.out,
-                    "</ul>\n<h3>Continued (managed more than {MAX_DEPTH} levels down)</h3>\n<ul class=\"tree\">"
-                );
-                heading = false;
-            }
-            self.tree(id, 0, "");
-        }
     }
 
     /// A file a source reads, marked with its findings.
@@ -418,21 +341,11 @@ pub fn page(report: &Report, model: &ArgoModel) -> String {
             badge(found)
         );
     }
+    let mut walk = Walk::new(&g);
     let mut w = HtmlTree {
-        g: &g,
         report,
         placed: &placed,
-        index: g
-            .objects
-            .iter()
-            .enumerate()
-            .map(|(i, o)| (o.id, i))
-            .collect(),
-        seen: HashSet::new(),
-        deferred: VecDeque::new(),
-        deferred_ids: HashSet::new(),
         file_lists: HashMap::new(),
-        walked: HashMap::new(),
         out: String::new(),
     };
     let s = report.summary.errors;
@@ -451,28 +364,21 @@ pub fn page(report: &Report, model: &ArgoModel) -> String {
             .push_str("<li>no roots: no live Argo CD object in this repository</li>\n");
     }
     for &r in &g.roots {
-        w.tree(r, 0, "root ");
+        walk.tree(&mut w, r, 0, "root ");
     }
-    w.continued();
+    walk.continued(&mut w, 0);
     w.out.push_str("</ul>\n");
-    // Managers first, so that a cycle or a dead subtree is shown from its top.
-    let mut rest: Vec<(bool, usize)> = g
-        .objects
-        .iter()
-        .filter(|o| !w.seen.contains(&o.id))
-        .map(|o| (o.manages.is_empty(), o.id))
-        .collect();
-    rest.sort_unstable();
+    let rest = walk.unreached();
     if !rest.is_empty() {
         w.out.push_str(
             "<h3>Not reached from a root (dead, or in an app-of-apps cycle)</h3>\n<ul class=\"tree\" id=\"unreached\">\n",
         );
-        for (_, id) in rest {
-            if !w.seen.contains(&id) {
-                w.tree(id, 0, "");
+        for id in rest {
+            if !walk.seen.contains(&id) {
+                walk.tree(&mut w, id, 0, "");
             }
         }
-        w.continued();
+        walk.continued(&mut w, 0);
         w.out.push_str("</ul>\n");
     }
     let mut out = w.out;
